@@ -1,0 +1,1 @@
+"""Qt-free logic: settings, paths, compatibility, env-var planning, presets, install plans."""

@@ -1,0 +1,158 @@
+"""Every user setting, declared once (name, type, default, label), and its YAML store.
+
+Other modules add their settings to ``SETTINGS`` here, so the whole list is in one place.
+Unknown keys in the file are kept (a newer version may have written them); values of the
+wrong type fall back to the default and are reported in ``Settings.problems``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rocmpanel.core import paths
+from rocmpanel.core.atomic import write_atomic
+from rocmpanel.core.errors import PanelError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One user setting: its key, Python type, default, a label for the UI, and help."""
+
+    name: str
+    type: type
+    default: Any
+    label: str
+    help: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """Return ``value`` as this setting's type, or raise ValueError."""
+        if self.type is bool:
+            if isinstance(value, bool):
+                return value
+            raise ValueError(f"{self.name} must be true or false")
+        if self.type is int and isinstance(value, bool):
+            raise ValueError(f"{self.name} must be a whole number")
+        if self.type is float and isinstance(value, int):
+            value = float(value)
+        if not isinstance(value, self.type):
+            raise ValueError(f"{self.name} must be of type {self.type.__name__}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"{self.name} must be at least {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise ValueError(f"{self.name} must be at most {self.maximum}")
+        return value
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "workload_python",
+        str,
+        "",
+        "Workload Python",
+        "Interpreter that runs GPU jobs. Empty: the active managed environment, "
+        "or the panel's own interpreter when none exists.",
+    ),
+    Setting("window_geometry", str, "", "Window geometry", "Saved by the window itself."),
+    Setting("window_state", str, "", "Window state", "Saved by the window itself."),
+    Setting("last_tab", str, "", "Last tab", "The tab shown at start-up."),
+    Setting(
+        "job_cancel_grace_s",
+        float,
+        3.0,
+        "Cancel grace period (s)",
+        "How long a cancelled job may clean up before it is killed.",
+        minimum=0.1,
+        maximum=60.0,
+    ),
+    Setting(
+        "telemetry_interval_ms",
+        int,
+        500,
+        "Sampling interval (ms)",
+        "How often the Monitor reads the GPUs.",
+        minimum=100,
+        maximum=5000,
+    ),
+)
+
+BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+class Settings:
+    """The settings file in memory. ``get``/``set`` check names and types; ``save`` is atomic."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else paths.settings_file()
+        self._values: dict[str, Any] = {}
+        self._extra: dict[str, Any] = {}
+        self.problems: list[str] = []
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        """Read the file; a missing file gives defaults, a broken one is reported and kept."""
+        settings = cls(path)
+        try:
+            text = settings.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return settings
+        except OSError as exc:
+            settings.problems.append(f"Could not read {settings.path}: {exc}")
+            return settings
+        import yaml
+
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            settings.problems.append(f"{settings.path} is not valid YAML; using defaults ({exc})")
+            return settings
+        if not isinstance(data, dict):
+            settings.problems.append(f"{settings.path} is not a mapping; using defaults")
+            return settings
+        for key, value in data.items():
+            setting = BY_NAME.get(str(key))
+            if setting is None:
+                settings._extra[str(key)] = value
+                continue
+            try:
+                settings._values[setting.name] = setting.coerce(value)
+            except ValueError as exc:
+                settings.problems.append(f"{exc}; using the default")
+        return settings
+
+    def get(self, name: str) -> Any:
+        setting = BY_NAME.get(name)
+        if setting is None:
+            raise KeyError(f"unknown setting {name!r}")
+        return self._values.get(name, setting.default)
+
+    def set(self, name: str, value: Any) -> None:
+        setting = BY_NAME.get(name)
+        if setting is None:
+            raise KeyError(f"unknown setting {name!r}")
+        self._values[name] = setting.coerce(value)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {s.name: self.get(s.name) for s in SETTINGS}
+
+    def save(self) -> None:
+        """Write every non-default value (and unknown keys) atomically."""
+        import yaml
+
+        data = dict(self._extra)
+        data.update(
+            {k: v for k, v in self._values.items() if v != BY_NAME[k].default},
+        )
+        text = yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
+        try:
+            write_atomic(self.path, text.encode("utf-8"))
+        except PanelError:
+            log.exception("saving settings failed")
+            raise

@@ -1,0 +1,1 @@
+"""Background GPU jobs: child processes speaking JSON lines, and their Qt bridge."""

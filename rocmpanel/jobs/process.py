@@ -1,0 +1,309 @@
+"""A worker child process and the threads that read it; no Qt here.
+
+:class:`JobProcess` starts a prepared job, reads stdout (protocol events) and stderr (log
+lines) on two threads, and reports one :class:`JobOutcome` when the process has exited and
+both pipes are drained. Cancel is terminate, then kill after a grace period, applied to the
+child's whole process group so a worker's own children (pip, a compiler) go too.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import IO, Any
+
+from rocmpanel.core.errors import PanelError
+from rocmpanel.jobs.protocol import (
+    Event,
+    LogLine,
+    RawLine,
+    Result,
+    WorkerError,
+    encode_command,
+    parse_line,
+)
+from rocmpanel.jobs.spec import PreparedJob
+
+STDERR_TAIL_LINES = 20
+READ_LIMIT = 1_000_000
+
+
+class JobState(Enum):
+    """Where a job is in its life."""
+
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"  # the worker reported an error and exited
+    CANCELLED = "cancelled"
+    CRASHED = "crashed"  # non-zero exit, signal, or no result
+
+    @property
+    def is_final(self) -> bool:
+        return self is not JobState.RUNNING
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """How a job ended: state, exit code or signal, its result or error, the stderr tail."""
+
+    state: JobState
+    exit_code: int | None
+    message: str
+    result: Mapping[str, Any] | None = None
+    error: WorkerError | None = None
+    stderr_tail: tuple[str, ...] = ()
+    duration_s: float = 0.0
+    signal_name: str | None = field(default=None)
+
+    def was_successful(self) -> bool:
+        return self.state is JobState.SUCCEEDED
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.stderr_tail and self.state is JobState.CRASHED:
+            text += "\nLast lines of its error output:\n" + "\n".join(self.stderr_tail)
+        return text
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def decide_outcome(
+    *,
+    exit_code: int,
+    cancelled: bool,
+    interactive: bool,
+    result: Mapping[str, Any] | None,
+    error: WorkerError | None,
+    stderr_tail: tuple[str, ...],
+    duration_s: float,
+) -> JobOutcome:
+    """The pure rule that turns what was seen into an outcome."""
+    common: dict[str, Any] = {
+        "exit_code": exit_code,
+        "result": result,
+        "error": error,
+        "stderr_tail": stderr_tail,
+        "duration_s": duration_s,
+    }
+    if cancelled:
+        return JobOutcome(JobState.CANCELLED, message="Cancelled.", **common)
+    if error is not None:
+        return JobOutcome(JobState.FAILED, message=error.message, **common)
+    if exit_code < 0:
+        name = _signal_name(exit_code)
+        return JobOutcome(
+            JobState.CRASHED,
+            message=f"The worker was killed by {name}.",
+            signal_name=name,
+            **common,
+        )
+    if exit_code != 0:
+        return JobOutcome(
+            JobState.CRASHED, message=f"The worker crashed (exit code {exit_code}).", **common
+        )
+    if result is None and not interactive:
+        return JobOutcome(
+            JobState.CRASHED, message="The worker exited without reporting a result.", **common
+        )
+    return JobOutcome(JobState.SUCCEEDED, message="Done.", **common)
+
+
+class JobProcess:
+    """One running worker. Callbacks run on the reader threads: keep them cheap."""
+
+    def __init__(
+        self,
+        prepared: PreparedJob,
+        on_event: Callable[[Event], None],
+        on_exit: Callable[[JobOutcome], None],
+        grace_s: float = 3.0,
+    ) -> None:
+        self.prepared = prepared
+        self._on_event = on_event
+        self._on_exit = on_exit
+        self.grace_s = grace_s
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stdin_lock = threading.Lock()
+        self._cancelled = threading.Event()
+        self._done = threading.Event()
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._result: Mapping[str, Any] | None = None
+        self._error: WorkerError | None = None
+        self._started_at = 0.0
+        self.outcome: JobOutcome | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def interactive(self) -> bool:
+        return self.prepared.spec.interactive
+
+    def start(self) -> None:
+        kwargs: dict[str, Any] = {}
+        if sys.platform == "win32":
+            kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | getattr(
+                subprocess, "CREATE_NO_WINDOW", 0
+            )
+        else:
+            kwargs["start_new_session"] = True
+        try:
+            self._proc = subprocess.Popen(
+                list(self.prepared.argv),
+                stdin=subprocess.PIPE if self.interactive else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(self.prepared.env),
+                cwd=self.prepared.spec.cwd,
+                **kwargs,
+            )
+        except OSError as exc:
+            raise PanelError(
+                f"Could not start {self.prepared.argv[0]}: {exc.strerror or exc}.", str(exc)
+            ) from exc
+        self._started_at = time.monotonic()
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        name = self.prepared.spec.name
+        out = threading.Thread(
+            target=self._read_stdout, args=(self._proc.stdout,), name=f"job-out-{name}"
+        )
+        err = threading.Thread(
+            target=self._read_stderr, args=(self._proc.stderr,), name=f"job-err-{name}"
+        )
+        for thread in (out, err):
+            thread.daemon = True
+            thread.start()
+        threading.Thread(
+            target=self._wait, args=(out, err), name=f"job-wait-{name}", daemon=True
+        ).start()
+
+    # -- reading -----------------------------------------------------------------------
+    def _lines(self, stream: IO[bytes]) -> Any:
+        while True:
+            try:
+                chunk = stream.readline(READ_LIMIT)
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            yield chunk.decode("utf-8", errors="replace")
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        for line in self._lines(stream):
+            event = parse_line(line)
+            if isinstance(event, Result):
+                self._result = event.data
+            elif isinstance(event, WorkerError):
+                self._error = event
+            elif isinstance(event, RawLine):
+                event = LogLine(event.text, "info", "stdout")
+            self._emit(event)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        for line in self._lines(stream):
+            text = line.rstrip("\r\n")
+            self._stderr_tail.append(text)
+            self._emit(LogLine(text, "info", "stderr"))
+
+    def _emit(self, event: Event) -> None:
+        try:
+            self._on_event(event)
+        except Exception:  # a broken consumer must not kill the reader
+            import logging
+
+            logging.getLogger(__name__).exception("job event handler failed")
+
+    def _wait(self, *readers: threading.Thread) -> None:
+        assert self._proc is not None
+        code = self._proc.wait()
+        for reader in readers:
+            reader.join()
+        with contextlib.suppress(OSError):
+            if self._proc.stdin:
+                self._proc.stdin.close()
+        self.outcome = decide_outcome(
+            exit_code=code,
+            cancelled=self._cancelled.is_set(),
+            interactive=self.interactive,
+            result=self._result,
+            error=self._error,
+            stderr_tail=tuple(self._stderr_tail),
+            duration_s=time.monotonic() - self._started_at,
+        )
+        self._done.set()
+        try:
+            self._on_exit(self.outcome)
+        except Exception:
+            import logging
+
+            logging.getLogger(__name__).exception("job exit handler failed")
+
+    # -- control -----------------------------------------------------------------------
+    def send(self, op: str, **fields: Any) -> None:
+        """Send a command to an interactive worker."""
+        proc = self._proc
+        if proc is None or proc.stdin is None or self._done.is_set():
+            raise PanelError("The worker is not running.")
+        try:
+            with self._stdin_lock:
+                proc.stdin.write(encode_command(op, **fields))
+                proc.stdin.flush()
+        except (OSError, ValueError) as exc:
+            raise PanelError("The worker is no longer running.", str(exc)) from exc
+
+    def cancel(self) -> None:
+        """Terminate now, kill after the grace period. Returns at once."""
+        if self._proc is None or self._done.is_set():
+            return
+        self._cancelled.set()
+        self._signal_group(kill=False)
+        threading.Thread(target=self._kill_later, name="job-kill", daemon=True).start()
+
+    def _kill_later(self) -> None:
+        if not self._done.wait(self.grace_s):
+            self._signal_group(kill=True)
+
+    def _signal_group(self, *, kill: bool) -> None:
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            if sys.platform == "win32":
+                if kill:
+                    # Takes the whole tree; the worker's own children (pip) included.
+                    subprocess.run(
+                        ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
+                        capture_output=True,
+                        check=False,
+                    )
+                else:
+                    proc.send_signal(signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined]
+            else:
+                os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
+        except (ProcessLookupError, PermissionError, OSError):
+            with contextlib.suppress(OSError):
+                proc.kill() if kill else proc.terminate()
+
+    def wait(self, timeout: float | None = None) -> JobOutcome | None:
+        """Block until the outcome is known (tests and the CLI use this)."""
+        self._done.wait(timeout)
+        return self.outcome
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and not self._done.is_set()

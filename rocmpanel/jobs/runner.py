@@ -1,0 +1,189 @@
+"""The Qt side of jobs: a :class:`Job` per child process and the :class:`JobManager`.
+
+Reader threads never touch widgets. They append events to a queue and, only when it was
+empty, emit one queued ``_wake`` signal; the GUI thread then drains everything that has
+piled up in one go. A worker flooding its output therefore costs the GUI one slot call per
+event-loop turn, not one per line. Only QtCore is used here.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import threading
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from rocmpanel.core.errors import PanelError
+from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState
+from rocmpanel.jobs.protocol import Event, LogLine, Progress, Result, Token, WorkerError
+from rocmpanel.jobs.spec import JobSpec, prepare
+
+log = logging.getLogger(__name__)
+
+LOG_LINES_KEPT = 5000
+_ids = itertools.count(1)
+
+
+class Job(QObject):
+    """One background job as the GUI sees it. Signals arrive on the GUI thread."""
+
+    progress_changed = Signal(object)  # Progress
+    log_added = Signal(list)  # list[LogLine], a batch
+    tokens_received = Signal(list)  # list[Token], a batch
+    result_received = Signal(object)  # Result
+    error_reported = Signal(object)  # WorkerError
+    finished = Signal(object)  # JobOutcome
+    _wake = Signal()
+
+    def __init__(self, spec: JobSpec, grace_s: float = 3.0, parent: QObject | None = None):
+        super().__init__(parent)
+        self.id = next(_ids)
+        self.spec = spec
+        self.state = JobState.RUNNING
+        self.progress = Progress(None, "Starting…")
+        self.log: collections.deque[LogLine] = collections.deque(maxlen=LOG_LINES_KEPT)
+        self.outcome: JobOutcome | None = None
+        self.started_at = time.time()
+        self._pending: list[Any] = []
+        self._lock = threading.Lock()
+        self._wake.connect(self._drain, Qt.ConnectionType.QueuedConnection)
+        self._process = JobProcess(prepare(spec), self._enqueue, self._enqueue, grace_s)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    @property
+    def running(self) -> bool:
+        return self.state is JobState.RUNNING
+
+    def start(self) -> None:
+        self._process.start()
+        log.info("job %s started: %s (pid %s)", self.name, self._process.prepared.argv, self.pid)
+
+    def send(self, op: str, **fields: Any) -> None:
+        """Send a command to an interactive job (e.g. chat's generate/stop/unload)."""
+        self._process.send(op, **fields)
+
+    def cancel(self) -> None:
+        """Interactive jobs get ``stop`` first; every job is then terminated, then killed."""
+        if not self.running:
+            return
+        if self.spec.interactive:
+            try:
+                self._process.send("stop")
+            except PanelError:
+                pass
+        self._process.cancel()
+
+    def wait(self, timeout: float | None = None) -> JobOutcome | None:
+        return self._process.wait(timeout)
+
+    # -- reader threads → GUI thread ----------------------------------------------------
+    def _enqueue(self, item: Event | JobOutcome) -> None:
+        with self._lock:
+            was_empty = not self._pending
+            self._pending.append(item)
+        if was_empty:
+            self._wake.emit()
+
+    @Slot()
+    def _drain(self) -> None:
+        with self._lock:
+            items, self._pending = self._pending, []
+        logs: list[LogLine] = []
+        tokens: list[Token] = []
+        progress: Progress | None = None
+
+        def flush() -> None:
+            nonlocal progress
+            if logs:
+                self.log.extend(logs)
+                self.log_added.emit(list(logs))
+                logs.clear()
+            if tokens:
+                self.tokens_received.emit(list(tokens))
+                tokens.clear()
+            if progress is not None:
+                self.progress = progress
+                self.progress_changed.emit(progress)
+                progress = None
+
+        for item in items:
+            if isinstance(item, LogLine):
+                logs.append(item)
+            elif isinstance(item, Token):
+                tokens.append(item)
+            elif isinstance(item, Progress):
+                progress = item
+            else:
+                flush()
+                if isinstance(item, Result):
+                    self.result_received.emit(item)
+                elif isinstance(item, WorkerError):
+                    self.log.append(LogLine(f"error: {item.message}", "error"))
+                    self.error_reported.emit(item)
+                elif isinstance(item, JobOutcome):
+                    self._finish(item)
+        flush()
+
+    def _finish(self, outcome: JobOutcome) -> None:
+        self.outcome = outcome
+        self.state = outcome.state
+        level = logging.INFO if outcome.was_successful() else logging.WARNING
+        log.log(level, "job %s %s: %s", self.name, outcome.state.value, outcome)
+        self.finished.emit(outcome)
+
+
+class JobManager(QObject):
+    """Starts jobs and keeps the list the jobs strip shows."""
+
+    job_added = Signal(object)  # Job
+    job_finished = Signal(object)  # Job
+
+    KEEP_FINISHED = 30
+
+    def __init__(self, grace_s: float = 3.0, parent: QObject | None = None):
+        super().__init__(parent)
+        self.grace_s = grace_s
+        self.jobs: list[Job] = []
+
+    def start(self, spec: JobSpec) -> Job:
+        """Prepare and start ``spec``; raises PanelError when it cannot start."""
+        job = Job(spec, self.grace_s, self)
+        job.finished.connect(lambda _outcome, j=job: self._on_job_finished(j))
+        job.start()
+        self.jobs.append(job)
+        self._trim()
+        self.job_added.emit(job)
+        return job
+
+    def running(self) -> list[Job]:
+        return [job for job in self.jobs if job.running]
+
+    def _on_job_finished(self, job: Job) -> None:
+        self.job_finished.emit(job)
+        self._trim()
+
+    def _trim(self) -> None:
+        finished = [job for job in self.jobs if not job.running]
+        for stale in finished[: max(0, len(finished) - self.KEEP_FINISHED)]:
+            self.jobs.remove(stale)
+            stale.deleteLater()
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Cancel every running job and wait (bounded) for them to go."""
+        running = self.running()
+        for job in running:
+            job.cancel()
+        deadline = time.monotonic() + timeout
+        for job in running:
+            job.wait(max(0.0, deadline - time.monotonic()))

@@ -1,0 +1,1 @@
+"""Platform backends behind small interfaces: GPU discovery, environment stores."""

@@ -1,0 +1,1 @@
+"""Telemetry sources and the sampler's history buffers (Qt-free)."""

@@ -1,0 +1,1 @@
+"""The Qt views: main window, one module per tab, small widgets."""
