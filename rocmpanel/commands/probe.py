@@ -25,8 +25,9 @@ def run(args: argparse.Namespace) -> int:
 
     python = args.python if args.python is not None else Settings.load().get("workload_python")
     try:
-        job = JobProcess(prepare(JobSpec("probe", "probe", python=python)), lambda e: None,
-                         lambda o: None)
+        job = JobProcess(
+            prepare(JobSpec("probe", "probe", python=python)), lambda e: None, lambda o: None
+        )
         job.start()
     except PanelError as exc:
         print(f"rocmpanel probe: {exc.message}")

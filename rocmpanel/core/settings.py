@@ -31,6 +31,7 @@ class Setting:
     help: str = ""
     minimum: float | None = None
     maximum: float | None = None
+    visible: bool = True  # False: kept by the program itself, not shown in the Settings dialog
 
     def coerce(self, value: Any) -> Any:
         """Return ``value`` as this setting's type, or raise ValueError."""
@@ -38,16 +39,18 @@ class Setting:
             if isinstance(value, bool):
                 return value
             raise ValueError(f"{self.name} must be true or false")
-        if self.type is int and isinstance(value, bool):
-            raise ValueError(f"{self.name} must be a whole number")
+        if self.type in (int, float) and isinstance(value, bool):
+            raise ValueError(f"{self.name} must be a number")
         if self.type is float and isinstance(value, int):
             value = float(value)
         if not isinstance(value, self.type):
             raise ValueError(f"{self.name} must be of type {self.type.__name__}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{self.name} must be at least {self.minimum}")
-        if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{self.name} must be at most {self.maximum}")
+        if self.type in (int, float):
+            number = float(value)
+            if self.minimum is not None and number < self.minimum:
+                raise ValueError(f"{self.name} must be at least {self.minimum}")
+            if self.maximum is not None and number > self.maximum:
+                raise ValueError(f"{self.name} must be at most {self.maximum}")
         return value
 
 
@@ -60,9 +63,9 @@ SETTINGS: tuple[Setting, ...] = (
         "Interpreter that runs GPU jobs. Empty: the active managed environment, "
         "or the panel's own interpreter when none exists.",
     ),
-    Setting("window_geometry", str, "", "Window geometry", "Saved by the window itself."),
-    Setting("window_state", str, "", "Window state", "Saved by the window itself."),
-    Setting("last_tab", str, "", "Last tab", "The tab shown at start-up."),
+    Setting("window_geometry", str, "", "Window geometry", visible=False),
+    Setting("window_state", str, "", "Window state", visible=False),
+    Setting("last_tab", str, "", "Last tab", visible=False),
     Setting(
         "job_cancel_grace_s",
         float,
@@ -81,6 +84,46 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=100,
         maximum=5000,
     ),
+    # Chat: the model panel keeps its last choices here (the recent models are in sqlite).
+    Setting("chat_last_model", str, "", "Last chat model", visible=False),
+    Setting(
+        "chat_precision",
+        str,
+        "",
+        "Chat precision",
+        "nf4, int8, fp16, bf16 or fp32; empty: NF4 on a GPU, bf16 on the CPU.",
+        visible=False,
+    ),
+    Setting("chat_device", str, "auto", "Chat device", "auto, cuda or cpu.", visible=False),
+    Setting(
+        "chat_context_length",
+        int,
+        4096,
+        "Chat context length",
+        "Tokens of conversation kept for the model (the KV cache grows with it).",
+        minimum=256,
+        maximum=1_048_576,
+        visible=False,
+    ),
+    Setting("chat_temperature", float, 0.7, "Temperature", minimum=0.0, maximum=5.0, visible=False),
+    Setting("chat_top_p", float, 0.95, "Top-p", minimum=0.0, maximum=1.0, visible=False),
+    Setting("chat_top_k", int, 50, "Top-k", minimum=0, maximum=100_000, visible=False),
+    Setting(
+        "chat_repetition_penalty",
+        float,
+        1.1,
+        "Repetition penalty",
+        minimum=0.5,
+        maximum=3.0,
+        visible=False,
+    ),
+    Setting(
+        "chat_max_new_tokens", int, 512, "Max new tokens", minimum=1, maximum=65_536, visible=False
+    ),
+    Setting(
+        "chat_seed", int, -1, "Seed", "-1: random.", minimum=-1, maximum=2**31 - 1, visible=False
+    ),
+    Setting("chat_system_prompt", str, "", "System prompt", visible=False),
 )
 
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}

@@ -233,9 +233,10 @@ class JobProcess:
         code = self._proc.wait()
         for reader in readers:
             reader.join()
-        with contextlib.suppress(OSError):
-            if self._proc.stdin:
-                self._proc.stdin.close()
+        for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
         self.outcome = decide_outcome(
             exit_code=code,
             cancelled=self._cancelled.is_set(),

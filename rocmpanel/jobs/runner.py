@@ -9,6 +9,7 @@ event-loop turn, not one per line. Only QtCore is used here.
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import logging
 import threading
@@ -62,6 +63,10 @@ class Job(QObject):
         return self._process.pid
 
     @property
+    def argv(self) -> tuple[str, ...]:
+        return self._process.prepared.argv
+
+    @property
     def running(self) -> bool:
         return self.state is JobState.RUNNING
 
@@ -78,10 +83,8 @@ class Job(QObject):
         if not self.running:
             return
         if self.spec.interactive:
-            try:
+            with contextlib.suppress(PanelError):
                 self._process.send("stop")
-            except PanelError:
-                pass
         self._process.cancel()
 
     def wait(self, timeout: float | None = None) -> JobOutcome | None:

@@ -1,0 +1,495 @@
+"""The chat worker: one persistent process that loads a model and streams replies.
+
+Commands arrive as JSON lines on stdin: ``load``, ``generate``, ``stop``, ``unload``,
+``exit``. The main thread only reads stdin, so ``stop`` is seen while a reply is being
+generated; an engine thread runs loads and generations one at a time. ``stop`` sets an
+event that a stopping criterion checks after every token.
+
+Hub access is off (``HF_HUB_OFFLINE=1`` before transformers is imported) unless the worker
+was started with ``--allow-hub``; remote code is refused unless a load asks for it; only
+safetensors weights are loaded.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import queue
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+import _wire
+
+ALLOW_HUB = "--allow-hub" in sys.argv[1:]
+if not ALLOW_HUB:
+    # Read at import by huggingface_hub: must be set before transformers is imported.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+PRECISIONS = ("nf4", "int8", "fp16", "bf16", "fp32")
+FALLBACK_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}assistant: {% endif %}"
+)
+STREAM_POLL_S = 0.5
+OOM_SUGGESTION = (
+    "Reload with a smaller precision (4-bit NF4), a shorter context length, or fewer new tokens."
+)
+
+
+class WorkerFailure(Exception):
+    """A failure to report as an error event of a given kind (the worker keeps running)."""
+
+    def __init__(self, message: str, kind: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.message, self.kind, self.detail = message, kind, detail
+
+
+def _is_oom(exc: BaseException) -> bool:
+    if isinstance(exc, MemoryError):
+        return True
+    name = type(exc).__name__
+    return name == "OutOfMemoryError" or "out of memory" in str(exc).lower()
+
+
+def _rss_bytes() -> tuple[int | None, int | None]:
+    """(current, peak) resident memory of this process."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            fields = dict(line.split(":", 1) for line in handle if ":" in line)
+        return (
+            int(fields["VmRSS"].split()[0]) * 1024,
+            int(fields["VmHWM"].split()[0]) * 1024,
+        )
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        import psutil
+
+        info = psutil.Process().memory_info()
+        peak = getattr(info, "peak_wset", None)  # Windows reports the peak itself
+        return int(info.rss), int(peak) if peak else None
+    except Exception:
+        return None, None
+
+
+class Engine:
+    """Holds the model; every method runs on the engine thread."""
+
+    def __init__(self) -> None:
+        self.model = None
+        self.tokenizer = None
+        self.device = "cpu"
+        self.precision = None
+        self.context_length = 0
+        self.path = None
+        self.torch = None
+
+    # -- load / unload -----------------------------------------------------------------
+    def _check_folder(self, folder: Path, trust_remote_code: bool) -> None:
+        if not folder.is_dir():
+            raise WorkerFailure(f"{folder} is not a folder.", "no_model")
+        if not (folder / "config.json").is_file():
+            raise WorkerFailure(f"{folder} has no config.json.", "no_model")
+        if not any(folder.glob("*.safetensors")):
+            pickled = any(folder.glob("*.bin")) or any(folder.glob("*.pt"))
+            raise WorkerFailure(
+                "Only pickled weights were found; rocmpanel loads safetensors only."
+                if pickled
+                else f"No weights were found in {folder} (no .safetensors files).",
+                "no_weights",
+            )
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        tok_config = {}
+        if (folder / "tokenizer_config.json").is_file():
+            tok_config = json.loads((folder / "tokenizer_config.json").read_text("utf-8"))
+        if ("auto_map" in config or "auto_map" in tok_config) and not trust_remote_code:
+            raise WorkerFailure(
+                "This model needs its own Python code (auto_map); it was not run. Allow "
+                "remote code for this model only if you trust its repository.",
+                "remote_code",
+            )
+
+    def load(self, cmd: dict) -> None:
+        folder = Path(str(cmd.get("path", ""))).expanduser()
+        precision = str(cmd.get("precision", "nf4"))
+        if precision not in PRECISIONS:
+            raise WorkerFailure(f"Unknown precision {precision!r}.", "bad_command")
+        trust = bool(cmd.get("trust_remote_code", False))
+        self._check_folder(folder, trust)
+        if self.model is not None:
+            self.unload(report=False)
+        started = time.perf_counter()
+        _wire.progress(0.05, "Importing torch and transformers")
+        import torch
+        import transformers
+
+        self.torch = torch
+        transformers.logging.set_verbosity_error()
+        want = str(cmd.get("device", "auto"))
+        if want == "cuda" and not torch.cuda.is_available():
+            raise WorkerFailure("No GPU is visible to torch in this Python.", "no_gpu")
+        device = "cuda" if want != "cpu" and torch.cuda.is_available() else "cpu"
+        gpu_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
+        compute = torch.bfloat16 if device == "cpu" or gpu_bf16 else torch.float16
+        kwargs: dict = {"trust_remote_code": trust, "use_safetensors": True}
+        if precision == "nf4":
+            kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
+                load_in_4bit=True,
+                bnb_4bit_quant_type="nf4",
+                bnb_4bit_compute_dtype=compute,
+                bnb_4bit_use_double_quant=True,
+            )
+            kwargs["dtype"] = compute
+        elif precision == "int8":
+            kwargs["quantization_config"] = transformers.BitsAndBytesConfig(load_in_8bit=True)
+            kwargs["dtype"] = torch.float16
+        else:
+            kwargs["dtype"] = {
+                "fp16": torch.float16,
+                "bf16": torch.bfloat16,
+                "fp32": torch.float32,
+            }[precision]
+        kwargs["device_map"] = {"": 0} if device == "cuda" else "cpu"
+        if device == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        _wire.progress(0.15, "Reading the tokenizer")
+        tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), trust_remote_code=trust)
+        if not getattr(tokenizer, "chat_template", None):
+            tokenizer.chat_template = FALLBACK_TEMPLATE
+            _wire.log("The tokenizer has no chat template; using a plain role: text layout.")
+        _wire.progress(0.3, f"Loading weights ({precision} on {device})")
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
+        model.eval()
+        _wire.progress(0.95, "Ready check")
+        max_positions = getattr(model.config, "max_position_embeddings", None) or 4096
+        context = int(cmd.get("context_length") or max_positions)
+        self.model, self.tokenizer, self.device = model, tokenizer, device
+        self.precision, self.path = precision, str(folder)
+        self.context_length = max(16, min(context, max_positions))
+        params = sum(_unpacked_numel(p) for p in model.parameters())
+        memory = torch.cuda.max_memory_allocated() if device == "cuda" else _rss_bytes()[0]
+        _wire.progress(1.0, "Loaded")
+        _wire.result(
+            {
+                "kind": "loaded",
+                "path": self.path,
+                "precision": precision,
+                "device": device,
+                "device_name": torch.cuda.get_device_name(0) if device == "cuda" else "CPU",
+                "compute_dtype": str(compute).replace("torch.", ""),
+                "parameters": params,
+                "context_length": self.context_length,
+                "load_s": round(time.perf_counter() - started, 3),
+                "memory_bytes": memory,
+                "memory_kind": "vram" if device == "cuda" else "rss",
+                "footprint_bytes": int(model.get_memory_footprint()),
+            }
+        )
+
+    def unload(self, report: bool = True) -> None:
+        had = self.model is not None
+        self.model = self.tokenizer = None
+        gc.collect()
+        if self.torch is not None and self.device == "cuda":
+            self.torch.cuda.empty_cache()
+        if report:
+            _wire.result({"kind": "unloaded", "had_model": had})
+
+    # -- generate ----------------------------------------------------------------------
+    def _prompt(self, messages: list, system: str, max_new: int):
+        chat = [m for m in messages if m.get("role") in ("user", "assistant", "system")]
+        if system and not any(m["role"] == "system" for m in chat):
+            chat.insert(0, {"role": "system", "content": system})
+        limit = self.context_length - max_new
+        while True:
+            encoded = self.tokenizer.apply_chat_template(
+                chat, add_generation_prompt=True, return_dict=True, return_tensors="pt"
+            )
+            length = int(encoded["input_ids"].shape[-1])
+            if length <= limit:
+                return encoded, length
+            # Drop the oldest non-system message and try again.
+            droppable = [i for i, m in enumerate(chat) if m["role"] != "system"]
+            if len(droppable) <= 1:
+                raise WorkerFailure(
+                    f"The message needs {length} tokens but only {limit} fit in the context "
+                    f"({self.context_length}) with {max_new} new tokens.",
+                    "context",
+                )
+            chat.pop(droppable[0])
+
+    def generate(self, cmd: dict) -> None:
+        if self.model is None:
+            raise WorkerFailure("No model is loaded.", "no_model")
+        torch, model, tokenizer = self.torch, self.model, self.tokenizer
+        import transformers
+
+        request = cmd.get("id")
+        max_new = max(1, int(cmd.get("max_new_tokens", 256)))
+        max_new = min(max_new, max(1, self.context_length - 8))
+        encoded, prompt_tokens = self._prompt(
+            list(cmd.get("messages", [])), str(cmd.get("system", "")), max_new
+        )
+        encoded = {k: v.to(model.device) for k, v in encoded.items()}
+        seed = cmd.get("seed")
+        if seed is not None and int(seed) >= 0:
+            transformers.set_seed(int(seed))
+        temperature = float(cmd.get("temperature", 0.7))
+        sampling: dict = {"do_sample": temperature > 0}
+        if temperature > 0:
+            sampling.update(
+                temperature=temperature,
+                top_p=float(cmd.get("top_p", 0.95)),
+                top_k=int(cmd.get("top_k", 50)),
+            )
+        sampling["repetition_penalty"] = float(cmd.get("repetition_penalty", 1.0))
+        # Created by the stdin reader when the command arrived, so a stop sent right
+        # after generate is not lost while the command waits in the queue.
+        stop_event = cmd.get("_stop") or threading.Event()
+
+        class StopOnEvent(transformers.StoppingCriteria):
+            def __call__(self, input_ids, scores, **kwargs):
+                flag = stop_event.is_set()
+                return torch.full(
+                    (input_ids.shape[0],), flag, dtype=torch.bool, device=input_ids.device
+                )
+
+        streamer = transformers.TextIteratorStreamer(
+            tokenizer, skip_prompt=True, skip_special_tokens=True, timeout=STREAM_POLL_S
+        )
+        _flush_each_token(streamer)
+        if self.device == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                with torch.inference_mode():
+                    outcome["ids"] = model.generate(
+                        **encoded,
+                        max_new_tokens=max_new,
+                        streamer=streamer,
+                        stopping_criteria=transformers.StoppingCriteriaList([StopOnEvent()]),
+                        pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                        **sampling,
+                    )
+            except BaseException as exc:  # reported by the consumer below
+                outcome["error"] = exc
+                outcome["trace"] = traceback.format_exc()
+                streamer.end()
+
+        started = time.perf_counter()
+        first = None
+        pieces: list[str] = []
+        thread = threading.Thread(target=run, name="generate", daemon=True)
+        thread.start()
+        while True:
+            try:
+                text = next(streamer)
+            except StopIteration:
+                break
+            except queue.Empty:
+                # The timeout keeps a failed generate from hanging us; a slow first token
+                # on a big model is fine, so keep waiting while the thread lives.
+                if thread.is_alive():
+                    continue
+                break
+            if not text:
+                continue
+            if first is None:
+                first = time.perf_counter()
+            pieces.append(text)
+            _wire.token(text, id=request)
+        thread.join()
+        ended = time.perf_counter()
+        if "error" in outcome:
+            exc = outcome["error"]
+            if _is_oom(exc):
+                if self.device == "cuda":
+                    torch.cuda.empty_cache()
+                raise WorkerFailure(
+                    f"Out of memory while generating: {exc}", "oom", outcome["trace"]
+                )
+            raise WorkerFailure(
+                f"Generation failed: {type(exc).__name__}: {exc}", "generate", outcome["trace"]
+            )
+        ids = outcome.get("ids")
+        new_tokens = int(ids.shape[-1]) - prompt_tokens if ids is not None else 0
+        ttft = (first - started) if first is not None else None
+        decode_s = ended - first if first is not None else 0.0
+        # Speed over the tokens after the first, as the first one includes the prefill.
+        speed = (new_tokens - 1) / decode_s if new_tokens > 1 and decode_s > 0 else None
+        if self.device == "cuda":
+            peak, kind = torch.cuda.max_memory_allocated(), "vram"
+        else:
+            peak, kind = _rss_bytes()[1], "rss"
+        eos = tokenizer.eos_token_id
+        last = int(ids[0, -1]) if ids is not None and new_tokens > 0 else None
+        finish = "stop" if stop_event.is_set() else ("eos" if last == eos else "length")
+        _wire.result(
+            {
+                "kind": "reply",
+                "id": request,
+                "text": "".join(pieces),
+                "prompt_tokens": prompt_tokens,
+                "new_tokens": new_tokens,
+                "ttft_s": None if ttft is None else round(ttft, 5),
+                "tokens_per_s": None if speed is None else round(speed, 2),
+                "total_s": round(ended - started, 4),
+                "peak_memory_bytes": peak,
+                "memory_kind": kind,
+                "device": self.device,
+                "precision": self.precision,
+                "stopped": stop_event.is_set(),
+                "finish": finish,
+            }
+        )
+
+
+def _unpacked_numel(param) -> int:
+    """Elements of a weight; 4-bit weights are packed two to a byte with their shape aside."""
+    state = getattr(param, "quant_state", None)
+    shape = getattr(state, "shape", None)
+    if shape is not None:
+        count = 1
+        for dim in shape:
+            count *= int(dim)
+        return count
+    return int(param.numel())
+
+
+def _flush_each_token(streamer) -> None:
+    """Make the streamer hand over text after every token, not at word boundaries.
+
+    TextStreamer holds text back until a space; that delays the first visible token. Text
+    ending in an incomplete UTF-8 sequence (U+FFFD) is still held until it completes.
+    """
+
+    def put(value) -> None:
+        if len(value.shape) > 1:
+            value = value[0]
+        if streamer.skip_prompt and streamer.next_tokens_are_prompt:
+            streamer.next_tokens_are_prompt = False
+            return
+        streamer.token_cache.extend(value.tolist())
+        text = streamer.tokenizer.decode(streamer.token_cache, **streamer.decode_kwargs)
+        if text.endswith("\ufffd"):
+            return
+        printable = text[streamer.print_len :]
+        if text.endswith("\n"):
+            streamer.token_cache = []
+            streamer.print_len = 0
+        else:
+            streamer.print_len += len(printable)
+        if printable:
+            streamer.on_finalized_text(printable)
+
+    streamer.put = put
+
+
+class StopEvents:
+    """The stop events of queued and running generations; ``stop`` sets them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: set[threading.Event] = set()
+
+    def new(self) -> threading.Event:
+        event = threading.Event()
+        with self._lock:
+            self._events.add(event)
+        return event
+
+    def done(self, event: threading.Event | None) -> None:
+        with self._lock:
+            self._events.discard(event)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            for event in self._events:
+                event.set()
+
+
+def engine_loop(engine: Engine, commands: queue.Queue, stops: StopEvents) -> None:
+    while True:
+        cmd = commands.get()
+        if cmd is None:
+            return
+        op = cmd.get("op")
+        try:
+            if op == "load":
+                engine.load(cmd)
+            elif op == "generate":
+                engine.generate(cmd)
+            elif op == "unload":
+                engine.unload()
+        except WorkerFailure as exc:
+            _wire.error(
+                exc.message,
+                kind=exc.kind,
+                detail=exc.detail,
+                op=op,
+                id=cmd.get("id"),
+                suggestion=OOM_SUGGESTION if exc.kind == "oom" else "",
+            )
+        except Exception as exc:
+            kind = "oom" if _is_oom(exc) else op or "error"
+            message = f"{type(exc).__name__}: {exc}"
+            if kind == "oom":
+                message = f"Out of memory during {op}: {exc}"
+                engine.unload(report=False)
+            _wire.error(
+                message,
+                kind=kind,
+                detail=traceback.format_exc(),
+                op=op,
+                id=cmd.get("id"),
+                suggestion=OOM_SUGGESTION if kind == "oom" else "",
+            )
+        finally:
+            stops.done(cmd.get("_stop"))
+
+
+def main() -> None:
+    stops = StopEvents()
+    commands: queue.Queue = queue.Queue()
+    engine = Engine()
+    worker = threading.Thread(target=engine_loop, args=(engine, commands, stops), name="engine")
+    worker.start()
+    _wire.log(f"chat worker ready (pid {os.getpid()}, hub {'on' if ALLOW_HUB else 'off'})")
+    try:
+        for line in sys.stdin:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                cmd = json.loads(line)
+                op = cmd["op"]
+            except (ValueError, KeyError, TypeError):
+                _wire.error(f"Not a command: {line[:200]}", kind="bad_command")
+                continue
+            if op == "stop":
+                stops.stop_all()
+            elif op == "exit":
+                break
+            elif op == "generate":
+                cmd["_stop"] = stops.new()
+                commands.put(cmd)
+            elif op in ("load", "unload"):
+                commands.put(cmd)
+            else:
+                _wire.error(f"Unknown command {op!r}.", kind="bad_command")
+    finally:
+        stops.stop_all()
+        commands.put(None)
+        worker.join()
+
+
+if __name__ == "__main__":
+    _wire.run_main(main)
