@@ -64,7 +64,7 @@ def build_tiny_llama(
     hidden_size: int = 64,
     layers: int = 2,
     seed: int = 0,
-    max_positions: int = 512,
+    max_positions: int = 4096,
 ) -> Path:
     """Write a random tiny LLaMA (safetensors) with its tokenizer into ``folder``."""
     import torch
@@ -95,6 +95,45 @@ def build_tiny_llama(
         data = json.loads(gen.read_text(encoding="utf-8"))
         data.pop("max_length", None)
         gen.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return folder
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def cached_tiny_llama(base: Path) -> Path:
+    """Build the default tiny model under ``base`` once per process; later calls reuse it."""
+    if "default" not in _BUILT:
+        _BUILT["default"] = build_tiny_llama(base / "tiny-llama")
+    return _BUILT["default"]
+
+
+def without_weights(base: Path) -> Path:
+    """A folder that looks like a model but has no weights (config and tokenizer only)."""
+    folder = base / "no-weights"
+    folder.mkdir(parents=True, exist_ok=True)
+    build_tokenizer(folder)
+    (folder / "config.json").write_text(
+        json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}),
+        encoding="utf-8",
+    )
+    return folder
+
+
+def needing_remote_code(model: Path, base: Path) -> Path:
+    """A copy of ``model`` whose config asks for the repository's own Python code."""
+    import shutil
+
+    folder = base / "remote-code"
+    if folder.exists():
+        shutil.rmtree(folder)
+    shutil.copytree(model, folder)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    config["auto_map"] = {"AutoModelForCausalLM": "modeling_evil.EvilForCausalLM"}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (folder / "modeling_evil.py").write_text(
+        "raise SystemExit('remote code ran')\n", encoding="utf-8"
+    )
     return folder
 
 

@@ -52,12 +52,11 @@ def text_lines(sample: Any) -> list[str]:
             lines.append(f"{head}  asleep (not woken)")
             lines.append(f"  VRAM {_gib(g.vram_used_bytes)} / {_gib(g.vram_total_bytes)}")
             continue
-        temps = "  ".join(
-            f"{s} {_fmt(g.temp_c(s), ' °C')}" for s in ("edge", "junction", "mem")
-        )
+        temps = "  ".join(f"{s} {_fmt(g.temp_c(s), ' °C')}" for s in ("edge", "junction", "mem"))
         lines += [
             head,
-            f"  busy {_fmt(g.busy_percent, ' %')}   memory bandwidth {_fmt(g.mem_busy_percent, ' %')}",
+            f"  busy {_fmt(g.busy_percent, ' %')}   "
+            f"memory bandwidth {_fmt(g.mem_busy_percent, ' %')}",
             f"  VRAM {_gib(g.vram_used_bytes)} / {_gib(g.vram_total_bytes)}   "
             f"GTT {_gib(g.gtt_used_bytes)} / {_gib(g.gtt_total_bytes)}",
             f"  {temps}",
@@ -94,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         print("rocmpanel telemetry: --count must be 0 or more")
         return 2
     collector = TelemetryCollector(args.sysfs_root, args.proc_root, process_interval_s=0.0)
+    time.sleep(0.25)  # CPU percent and engine percent need an interval to measure over
+    collector.read_processes(force=True)
     try:
         taken = 0
         next_at = time.monotonic()

@@ -70,7 +70,8 @@ def verdict_for(
         verdict = _judge(gpu, gfx, os_name, latest, data)
         supporting = supporting_versions(gfx, os_name, data, gpu.pci_id)
         if supporting:
-            where = f"ROCm {_span(supporting, os_name, data)} on {_OS_LABEL[os_name]} would support {gfx}."
+            span = _span(supporting, os_name, data)
+            where = f"ROCm {span} on {_OS_LABEL[os_name]} would support {gfx}."
         else:
             where = f"No ROCm release in the panel's data supports {gfx} on {_OS_LABEL[os_name]}."
         return Verdict(
@@ -108,31 +109,39 @@ def _judge(gpu: GpuInfo, gfx: str, os_name: str, version: str, data: CompatData)
         if os_name == "linux":
             for group in data.unlisted:
                 if gpu.pci_id and gpu.pci_id.split(":")[-1] in group.pci_ids:
-                    return Verdict(VerdictStatus.LIMITED, group.reason,
-                                   data.describe_sources(group.sources), rocm_version=version)
+                    return Verdict(
+                        VerdictStatus.LIMITED,
+                        group.reason,
+                        data.describe_sources(group.sources),
+                        rocm_version=version,
+                    )
         if gfx in release.limited:
             return Verdict(VerdictStatus.LIMITED, release.limited[gfx], src, rocm_version=version)
-        return Verdict(VerdictStatus.SUPPORTED, f"{gfx} is supported by {where}.", src,
-                       rocm_version=version)
+        return Verdict(
+            VerdictStatus.SUPPORTED, f"{gfx} is supported by {where}.", src, rocm_version=version
+        )
     if gfx in release.deprecated:
         return Verdict(
             VerdictStatus.LIMITED,
             f"{gfx} is deprecated in {where}: it still works but later releases drop it.",
-            src, rocm_version=version,
+            src,
+            rocm_version=version,
         )
     if gfx in release.runtime_only:
         return Verdict(
             VerdictStatus.LIMITED,
             f"{where} ships only the HIP runtime for {gfx}, without the SDK libraries "
             "(rocBLAS, MIOpen and others).",
-            src, rocm_version=version,
+            src,
+            rocm_version=version,
         )
     if os_name == "windows":
         return Verdict(
             VerdictStatus.UNSUPPORTED,
             f"{gfx} is not supported by {where}; HSA_OVERRIDE_GFX_VERSION has no effect on "
             "Windows.",
-            src, rocm_version=version,
+            src,
+            rocm_version=version,
         )
     return _override_or_unsupported(gfx, version, release, src, data)
 
@@ -207,7 +216,9 @@ def supporting_versions(
 
 
 def verdicts_for(
-    gpus: tuple[GpuInfo, ...], os_name: str, rocm_version: str | None,
+    gpus: tuple[GpuInfo, ...],
+    os_name: str,
+    rocm_version: str | None,
     data: CompatData | None = None,
 ) -> tuple[Verdict, ...]:
     return tuple(verdict_for(g, os_name, rocm_version, data) for g in gpus)

@@ -94,6 +94,17 @@ class CompatData:
             return None
         return self.pci.get(device.removeprefix("0x").zfill(4))
 
+    def entry_by_name(self, name: str | None) -> PciEntry | None:
+        """The table entry whose product name contains ``name`` (a truncated or marketing
+        name such as "Radeon AI PRO R9700"), when all such entries agree on the gfx target."""
+        text = (name or "").lstrip(".").strip().lower().removeprefix("amd ").strip()
+        if len(text) < 6:
+            return None
+        hits = [e for e in self.pci.values() if text in e.name.lower()]
+        if hits and len({e.gfx for e in hits}) == 1:
+            return hits[0]
+        return None
+
     def series_releases(self, os_name: str) -> list[Release]:
         return [r for r in self.releases if r.os == os_name]
 

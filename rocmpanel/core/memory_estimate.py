@@ -208,15 +208,21 @@ def read_amd_vram(drm_root: Path | str = "/sys/class/drm") -> list[VramReading]:
     except OSError:
         return readings
     for card in cards:
-        device = card / "device"
-        if read_text(device / "vendor") != AMD_VENDOR:
-            continue
-        total = read_int(device / "mem_info_vram_total")
-        used = read_int(device / "mem_info_vram_used")
-        if total is None or used is None or total <= 0:
-            continue
-        readings.append(VramReading(card.name, total, used))
+        reading = read_device_vram(card / "device", card.name)
+        if reading is not None:
+            readings.append(reading)
     return readings
+
+
+def read_device_vram(device: Path, card: str) -> VramReading | None:
+    """One ``cardN/device`` folder's VRAM, or None (not AMD, or the files are missing)."""
+    if read_text(device / "vendor") != AMD_VENDOR:
+        return None
+    total = read_int(device / "mem_info_vram_total")
+    used = read_int(device / "mem_info_vram_used")
+    if total is None or used is None or total <= 0:
+        return None
+    return VramReading(card, total, used)
 
 
 def free_vram(drm_root: Path | str = "/sys/class/drm") -> int | None:

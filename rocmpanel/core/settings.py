@@ -11,7 +11,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rocmpanel.core import paths
 from rocmpanel.core.atomic import write_atomic
@@ -46,7 +46,7 @@ class Setting:
         if not isinstance(value, self.type):
             raise ValueError(f"{self.name} must be of type {self.type.__name__}")
         if self.type in (int, float):
-            number = float(value)
+            number = float(cast(float, value))
             if self.minimum is not None and number < self.minimum:
                 raise ValueError(f"{self.name} must be at least {self.minimum}")
             if self.maximum is not None and number > self.maximum:
@@ -83,6 +83,52 @@ SETTINGS: tuple[Setting, ...] = (
         "How often the Monitor reads the GPUs.",
         minimum=100,
         maximum=5000,
+    ),
+    # Monitor alerts (rocmpanel.telemetry.alerts): read on every sample, so changes apply at once.
+    Setting("alerts_enabled", bool, True, "Telemetry alerts", "Warn about heat, VRAM and power."),
+    Setting(
+        "alert_temp_margin_c",
+        float,
+        5.0,
+        "Alert: °C below crit",
+        "Warn when a GPU temperature comes this close to its crit limit.",
+        minimum=0.0,
+        maximum=50.0,
+    ),
+    Setting(
+        "alert_vram_percent",
+        float,
+        90.0,
+        "Alert: VRAM use (%)",
+        "Warn when VRAM stays above this share of the total for the hold time.",
+        minimum=10.0,
+        maximum=100.0,
+    ),
+    Setting("alert_vram_hold_s", float, 5.0, "Alert: VRAM hold (s)", minimum=0.0, maximum=3600.0),
+    Setting(
+        "alert_power_hold_s",
+        float,
+        10.0,
+        "Alert: power at cap hold (s)",
+        "Warn when the GPU's power stays at its cap this long.",
+        minimum=0.0,
+        maximum=3600.0,
+    ),
+    Setting(
+        "alert_cooldown_s",
+        float,
+        300.0,
+        "Alert cooldown (s)",
+        "After an alert, the same alert on the same GPU stays quiet this long.",
+        minimum=0.0,
+        maximum=86400.0,
+    ),
+    Setting(
+        "alert_desktop_notify",
+        bool,
+        True,
+        "Alert desktop notifications",
+        "Also show alerts as desktop notifications (where a system tray exists).",
     ),
     # Chat: the model panel keeps its last choices here (the recent models are in sqlite).
     Setting("chat_last_model", str, "", "Last chat model", visible=False),
@@ -124,6 +170,53 @@ SETTINGS: tuple[Setting, ...] = (
         "chat_seed", int, -1, "Seed", "-1: random.", minimum=-1, maximum=2**31 - 1, visible=False
     ),
     Setting("chat_system_prompt", str, "", "System prompt", visible=False),
+    Setting(
+        "torch_index_mirror",
+        str,
+        "",
+        "PyTorch index mirror",
+        "Replaces https://download.pytorch.org/whl in install plans (e.g. a local mirror). "
+        "Empty: the public index.",
+    ),
+    Setting(
+        "torch_amd_repo_mirror",
+        str,
+        "",
+        "AMD wheel mirror",
+        "Replaces https://repo.radeon.com in install plans. Empty: AMD's server.",
+    ),
+    Setting(
+        "pypi_index_url",
+        str,
+        "",
+        "PyPI mirror",
+        "Index for dependencies of AMD-hosted wheels. Empty: https://pypi.org/simple.",
+    ),
+    Setting(
+        "torch_base_python",
+        str,
+        "",
+        "Base Python for new environments",
+        "Interpreter new PyTorch environments are created from (AMD's Windows wheels need "
+        "Python 3.12). Empty: the panel's own.",
+    ),
+    Setting(
+        "torch_use_pip_config",
+        bool,
+        False,
+        "Use my pip configuration",
+        "Let installs read pip.conf and PIP_* variables. Off: only the planned index is used, "
+        "so no other torch build can slip in.",
+    ),
+    Setting(
+        "env_backups_keep",
+        int,
+        20,
+        "Environment backups kept",
+        "How many backups of each environment file the variable editor keeps.",
+        minimum=1,
+        maximum=1000,
+    ),
 )
 
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}

@@ -2,21 +2,24 @@
 
 Reader threads never touch widgets. They append events to a queue and, only when it was
 empty, emit one queued ``_wake`` signal; the GUI thread then drains everything that has
-piled up in one go. A worker flooding its output therefore costs the GUI one slot call per
-event-loop turn, not one per line. Only QtCore is used here.
+piled up in one go, at most once per ``DRAIN_INTERVAL_S`` (the first event after a quiet
+spell is delivered at once). A worker flooding its output therefore costs the GUI about 60
+slot calls a second, not one per line. Only QtCore is used here.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import itertools
 import logging
 import threading
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from rocmpanel.core.errors import PanelError
 from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState
@@ -26,6 +29,7 @@ from rocmpanel.jobs.spec import JobSpec, prepare
 log = logging.getLogger(__name__)
 
 LOG_LINES_KEPT = 5000
+DRAIN_INTERVAL_S = 0.016
 _ids = itertools.count(1)
 
 
@@ -51,7 +55,11 @@ class Job(QObject):
         self.started_at = time.time()
         self._pending: list[Any] = []
         self._lock = threading.Lock()
-        self._wake.connect(self._drain, Qt.ConnectionType.QueuedConnection)
+        self._last_drain = 0.0
+        self._drain_timer = QTimer(self)
+        self._drain_timer.setSingleShot(True)
+        self._drain_timer.timeout.connect(self._drain)
+        self._wake.connect(self._on_wake, Qt.ConnectionType.QueuedConnection)
         self._process = JobProcess(prepare(spec), self._enqueue, self._enqueue, grace_s)
 
     @property
@@ -99,7 +107,16 @@ class Job(QObject):
             self._wake.emit()
 
     @Slot()
+    def _on_wake(self) -> None:
+        wait = self._last_drain + DRAIN_INTERVAL_S - time.monotonic()
+        if wait <= 0:
+            self._drain()
+        elif not self._drain_timer.isActive():
+            self._drain_timer.start(max(1, round(wait * 1000)))
+
+    @Slot()
     def _drain(self) -> None:
+        self._last_drain = time.monotonic()
         with self._lock:
             items, self._pending = self._pending, []
         logs: list[LogLine] = []
@@ -158,9 +175,13 @@ class JobManager(QObject):
         super().__init__(parent)
         self.grace_s = grace_s
         self.jobs: list[Job] = []
+        # Variables every job gets (the session env store); the spec's own env wins.
+        self.env_provider: Callable[[], Mapping[str, str | None]] | None = None
 
     def start(self, spec: JobSpec) -> Job:
         """Prepare and start ``spec``; raises PanelError when it cannot start."""
+        if self.env_provider is not None:
+            spec = dataclasses.replace(spec, env={**self.env_provider(), **spec.env})
         job = Job(spec, self.grace_s, self)
         job.finished.connect(lambda _outcome, j=job: self._on_job_finished(j))
         job.start()

@@ -26,8 +26,17 @@ from rocmpanel.system import drm_sysfs, kfd_topology, lspci_parse, rocm_version
 from rocmpanel.system.rocminfo_parse import RocminfoReport, gpus_from_rocminfo, parse_rocminfo
 
 # For each field, the sources in the order they are trusted.
-_NAME_ORDER = ("rocminfo", "amd-smi", "rocm-smi", "hipinfo", "collect_env", "cim", "drm",
-               "lspci", "kfd")
+_NAME_ORDER = (
+    "rocminfo",
+    "amd-smi",
+    "rocm-smi",
+    "hipinfo",
+    "collect_env",
+    "cim",
+    "drm",
+    "lspci",
+    "kfd",
+)
 _GFX_ORDER = ("rocminfo", "kfd", "hipinfo", "collect_env", "amd-smi", "rocm-smi")
 _VRAM_ORDER = ("drm", "kfd", "rocm-smi", "amd-smi", "rocminfo", "hipinfo", "cim")
 _PCI_ORDER = ("drm", "kfd", "lspci", "rocminfo", "rocm-smi", "amd-smi", "cim")
@@ -78,8 +87,11 @@ def merge_gpus(records: Iterable[GpuInfo], data: CompatData | None = None) -> tu
     data = data or load()
     groups: list[list[GpuInfo]] = []
     for rec in records:
-        rec = replace(rec, pci_id=rec.pci_id.lower() if rec.pci_id else None,
-                      bdf=rec.bdf.lower() if rec.bdf else None)
+        rec = replace(
+            rec,
+            pci_id=rec.pci_id.lower() if rec.pci_id else None,
+            bdf=rec.bdf.lower() if rec.bdf else None,
+        )
         for group in groups:
             if _matches(group, rec):
                 group.append(rec)
@@ -99,6 +111,8 @@ def _merge_group(group: list[GpuInfo], data: CompatData) -> GpuInfo:
     pci_id = _pick(group, "pci_id", _PCI_ORDER)
     entry = data.pci_entry(str(pci_id) if pci_id else None)
     name = _pick(group, "name", _NAME_ORDER) or (entry.name if entry else None)
+    if entry is None and not _pick(group, "gfx", _GFX_ORDER):
+        entry = data.entry_by_name(str(name) if name else None)
     gfx = _pick(group, "gfx", _GFX_ORDER) or (entry.gfx if entry else None)
     integrated = entry.integrated if entry else _pick(group, "integrated", _NAME_ORDER)
     if entry and "pci-table" not in sources and (not _pick(group, "gfx", _GFX_ORDER)):
@@ -128,7 +142,11 @@ def run_rocminfo(timeout: float = 30.0) -> str | None:
         return None
     try:
         done = subprocess.run(
-            [exe], capture_output=True, text=True, timeout=timeout, check=False,
+            [exe],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
             errors="replace",
         )
     except subprocess.TimeoutExpired:
@@ -236,6 +254,8 @@ def detect_system(
     and others call it to learn each GPU's gfx target. Blocking (rocminfo can take a
     second): call it off the GUI thread."""
     return detect(
-        sysfs_root=sysfs_root, rocminfo_text=rocminfo_text, lspci_text=lspci_text,
+        sysfs_root=sysfs_root,
+        rocminfo_text=rocminfo_text,
+        lspci_text=lspci_text,
         os_name=os_name,
     ).system

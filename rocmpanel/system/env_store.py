@@ -88,7 +88,7 @@ class EnvStore(ABC):
     def restore(self, record: dict[str, Any]) -> None:
         """Put back what was there before the write ``record`` describes."""
 
-    def after_change(self) -> None:
+    def after_change(self) -> None:  # noqa: B027 - most stores have nothing to announce
         """Tell the system about a change (Windows broadcasts WM_SETTINGCHANGE)."""
 
     def notes(self) -> list[str]:
@@ -236,7 +236,8 @@ def apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> Ap
         failures = _restore_all(stores, records)
         if failures:
             raise PanelError(
-                exc.message + " Restoring the stores already written also failed: "
+                exc.message
+                + " Restoring the stores already written also failed: "
                 + " ".join(failures),
                 exc.detail,
             ) from exc
@@ -245,8 +246,11 @@ def apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> Ap
         raise
     changes = sorted({c.describe() for plan in todo for c in plan.changes})
     env_journal.push(
-        {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "summary": "; ".join(changes),
-         "records": records}
+        {
+            "time": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "summary": "; ".join(changes),
+            "records": records,
+        }
     )
     for plan in todo:
         stores[plan.store].after_change()
@@ -287,6 +291,16 @@ def undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
     return ApplyResult(targets, f"Undid {entry.get('summary', 'the last apply')}.")
 
 
+def _backups_keep() -> int:
+    """The ``env_backups_keep`` setting (the default when settings cannot be read)."""
+    from rocmpanel.core.settings import Settings
+
+    try:
+        return int(Settings.load().get("env_backups_keep"))
+    except (PanelError, KeyError, ValueError):
+        return KEEP_BACKUPS
+
+
 def make_stores(
     platform: str | None = None,
     home: Path | None = None,
@@ -297,15 +311,16 @@ def make_stores(
     from rocmpanel.system.env_store_session import SessionStore
 
     platform = platform or current_platform()
+    keep = _backups_keep()
     stores: list[EnvStore] = []
     if platform == "windows":
         from rocmpanel.system.env_store_windows import WindowsUserStore
 
-        stores.append(WindowsUserStore(registry, broadcast))
+        stores.append(WindowsUserStore(registry, broadcast, keep))
     else:
         from rocmpanel.system.env_store_linux import EnvironmentDStore, ProfileStore
 
         base = home if home is not None else Path.home()
-        stores += [EnvironmentDStore(base), ProfileStore(base)]
-    stores.append(SessionStore())
+        stores += [EnvironmentDStore(base, keep), ProfileStore(base, keep)]
+    stores.append(SessionStore(keep=keep))
     return {store.key: store for store in stores}

@@ -274,9 +274,7 @@ def interpreters() -> list[Interpreter]:
         Interpreter(f"{e.name} (torch {e.torch_version or '?'})", str(e.python), True, True)
         for e in list_envs()
     ]
-    items += [
-        Interpreter(p, p, False, Path(p).is_file()) for p in registered_interpreters()
-    ]
+    items += [Interpreter(p, p, False, Path(p).is_file()) for p in registered_interpreters()]
     return items
 
 

@@ -35,9 +35,7 @@ def _version_from_tree(root: Path) -> str | None:
         if match:
             return match.group(1)
     header = read_text(root / "include" / "rocm-core" / "rocm_version.h") or ""
-    parts = [
-        re.search(rf"#define\s+ROCM_VERSION_{p}\s+(\d+)", header) for p in ("MAJOR", "MINOR")
-    ]
+    parts = [re.search(rf"#define\s+ROCM_VERSION_{p}\s+(\d+)", header) for p in ("MAJOR", "MINOR")]
     if all(parts):
         patch = re.search(r"#define\s+ROCM_VERSION_PATCH\s+(\d+)", header)
         return ".".join(m.group(1) for m in parts if m) + (f".{patch.group(1)}" if patch else "")
@@ -95,7 +93,7 @@ def hip_sdk_version(env: Mapping[str, str] | None = None) -> str | None:
 
 
 def amdgpu_driver(sysfs_root: Path | str = "/sys") -> str | None:
-    """"amdgpu 6.8.5" for a DKMS module with a version, "amdgpu" when loaded, else None."""
+    """ "amdgpu 6.8.5" for a DKMS module with a version, "amdgpu" when loaded, else None."""
     module = Path(sysfs_root) / "module" / "amdgpu"
     if not module.is_dir():
         return None

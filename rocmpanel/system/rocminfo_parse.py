@@ -76,6 +76,11 @@ def _number(value: str) -> int | None:
     return int(head) if head.isdigit() else None
 
 
+def _is_vram_pool(segment: str) -> bool:
+    """The GPU's device-memory pool: GLOBAL, COARSE GRAINED (not the kernel-argument pool)."""
+    return "GLOBAL" in segment and "COARSE GRAINED" in segment and "KERNARG" not in segment
+
+
 def _parse_agent(block: str) -> RocminfoAgent | None:
     fields: dict[str, str] = {}
     vram: int | None = None
@@ -87,10 +92,9 @@ def _parse_agent(block: str) -> RocminfoAgent | None:
             key, value = pool.groups()
             if key == "Segment":
                 segment = value
-            elif key == "Size" and vram is None and "COARSE GRAINED" in segment:
-                if "GLOBAL" in segment and "KERNARG" not in segment:
-                    kb = _number(value)
-                    vram = kb * 1024 if kb is not None else None
+            elif key == "Size" and vram is None and _is_vram_pool(segment):
+                kb = _number(value)
+                vram = kb * 1024 if kb is not None else None
             continue
         stripped = line.strip()
         if stripped.startswith("Name:") and "amdgcn" in stripped and isa is None:

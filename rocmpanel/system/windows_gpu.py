@@ -145,9 +145,7 @@ def gpus_from_controllers(
                 )
             else:
                 vram = ctl.adapter_ram
-        gpus.append(
-            GpuInfo(name=ctl.name, pci_id=pci_id, vram_bytes=vram, sources=("cim",))
-        )
+        gpus.append(GpuInfo(name=ctl.name, pci_id=pci_id, vram_bytes=vram, sources=("cim",)))
     return gpus, notes
 
 
@@ -210,7 +208,10 @@ class WindowsGpuQuery:
         try:
             done = subprocess.run(
                 [exe, "-NoProfile", "-NonInteractive", "-Command", POWERSHELL_SCRIPT],
-                capture_output=True, text=True, timeout=self.timeout, check=False,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
             )
             controllers, vram = parse_powershell_json(done.stdout or "{}")
         except (OSError, subprocess.SubprocessError, ValueError) as exc:

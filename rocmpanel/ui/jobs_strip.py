@@ -128,6 +128,8 @@ class JobsStrip(QWidget):
         self.row.addStretch(1)
         self.scroll.setWidget(inner)
         outer.addWidget(self.scroll, 1)
+        self.spacer = QWidget()
+        outer.addWidget(self.spacer, 1)
         manager.job_added.connect(self._on_manager_job_added)
         for job in manager.jobs:
             self._on_manager_job_added(job)
@@ -152,6 +154,7 @@ class JobsStrip(QWidget):
     def _refresh_empty(self) -> None:
         self.empty.setVisible(not self.chips)
         self.scroll.setVisible(bool(self.chips))
+        self.spacer.setVisible(not self.chips)
 
     @Slot(object)
     def show_log(self, job: Job) -> JobLogDialog:

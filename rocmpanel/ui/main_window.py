@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
             )
             self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.empty_label.setWordWrap(True)
+            self.tabs.hide()
             layout.insertWidget(0, self.empty_label, 1)
 
         self.log_view = LogView()
@@ -73,7 +74,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._restore_state()
         self.statusBar().showMessage("Ready", 3000)
-        for problem in self.settings.problems:
+        for problem in [*self.settings.problems, *self.tab_failures]:
             self.notify(problem)
 
     # -- construction ----------------------------------------------------------------
@@ -89,7 +90,7 @@ class MainWindow(QMainWindow):
                 widget = cls(self.ctx, self)
             except Exception as exc:  # a broken tab must not take the window down
                 log.exception("tab %s failed to load", label)
-                self.tab_failures.append(f"{label}: {exc}")
+                self.tab_failures.append(f"The {label} tab could not load: {exc}")
                 continue
             self.tabs.addTab(widget, widget.title)
 

@@ -7,4 +7,8 @@ when the window closes. Only tabs that work are listed: no placeholders.
 
 from __future__ import annotations
 
-TABS: tuple[tuple[str, str], ...] = ()
+TABS: tuple[tuple[str, str], ...] = (
+    ("rocmpanel.ui.setup_tab", "SetupTab"),
+    ("rocmpanel.ui.monitor_tab", "MonitorTab"),
+    ("rocmpanel.ui.chat_tab", "ChatTab"),
+)

@@ -68,13 +68,46 @@ def _rss_bytes() -> tuple[int | None, int | None]:
         )
     except (OSError, KeyError, ValueError):
         pass
+    if sys.platform == "win32":
+        return _windows_memory()
     try:
-        import psutil
+        import resource
 
-        info = psutil.Process().memory_info()
-        peak = getattr(info, "peak_wset", None)  # Windows reports the peak itself
-        return int(info.rss), int(peak) if peak else None
-    except Exception:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return None, peak if sys.platform == "darwin" else peak * 1024
+    except (ImportError, OSError):
+        return None, None
+
+
+def _windows_memory() -> tuple[int | None, int | None]:
+    """Working set and its peak through psapi (stdlib ctypes; no psutil in workers)."""
+    import ctypes
+    from ctypes import wintypes
+
+    class Counters(ctypes.Structure):
+        _fields_ = [
+            ("cb", wintypes.DWORD),
+            ("PageFaultCount", wintypes.DWORD),
+            ("PeakWorkingSetSize", ctypes.c_size_t),
+            ("WorkingSetSize", ctypes.c_size_t),
+            ("QuotaPeakPagedPoolUsage", ctypes.c_size_t),
+            ("QuotaPagedPoolUsage", ctypes.c_size_t),
+            ("QuotaPeakNonPagedPoolUsage", ctypes.c_size_t),
+            ("QuotaNonPagedPoolUsage", ctypes.c_size_t),
+            ("PagefileUsage", ctypes.c_size_t),
+            ("PeakPagefileUsage", ctypes.c_size_t),
+        ]
+
+    try:
+        counters = Counters()
+        counters.cb = ctypes.sizeof(Counters)
+        process = ctypes.windll.kernel32.GetCurrentProcess()
+        if not ctypes.windll.psapi.GetProcessMemoryInfo(
+            process, ctypes.byref(counters), counters.cb
+        ):
+            return None, None
+        return int(counters.WorkingSetSize), int(counters.PeakWorkingSetSize)
+    except (AttributeError, OSError):
         return None, None
 
 

@@ -23,12 +23,37 @@ import _wire
 
 # Options of "pip install" that take a value (so the value is not a requirement).
 _VALUE_OPTIONS = {
-    "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host",
-    "-c", "--constraint", "-r", "--requirement", "--target", "-t", "--prefix", "--root",
-    "--platform", "--python-version", "--implementation", "--abi", "--cache-dir",
-    "--progress-bar", "--timeout", "--retries", "--proxy", "--cert", "--client-cert",
-    "--upgrade-strategy", "--src", "--log", "--only-binary", "--no-binary",
-}  # fmt: skip
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--trusted-host",
+    "-c",
+    "--constraint",
+    "-r",
+    "--requirement",
+    "--target",
+    "-t",
+    "--prefix",
+    "--root",
+    "--platform",
+    "--python-version",
+    "--implementation",
+    "--abi",
+    "--cache-dir",
+    "--progress-bar",
+    "--timeout",
+    "--retries",
+    "--proxy",
+    "--cert",
+    "--client-cert",
+    "--upgrade-strategy",
+    "--src",
+    "--log",
+    "--only-binary",
+    "--no-binary",
+}
 _DOWNLOAD_RE = re.compile(r"^\s*Downloading\s+(\S+?)(?:\s+\((.+)\))?\s*$")
 _RAW_PROGRESS_RE = re.compile(r"^\s*Progress\s+(\d+)\s+of\s+(\d+)\s*$")
 _SIZE_RE = re.compile(r"([\d.]+)\s*([kMG]?B)")
@@ -72,9 +97,14 @@ def child_env(isolated: bool) -> dict[str, str]:
 def run_logged(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
     _wire.log("$ " + " ".join(argv))
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
-        encoding="utf-8", errors="replace",
-    )  # fmt: skip
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
     lines: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -154,14 +184,28 @@ class PipProgress:
 
 def run_pip(python: str, pip_args: list[str], env: dict[str, str]) -> tuple[int, PipProgress]:
     bar = "raw" if pip_version(python, env) >= (24, 1) else "off"
-    argv = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-            "--progress-bar", bar, *pip_args]  # fmt: skip
+    argv = [
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--progress-bar",
+        bar,
+        *pip_args,
+    ]
     _wire.log("$ " + " ".join(argv))
     tracker = PipProgress()
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
-        encoding="utf-8", errors="replace",
-    )  # fmt: skip
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         text = line.rstrip()
@@ -195,16 +239,19 @@ def main() -> None:
     parser.add_argument("--isolated-config", action="store_true")
     parser.add_argument("pip_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    pip_args = [a for a in args.pip_args if a != "--"] if args.pip_args[:1] == ["--"] else list(
-        args.pip_args
+    pip_args = (
+        [a for a in args.pip_args if a != "--"]
+        if args.pip_args[:1] == ["--"]
+        else list(args.pip_args)
     )
     if not pip_args:
         _wire.error("Nothing to install: no pip arguments were given.", kind="usage")
         sys.exit(2)
     env_dir = Path(args.env_dir)
     if env_dir.exists():
-        _wire.error(f"{env_dir} already exists; an install always goes into a new folder.",
-                    kind="exists")  # fmt: skip
+        _wire.error(
+            f"{env_dir} already exists; an install always goes into a new folder.", kind="exists"
+        )
         sys.exit(2)
     env = child_env(args.isolated_config)
     started = time.monotonic()
@@ -212,28 +259,37 @@ def main() -> None:
     code, lines = run_logged([sys.executable, "-m", "venv", str(env_dir)], env)
     python = str(env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
     if code != 0 or not Path(python).exists():
-        _wire.error(f"Creating the environment failed (python -m venv exit code {code}).",
-                    kind="venv", detail="\n".join(lines[-20:]))  # fmt: skip
+        _wire.error(
+            f"Creating the environment failed (python -m venv exit code {code}).",
+            kind="venv",
+            detail="\n".join(lines[-20:]),
+        )
         sys.exit(1)
     _wire.progress(VENV_BAND[1], "Environment created; starting pip")
     code, tracker = run_pip(python, pip_args, env)
     if code != 0:
         reason = tracker.errors[0] if tracker.errors else f"pip exited with code {code}"
-        _wire.error(f"pip install failed: {reason}", kind="pip",
-                    detail="\n".join(tracker.errors[-20:]))  # fmt: skip
+        _wire.error(
+            f"pip install failed: {reason}", kind="pip", detail="\n".join(tracker.errors[-20:])
+        )
         sys.exit(1)
     _wire.progress(0.97, "Checking what was installed")
     names = requirement_names(pip_args)
     installed = installed_versions(python, names, env)
     missing = [n for n in names if n not in installed and n.replace("_", "-") not in installed]
     if missing:
-        _wire.error("pip finished but these are not importable metadata-wise: " + ", ".join(missing),
-                    kind="verify")  # fmt: skip
+        _wire.error(
+            "pip finished, but these packages are not installed: " + ", ".join(missing),
+            kind="verify",
+        )
         sys.exit(1)
     version = subprocess.run(
         [python, "-c", "import platform; print(platform.python_version())"],
-        capture_output=True, text=True, env=env, check=False,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    ).stdout.strip()
     _wire.progress(1.0, "Done")
     _wire.result(
         {

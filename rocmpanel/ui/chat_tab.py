@@ -1,0 +1,505 @@
+"""The Chat tab: a local model in a persistent worker, streaming replies, saved chats.
+
+The model runs in the chat worker (a child process in the workload Python), so an
+out-of-memory or a driver crash ends that process, never the panel; the tab then says what
+happened and offers to reload, or to reload with a smaller setting. Tokens arrive in
+batches from the job runner and are rendered on a short timer, so the window stays live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.core.chat_protocol import (
+    ALLOW_HUB_ARG,
+    WORKER,
+    GenerateRequest,
+    LoadedModel,
+    LoadRequest,
+    Reply,
+    result_kind,
+    smaller_setting,
+)
+from rocmpanel.core.chat_store import ChatStore, title_from
+from rocmpanel.core.errors import PanelError
+from rocmpanel.core.memory_estimate import Fit, read_amd_vram
+from rocmpanel.core.model_check import format_bytes
+from rocmpanel.jobs.process import JobOutcome
+from rocmpanel.jobs.protocol import Progress, Result, Token, WorkerError
+from rocmpanel.jobs.runner import Job
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.ui.chat_history import ConversationList
+from rocmpanel.ui.chat_view import ChatInput, ChatView
+from rocmpanel.ui.context import AppContext
+from rocmpanel.ui.model_panel import ModelPanel
+
+LIVE_INTERVAL_MS = 250
+EXIT_WAIT_S = 3.0
+
+
+class ChatTab(QWidget):
+    """Chat with a local LLaMA-family model; conversations are kept in sqlite."""
+
+    title = "Chat"
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.store = ChatStore()
+        self.job: Job | None = None
+        self.job_allows_hub = False
+        self.loaded: LoadedModel | None = None
+        self.last_load: LoadRequest | None = None
+        self.conversation_id: int | None = None
+        self.history: list[tuple[str, str]] = []
+        self.generating = False
+        self.request_id = 0
+        self._sent_at = 0.0
+        self._first_at: float | None = None
+        self._live_tokens = 0
+        self._retry: LoadRequest | None = None
+        self._build()
+        self.model_panel.set_recent(self.store.recent_models())
+        self._update_buttons()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.conversations = ConversationList(self.store)
+        self.conversations.opened.connect(self.open_conversation)
+        self.conversations.new_requested.connect(self.new_chat)
+        self.conversations.deleted.connect(self._on_conversation_deleted)
+        splitter.addWidget(self.conversations)
+
+        centre = QWidget()
+        column = QVBoxLayout(centre)
+        column.setContentsMargins(4, 0, 4, 0)
+        self.banner = QFrame()
+        self.banner.setStyleSheet(
+            "QFrame { background-color:#fdecea; border:1px solid #e0a0a0; border-radius:4px; }"
+            "QLabel { border:none; color:#7a1010; }"
+        )
+        banner_row = QHBoxLayout(self.banner)
+        self.banner_label = QLabel()
+        self.banner_label.setWordWrap(True)
+        banner_row.addWidget(self.banner_label, 1)
+        self.reload_button = QPushButton("Reload")
+        self.reload_button.clicked.connect(lambda: self._reload(smaller=False))
+        self.reload_smaller_button = QPushButton("Reload smaller")
+        self.reload_smaller_button.clicked.connect(lambda: self._reload(smaller=True))
+        self.dismiss_button = QPushButton("Dismiss")
+        self.dismiss_button.clicked.connect(self.banner.hide)
+        for button in (self.reload_button, self.reload_smaller_button, self.dismiss_button):
+            banner_row.addWidget(button)
+        self.banner.hide()
+        column.addWidget(self.banner)
+        self.view = ChatView()
+        column.addWidget(self.view, 1)
+        self.live_label = QLabel("No model loaded.")
+        self.live_label.setStyleSheet("color:#555555;")
+        column.addWidget(self.live_label)
+        input_row = QHBoxLayout()
+        self.input = ChatInput()
+        self.input.submitted.connect(self.send_message)
+        input_row.addWidget(self.input, 1)
+        buttons = QVBoxLayout()
+        self.send_button = QPushButton("&Send")
+        self.send_button.clicked.connect(lambda: self.send_message(self.input.toPlainText()))
+        self.stop_button = QPushButton("S&top")
+        self.stop_button.clicked.connect(self.stop)
+        self.regenerate_button = QPushButton("&Regenerate")
+        self.regenerate_button.clicked.connect(self.regenerate)
+        self.edit_button = QPushButton("&Edit last")
+        self.edit_button.setToolTip("Put your last message back in the box to change and resend")
+        self.edit_button.clicked.connect(self.edit_last)
+        for button in (self.send_button, self.stop_button, self.regenerate_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.edit_button)
+        input_row.addLayout(buttons)
+        column.addLayout(input_row)
+        splitter.addWidget(centre)
+
+        self.model_panel = ModelPanel(self.ctx.settings)
+        self.model_panel.load_requested.connect(self.load_model)
+        self.model_panel.unload_requested.connect(self.unload_model)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.model_panel)
+        scroll.setMinimumWidth(330)
+        splitter.addWidget(scroll)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(2, 0)
+        splitter.setSizes([220, 600, 380])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self._live_timer = QTimer(self)
+        self._live_timer.setInterval(LIVE_INTERVAL_MS)
+        self._live_timer.timeout.connect(self._update_live)
+
+    def _update_buttons(self) -> None:
+        ready = self.loaded is not None and not self.generating
+        self.send_button.setEnabled(ready)
+        self.stop_button.setEnabled(self.generating)
+        has_reply = bool(self.history) and self.history[-1][0] == "assistant"
+        self.regenerate_button.setEnabled(ready and has_reply)
+        self.edit_button.setEnabled(
+            not self.generating and any(r == "user" for r, _ in self.history)
+        )
+
+    def _show_banner(self, text: str, offer_reload: bool) -> None:
+        self.banner_label.setText(text)
+        retry = self.last_load
+        self.reload_button.setVisible(offer_reload and retry is not None)
+        self.reload_smaller_button.setVisible(offer_reload and retry is not None)
+        if retry is not None:
+            precision, context = smaller_setting(retry.precision, retry.context_length)
+            self.reload_smaller_button.setText(f"Reload with {precision.value}, context {context}")
+        self.banner.show()
+
+    # -- the worker --------------------------------------------------------------------
+    def _ensure_job(self, allow_hub: bool) -> Job:
+        if self.job is not None and self.job.running and self.job_allows_hub == allow_hub:
+            return self.job
+        self._stop_job()
+        spec = JobSpec(
+            "chat",
+            WORKER,
+            args=(ALLOW_HUB_ARG,) if allow_hub else (),
+            python=self.ctx.workload_python(),
+            interactive=True,
+        )
+        job = self.ctx.jobs.start(spec)
+        job.progress_changed.connect(self._on_job_progress)
+        job.tokens_received.connect(self._on_job_tokens)
+        job.result_received.connect(self._on_job_result)
+        job.error_reported.connect(self._on_job_error)
+        job.finished.connect(lambda outcome, j=job: self._on_job_finished(j, outcome))
+        self.job, self.job_allows_hub = job, allow_hub
+        return job
+
+    def _stop_job(self) -> None:
+        job, self.job = self.job, None
+        if job is None or not job.running:
+            return
+        with contextlib.suppress(PanelError):
+            job.send("exit")
+        if job.wait(EXIT_WAIT_S) is None:
+            job.cancel()
+
+    @Slot(object, bool)
+    def load_model(self, request: LoadRequest, allow_hub: bool = False) -> None:
+        verdict = self.model_panel.verdict
+        if verdict is not None and verdict.fit is Fit.WONT_FIT:
+            answer = QMessageBox.warning(
+                self,
+                "This model may not fit",
+                verdict.message + "\n\nLoad anyway?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        if self.generating:
+            self.stop()
+        try:
+            job = self._ensure_job(allow_hub)
+            job.send(request.op, **request.fields())
+        except PanelError as exc:
+            self._show_banner(f"Could not start the chat worker: {exc.message}", False)
+            return
+        self.last_load = request
+        self.loaded = None
+        self.banner.hide()
+        self.model_panel.set_loading(True)
+        self.model_panel.save_settings()
+        self.live_label.setText(f"Loading {request.path} ({request.precision.value})…")
+        self._update_buttons()
+
+    @Slot()
+    def unload_model(self) -> None:
+        if self.job is not None and self.job.running:
+            if self.generating:
+                self.stop()
+            with contextlib.suppress(PanelError):
+                self.job.send("unload")
+        self.loaded = None
+        self.model_panel.set_loaded(None)
+        self.live_label.setText("Model unloaded.")
+        self._update_buttons()
+
+    def _reload(self, smaller: bool) -> None:
+        request = self.last_load
+        if request is None:
+            return
+        if smaller:
+            precision, context = smaller_setting(request.precision, request.context_length)
+            request = LoadRequest(
+                request.path, precision, request.device, context, request.trust_remote_code
+            )
+            self.model_panel.set_precision(precision)
+            self.model_panel.context_spin.setValue(context)
+        self.load_model(request, self.job_allows_hub)
+
+    # -- job events --------------------------------------------------------------------
+    def _on_job_progress(self, progress: Progress) -> None:
+        if self.loaded is None:
+            self.model_panel.set_progress(progress.fraction, progress.step)
+
+    def _on_job_tokens(self, tokens: list[Token]) -> None:
+        if not self.generating:
+            return
+        text = "".join(t.text for t in tokens if t.data.get("id") == self.request_id)
+        if not text:
+            return
+        if self._first_at is None:
+            self._first_at = time.perf_counter()
+        self._live_tokens += sum(1 for t in tokens if t.data.get("id") == self.request_id)
+        self.view.append_to_last(text)
+
+    def _on_job_result(self, result: Result) -> None:
+        kind = result_kind(result.data)
+        if kind == "loaded":
+            self.loaded = LoadedModel.from_dict(result.data)
+            self.model_panel.set_loaded(self.loaded)
+            with contextlib.suppress(sqlite3.Error):
+                self.store.remember_model(self.loaded.path, self.loaded.precision)
+                self.model_panel.set_recent(self.store.recent_models())
+            self.live_label.setText(f"Ready: {self.loaded.precision} on {self.loaded.device_name}.")
+            self.ctx.notify(f"Chat model loaded in {self.loaded.load_s} s")
+        elif kind == "reply":
+            reply = Reply.from_dict(result.data)
+            if reply.id == self.request_id and self.generating:
+                self._finish_reply(reply)
+        self._update_buttons()
+
+    def _finish_reply(self, reply: Reply) -> None:
+        self.generating = False
+        self._live_timer.stop()
+        self.view.flush()
+        widget = self.view.last()
+        if widget is not None:
+            widget.set_text(reply.text)
+            widget.render()
+            widget.set_figures(reply.figures.summary())
+        self.history.append(("assistant", reply.text))
+        if self.conversation_id is not None:
+            self.store.add_message(self.conversation_id, "assistant", reply.text, reply.figures)
+            self.conversations.refresh(self.conversation_id)
+        self.live_label.setText("Last reply: " + reply.figures.summary())
+
+    def _on_job_error(self, error: WorkerError) -> None:
+        op = str(error.data.get("op", ""))
+        suggestion = str(error.data.get("suggestion") or "")
+        oom = error.kind == "oom"
+        if op == "generate" and self.generating:
+            self._abandon_reply()
+        if op == "load" or (not op and self.loaded is None):
+            self.model_panel.set_loaded(None)
+            self.model_panel.set_status(f'<span style="color:#b00020">{error.message}</span>')
+        text = error.message + (f" {suggestion}" if suggestion else "")
+        self._show_banner(text, offer_reload=oom)
+        self._update_buttons()
+
+    def _abandon_reply(self) -> None:
+        """Drop the unfinished reply (it is not saved) after an error or a crash."""
+        self.generating = False
+        self._live_timer.stop()
+        widget = self.view.last()
+        if widget is not None and widget.role == "assistant":
+            self.view.flush()
+            widget.set_figures("(not finished)")
+
+    def _on_job_finished(self, job: Job, outcome: JobOutcome) -> None:
+        if job is not self.job:
+            return  # one we ended on purpose
+        self.job = None
+        was_loaded = self.loaded is not None or self.model_panel.progress.isVisible()
+        if self.generating:
+            self._abandon_reply()
+        self.loaded = None
+        self.model_panel.set_loaded(None)
+        if outcome.signal_name:
+            why = f"it was killed by {outcome.signal_name}"
+        elif outcome.exit_code not in (None, 0):
+            why = f"it exited with code {outcome.exit_code}"
+        else:
+            why = outcome.message
+        tail = f" Last output: {outcome.stderr_tail[-1]}" if outcome.stderr_tail else ""
+        self._show_banner(
+            f"The chat worker stopped ({why}); the model is no longer loaded.{tail}",
+            offer_reload=was_loaded,
+        )
+        self.live_label.setText("No model loaded.")
+        self._update_buttons()
+
+    # -- conversation ------------------------------------------------------------------
+    @Slot(str)
+    def send_message(self, text: str) -> None:
+        text = text.strip()
+        if not text or self.generating:
+            return
+        if self.loaded is None or self.job is None:
+            self.ctx.notify("Load a model first (the panel on the right).")
+            return
+        if self.conversation_id is None:
+            self.conversation_id = self.store.create(
+                title_from(text), self.loaded.path, self.model_panel.system_prompt()
+            )
+        self.store.add_message(self.conversation_id, "user", text)
+        self.view.add_message("user", text)
+        self.history.append(("user", text))
+        self.input.clear()
+        self.conversations.refresh(self.conversation_id)
+        self._start_reply()
+
+    def _start_reply(self) -> None:
+        if self.job is None:
+            return
+        self.request_id += 1
+        request = GenerateRequest(
+            self.request_id,
+            tuple(self.history),
+            self.model_panel.system_prompt(),
+            self.model_panel.sampling(),
+        )
+        try:
+            self.job.send(request.op, **request.fields())
+        except PanelError as exc:
+            self._show_banner(exc.message, offer_reload=True)
+            return
+        self.view.add_message("assistant")
+        self.generating = True
+        self._sent_at = time.perf_counter()
+        self._first_at = None
+        self._live_tokens = 0
+        self._live_timer.start()
+        self._update_live()
+        self._update_buttons()
+
+    @Slot()
+    def stop(self) -> None:
+        if self.generating and self.job is not None:
+            with contextlib.suppress(PanelError):
+                self.job.send("stop")
+
+    @Slot()
+    def regenerate(self) -> None:
+        if self.generating or not self.history or self.history[-1][0] != "assistant":
+            return
+        self.history.pop()
+        self.view.remove_last()
+        if self.conversation_id is not None:
+            self.store.truncate(self.conversation_id, len(self.history))
+        self._start_reply()
+
+    @Slot()
+    def edit_last(self) -> None:
+        if self.generating:
+            return
+        users = [i for i, (role, _) in enumerate(self.history) if role == "user"]
+        if not users:
+            return
+        index = users[-1]
+        self.input.setPlainText(self.history[index][1])
+        del self.history[index:]
+        self.view.truncate(index)
+        if self.conversation_id is not None:
+            self.store.truncate(self.conversation_id, index)
+        self.input.setFocus()
+        self._update_buttons()
+
+    @Slot()
+    def new_chat(self) -> None:
+        if self.generating:
+            self.stop()
+        self.conversation_id = None
+        self.history.clear()
+        self.view.clear()
+        self.generating = False
+        self.conversations.list.clearSelection()
+        self.input.setFocus()
+        self._update_buttons()
+
+    @Slot(int)
+    def open_conversation(self, conversation_id: int) -> None:
+        if self.generating:
+            self.ctx.notify("Stop the reply before switching conversations.")
+            return
+        try:
+            conversation = self.store.get(conversation_id)
+        except PanelError as exc:
+            self.ctx.notify(exc.message)
+            return
+        self.conversation_id = conversation.id
+        self.view.clear()
+        self.history = []
+        for message in conversation.messages:
+            widget = self.view.add_message(message.role, message.content)
+            if message.figures is not None:
+                widget.set_figures(message.figures.summary())
+            if message.role in ("user", "assistant"):
+                self.history.append((message.role, message.content))
+        if conversation.system_prompt:
+            self.model_panel.system_edit.setPlainText(conversation.system_prompt)
+        self._update_buttons()
+
+    def _on_conversation_deleted(self, conversation_id: int) -> None:
+        if conversation_id == self.conversation_id:
+            self.new_chat()
+
+    # -- live figures ------------------------------------------------------------------
+    def _update_live(self) -> None:
+        if not self.generating:
+            return
+        now = time.perf_counter()
+        parts = [f"Generating… {self._live_tokens} tokens"]
+        if self._first_at is None:
+            parts.append(f"waiting for the first token ({(now - self._sent_at) * 1000:.0f} ms)")
+        else:
+            parts.append(f"TTFT {(self._first_at - self._sent_at) * 1000:.0f} ms")
+            elapsed = now - self._first_at
+            if self._live_tokens > 1 and elapsed > 0:
+                parts.append(f"{(self._live_tokens - 1) / elapsed:.1f} tok/s")
+        parts.append(self._memory_text())
+        self.live_label.setText(" · ".join(parts))
+
+    def _memory_text(self) -> str:
+        if self.loaded is not None and self.loaded.device == "cuda":
+            readings = read_amd_vram()
+            if readings:
+                used = max(r.used for r in readings)
+                return f"VRAM used {format_bytes(used)}"
+            return "VRAM n/a"
+        pid = self.job.pid if self.job is not None else None
+        if pid is None:
+            return "memory n/a"
+        try:
+            import psutil
+
+            return f"worker RSS {format_bytes(psutil.Process(pid).memory_info().rss)}"
+        except Exception:  # the process may be gone between two ticks
+            return "memory n/a"
+
+    def shutdown(self) -> None:
+        """Called when the window closes: save choices and end the worker."""
+        self._live_timer.stop()
+        self.model_panel.save_settings()
+        self._stop_job()

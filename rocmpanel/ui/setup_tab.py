@@ -1,0 +1,408 @@
+"""The Setup tab: GPUs with compatibility verdicts, the stack checklist with fixes, the
+workload Python's torch build, pasted-output analysis and a Markdown report.
+
+Detection (which runs rocminfo) happens in a worker object on a QThread; the probe runs as
+a job in the workload Python. Fixes that set or unset a variable are emitted as
+``env_change_requested`` for the environment editor; fixes that need privileges are shown
+and copied, never run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.core.checklist import Check, CheckStatus, FixKind, HostFacts
+from rocmpanel.core.errors import PanelError
+from rocmpanel.core.gpu_model import SystemInfo
+from rocmpanel.core.probe_report import ProbeReport
+from rocmpanel.core.report import DoctorReport, build_report
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.ui.context import AppContext
+from rocmpanel.ui.gpu_card import GpuCard, badge_style
+
+log = logging.getLogger(__name__)
+
+_CHECK_COLOURS = {
+    CheckStatus.PASS: ("#1b5e20", "#c8e6c9"),
+    CheckStatus.WARN: ("#5d4037", "#ffe0b2"),
+    CheckStatus.FAIL: ("#b71c1c", "#ffcdd2"),
+    CheckStatus.SKIP: ("#37474f", "#eceff1"),
+}
+
+
+def _default_detector() -> tuple[SystemInfo, HostFacts]:
+    from rocmpanel.system.host_facts import local_diagnosis
+
+    return local_diagnosis()
+
+
+class DetectWorker(QObject):
+    """Runs one detection on its thread and reports ``(result, error)``."""
+
+    finished = Signal(object, object)
+
+    def __init__(self, detector: Callable[[], tuple[SystemInfo, HostFacts]]) -> None:
+        super().__init__()
+        self._detector = detector
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self._detector()
+        except Exception as exc:  # every failure reaches the tab as a message
+            log.exception("GPU detection failed")
+            self.finished.emit(None, exc)
+            return
+        self.finished.emit(result, None)
+
+
+class SetupTab(QWidget):
+    """GPUs, verdicts, checklist, probe; other pages (the env editor) via :meth:`add_page`."""
+
+    title = "Setup"
+    env_change_requested = Signal(str, object)  # name, value (None = unset)
+    report_changed = Signal(object)  # DoctorReport, whenever the shown report changes
+
+    #: What Refresh runs off the GUI thread; tests replace it.
+    detector: Callable[[], tuple[SystemInfo, HostFacts]] = staticmethod(_default_detector)
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.report: DoctorReport | None = None
+        self._system: SystemInfo | None = None
+        self._host = HostFacts()
+        self._probe: ProbeReport | None = None
+        self._probe_job: Any = None
+        self._captured: tuple[str, ...] = ()
+        self._thread: QThread | None = None
+        self._worker: DetectWorker | None = None
+        self._build()
+        refresh_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self)
+        refresh_key.activated.connect(self.refresh)
+        self.refresh()
+
+    # ---- layout -------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.pages = QTabWidget()
+        outer.addWidget(self.pages)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        overview = QWidget()
+        scroll.setWidget(overview)
+        self.pages.addTab(scroll, "Overview")
+        layout = QVBoxLayout(overview)
+
+        bar = QHBoxLayout()
+        self.heading = QLabel("<b>This machine</b>")
+        bar.addWidget(self.heading)
+        bar.addStretch(1)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(160)
+        self.busy.setFormat("")
+        self.busy_label = QLabel("")
+        bar.addWidget(self.busy_label)
+        bar.addWidget(self.busy)
+        self.back_button = QPushButton("&Back to this machine")
+        self.back_button.clicked.connect(self._on_back_clicked)
+        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button.setToolTip("Detect again (F5)")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.paste_button = QPushButton("&Analyse pasted output…")
+        self.paste_button.clicked.connect(self._on_paste_clicked)
+        self.copy_button = QPushButton("&Copy report")
+        self.copy_button.setToolTip("Copy a Markdown report for a forum post")
+        self.copy_button.clicked.connect(self.copy_report)
+        for button in (self.back_button, self.refresh_button, self.paste_button, self.copy_button):
+            bar.addWidget(button)
+        layout.addLayout(bar)
+
+        self.system_label = QLabel("")
+        self.system_label.setWordWrap(True)
+        self.system_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.system_label)
+        self.error_label = QLabel("")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #b71c1c;")
+        layout.addWidget(self.error_label)
+
+        self.gpu_box = QGroupBox("GPUs")
+        self.gpu_grid = QGridLayout(self.gpu_box)
+        self.gpu_grid.setColumnStretch(3, 1)
+        layout.addWidget(self.gpu_box)
+
+        self.check_box = QGroupBox("Checklist")
+        self.check_grid = QGridLayout(self.check_box)
+        self.check_grid.setColumnStretch(2, 1)
+        layout.addWidget(self.check_box)
+
+        probe_box = QGroupBox("Workload Python (PyTorch)")
+        probe_layout = QVBoxLayout(probe_box)
+        self.probe_label = QLabel("Not probed yet.")
+        self.probe_label.setWordWrap(True)
+        self.probe_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        probe_row = QHBoxLayout()
+        probe_row.addWidget(self.probe_label, 1)
+        self.probe_button = QPushButton("&Probe again")
+        self.probe_button.clicked.connect(self.start_probe)
+        probe_row.addWidget(self.probe_button, alignment=Qt.AlignmentFlag.AlignTop)
+        probe_layout.addLayout(probe_row)
+        layout.addWidget(probe_box)
+
+        self.notes_label = QLabel("")
+        self.notes_label.setWordWrap(True)
+        layout.addWidget(self.notes_label)
+        layout.addStretch(1)
+        self._set_busy(None)
+
+    def add_page(self, widget: QWidget, title: str) -> None:
+        """Add a page (e.g. the environment-variable editor) after Overview."""
+        self.pages.addTab(widget, title)
+
+    # ---- detection ----------------------------------------------------------------------
+
+    @Slot()
+    def refresh(self) -> None:
+        """Detect this machine again (off the GUI thread) and probe the workload Python."""
+        if self._thread is not None:
+            return
+        self._captured = ()
+        self._set_busy("Detecting GPUs…")
+        self.error_label.setText("")
+        self._thread = QThread(self)
+        self._worker = DetectWorker(type(self).detector)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.finished.connect(self._on_worker_finished)
+        self._thread.start()
+        self.start_probe()
+
+    @Slot(object, object)
+    def _on_worker_finished(self, result: object, error: object) -> None:
+        thread, worker = self._thread, self._worker
+        self._thread = self._worker = None
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+        if worker is not None:
+            worker.deleteLater()
+        self._set_busy(None)
+        if error is not None or not isinstance(result, tuple):
+            message = error.message if isinstance(error, PanelError) else str(error)
+            self.error_label.setText(f"Detection failed: {message}")
+            return
+        if self._captured:
+            return  # the user switched to pasted output meanwhile
+        self._system, self._host = result
+        self._rebuild()
+
+    def _set_busy(self, text: str | None) -> None:
+        self.busy.setVisible(text is not None)
+        self.busy_label.setText(text or "")
+        self.refresh_button.setEnabled(text is None)
+        self.back_button.setVisible(bool(self._captured))
+
+    # ---- probe --------------------------------------------------------------------------
+
+    @Slot()
+    def start_probe(self) -> None:
+        if self._probe_job is not None and self._probe_job.running:
+            return
+        self.probe_label.setText("Probing the workload Python…")
+        self.probe_button.setEnabled(False)
+        try:
+            job = self.ctx.jobs.start(JobSpec("probe", "probe", python=self.ctx.workload_python()))
+        except PanelError as exc:
+            self.probe_label.setText(f"The probe could not start: {exc.message}")
+            self.probe_button.setEnabled(True)
+            return
+        self._probe_job = job
+        job.result_received.connect(self._on_probe_result)
+        job.finished.connect(self._on_probe_finished)
+
+    @Slot(object)
+    def _on_probe_result(self, result: Any) -> None:
+        self._probe = ProbeReport.from_dict(result.data)
+        if not self._captured:
+            self._rebuild()
+
+    @Slot(object)
+    def _on_probe_finished(self, outcome: Any) -> None:
+        self.probe_button.setEnabled(True)
+        self._probe_job = None
+        if not outcome.was_successful() or outcome.result is None:
+            self.probe_label.setText(f"The probe failed: {outcome}")
+        else:
+            self._show_probe()
+
+    def _show_probe(self) -> None:
+        probe = self.report.probe if self.report else self._probe
+        if probe is None:
+            return
+        prefix = "From the pasted collect_env output:\n" if self._captured else ""
+        self.probe_label.setText(prefix + "\n".join(probe.summary_lines()))
+
+    # ---- pasted output ------------------------------------------------------------------
+
+    def analyse_texts(
+        self, texts: list[str], rocm_version: str | None = None, os_name: str | None = None
+    ) -> bool:
+        """Show the system that pasted outputs describe; False (with a message) when the
+        text is not recognised."""
+        from rocmpanel.core.captured import analyse_texts
+
+        try:
+            captured = analyse_texts(texts, rocm_version, os_name)
+        except PanelError as exc:
+            self.error_label.setText(exc.message)
+            return False
+        self._captured = tuple(k.value for k in captured.kinds)
+        self.error_label.setText("")
+        self._set_busy(None)
+        self.report = build_report(captured.system, captured.host, captured.probe, self._captured)
+        self._render()
+        return True
+
+    @Slot()
+    def _on_paste_clicked(self) -> None:
+        from rocmpanel.ui.paste_dialog import PasteDialog
+
+        dialog = PasteDialog(self)
+        if not dialog.exec():
+            return
+        texts = dialog.texts()
+        if not texts:
+            QMessageBox.information(self, "Analyse pasted output", "Nothing was pasted.")
+            return
+        if not self.analyse_texts(texts, dialog.rocm_version_value(), dialog.os_value()):
+            QMessageBox.warning(self, "Analyse pasted output", self.error_label.text())
+
+    @Slot()
+    def _on_back_clicked(self) -> None:
+        self._captured = ()
+        self._rebuild()
+
+    # ---- rendering ----------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        if self._system is None:
+            return
+        self.report = build_report(self._system, self._host, self._probe)
+        self._render()
+
+    def _render(self) -> None:
+        report = self.report
+        if report is None:
+            return
+        self._set_busy(self.busy_label.text() or None)
+        system = report.system
+        if self._captured:
+            self.heading.setText(f"<b>Pasted output</b> ({', '.join(self._captured)})")
+        else:
+            self.heading.setText("<b>This machine</b>")
+        self.system_label.setText(
+            f"OS: {system.os}{f' ({system.os_version})' if system.os_version else ''} · "
+            f"ROCm: {system.rocm_version or 'not found'} · Driver: {system.driver or 'n/a'}"
+        )
+        self._clear(self.gpu_grid)
+        if not system.gpus:
+            none = QLabel("No AMD GPU was found. The checklist below still applies.")
+            none.setWordWrap(True)
+            self.gpu_grid.addWidget(none, 0, 0)
+        for i, (gpu, verdict) in enumerate(report.gpu_rows()):
+            self.gpu_grid.addWidget(GpuCard(gpu, verdict, i), i // 3, i % 3)
+        self._clear(self.check_grid)
+        for row, check in enumerate(report.checks):
+            self._add_check_row(row, check)
+        if report.probe is not None:
+            self._show_probe()
+        elif self._captured:
+            self.probe_label.setText("The pasted output says nothing about PyTorch.")
+        self.notes_label.setText("\n".join(f"Note: {n}" for n in system.notes))
+        self.report_changed.emit(report)
+
+    @staticmethod
+    def _clear(grid: QGridLayout) -> None:
+        while grid.count():
+            item = grid.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+
+    def _add_check_row(self, row: int, check: Check) -> None:
+        badge = QLabel(check.status.value)
+        badge.setStyleSheet(badge_style(*_CHECK_COLOURS[check.status]))
+        badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title = QLabel(f"<b>{check.title}</b>")
+        message = QLabel(check.message)
+        message.setWordWrap(True)
+        message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.check_grid.addWidget(badge, row, 0, Qt.AlignmentFlag.AlignTop)
+        self.check_grid.addWidget(title, row, 1, Qt.AlignmentFlag.AlignTop)
+        self.check_grid.addWidget(message, row, 2)
+        fix = check.fix
+        if fix is None or check.status not in (CheckStatus.FAIL, CheckStatus.WARN):
+            return
+        if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET):
+            label = fix.text
+        elif fix.kind is FixKind.COMMAND:
+            label = "Copy command"
+            message.setText(f"{check.message}<br><code>{fix.text}</code>")
+        else:
+            label = "Copy advice"
+        button = QPushButton(label)
+        button.setObjectName(f"fix_{check.id}")
+        button.setToolTip(fix.text)
+        button.clicked.connect(lambda _=False, c=check: self._apply_fix(c))
+        self.check_grid.addWidget(button, row, 3, Qt.AlignmentFlag.AlignTop)
+
+    def _apply_fix(self, check: Check) -> None:
+        fix = check.fix
+        if fix is None:
+            return
+        if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET) and fix.name:
+            value = fix.value if fix.kind is FixKind.ENV_SET else None
+            self.env_change_requested.emit(fix.name, value)
+            self.ctx.notify(f"{fix.text}: sent to the environment editor.")
+            return
+        QGuiApplication.clipboard().setText(fix.text)
+        self.ctx.notify(f"Copied: {fix.text}")
+
+    @Slot()
+    def copy_report(self) -> None:
+        if self.report is None:
+            self.ctx.notify("No report yet: detection is still running.")
+            return
+        QGuiApplication.clipboard().setText(self.report.to_markdown())
+        self.ctx.notify("Report copied as Markdown.")
+
+    def shutdown(self) -> None:
+        if self._probe_job is not None and self._probe_job.running:
+            self._probe_job.cancel()
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait(5000)
