@@ -137,7 +137,10 @@ def _run_smoke_test(app, window, qt_problems: list[str]) -> int:  # type: ignore
         }
         print(json.dumps(report), flush=True)
         window.close()
-        app.exit(1 if qt_problems or report["torch_imported"] else 0)
+        failed = qt_problems or window.tab_failures or report["torch_imported"]
+        for problem in window.tab_failures:
+            print(problem, file=sys.stderr)
+        app.exit(1 if failed else 0)
 
     watcher = PaintWatcher()
     app.installEventFilter(watcher)

@@ -18,6 +18,10 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     """No test reads or writes the real user's settings, data or env files."""
     home = tmp_path_factory.mktemp("rocmpanel-home")
     monkeypatch.setenv("ROCMPANEL_HOME", str(home))
+    user_home = home / "user"
+    user_home.mkdir()
+    monkeypatch.setenv("HOME", str(user_home))  # ~/.profile, ~/.config/environment.d
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     return home
 
 

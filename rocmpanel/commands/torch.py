@@ -37,6 +37,9 @@ def register(subparsers: Any) -> None:
     group.add_argument("--activate", metavar="NAME_OR_PYTHON", help="make it the workload Python")
     group.add_argument("--remove", metavar="NAME", help="delete a managed environment")
     group.add_argument("--register", metavar="PYTHON", help="add an interpreter to the list")
+    group.add_argument(
+        "--clean", action="store_true", help="delete folders of installs that never finished"
+    )
     p_envs.add_argument("--yes", action="store_true", help="do not ask before removing")
     p_envs.add_argument("--json", action="store_true")
     p_envs.set_defaults(func=run_envs)
@@ -140,6 +143,11 @@ def run_install(args: argparse.Namespace) -> int:
         _print_plan(p, machine)
         if not p.supported:
             return 1
+        if not p.python_ok:
+            return _fail(
+                "the base Python has no wheels for this build: set torch_base_python in the "
+                "settings to a Python " + " / ".join(p.python_versions) + " interpreter"
+            )
         name = args.env_name or torch_jobs.default_env_name(p)
         ticket = managed_envs.begin_install(
             name,
@@ -205,6 +213,10 @@ def run_envs(args: argparse.Namespace) -> int:
 
     settings = Settings.load()
     try:
+        if args.clean:
+            gone = managed_envs.remove_partial()
+            print("\n".join(f"Removed {p}" for p in gone) or "No unfinished installs found.")
+            return 0
         if args.register:
             print(f"Registered {managed_envs.register_interpreter(args.register)}")
             return 0

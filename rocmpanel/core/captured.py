@@ -163,8 +163,8 @@ def _parse_one(kind: CapturedKind, text: str, acc: _Acc) -> None:
         acc.kfd_error = acc.kfd_error or report.kfd_error
         acc.hsa_status = acc.hsa_status or report.hsa_status
         acc.wsl = acc.wsl or report.wsl
-        if report.rock_version and acc.driver is None:
-            acc.driver = f"amdgpu {report.rock_version}"
+        if report.rock_loaded and acc.driver is None:
+            acc.driver = f"amdgpu {report.rock_version}" if report.rock_version else "amdgpu"
         acc.notes.extend(f"rocminfo: {e}" for e in report.errors)
     elif kind in (CapturedKind.ROCM_SMI_JSON, CapturedKind.AMD_SMI_JSON):
         data = json.loads(text)

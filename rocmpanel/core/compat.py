@@ -76,7 +76,7 @@ def verdict_for(
             where = f"No ROCm release in the panel's data supports {gfx} on {_OS_LABEL[os_name]}."
         return Verdict(
             verdict.status,
-            f"No ROCm found. {where} {verdict.reason}",
+            f"No ROCm installed or stated. {where} {verdict.reason}",
             verdict.source,
             verdict.override,
             verdict.knowledge,

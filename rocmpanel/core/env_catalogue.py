@@ -8,23 +8,41 @@ keep the value safely (no newline, no shell command substitution).
 
 from __future__ import annotations
 
-import enum
 import functools
 import os
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from rocmpanel.core import env_formats
+from rocmpanel.core.env_checks import (
+    MAX_VALUE_CHARS,
+    NAME_RE,
+    Status,
+    Verdict,
+    check_format,
+    current_platform,
+    gfx_target_for_override,
+    list_separator,
+)
 from rocmpanel.core.errors import PanelError
 
-# The Windows limit for one environment variable; a longer value is refused everywhere
-# rather than silently cut.
+__all__ = [
+    "NAME_RE",
+    "Catalogue",
+    "Status",
+    "VariableInfo",
+    "Verdict",
+    "current_platform",
+    "gfx_target_for_override",
+    "list_separator",
+    "load_catalogue",
+    "parse_catalogue",
+]
 
 
 @dataclass(frozen=True)
@@ -76,7 +94,6 @@ class VariableInfo:
         if self.kind == "exact":
             return f"exactly {self.exact}"
         return hints.get(self.kind, self.kind)
-
 
 
 class Catalogue:
@@ -147,8 +164,6 @@ class Catalogue:
             notes.append(f"{name} is read on {only} only: it does nothing on {platform.title()}.")
             warning = True
         return Verdict(Status.WARNING if warning else Status.VALID, " ".join(notes))
-
-
 
 
 def _info_from_yaml(name: str, raw: Mapping[str, Any]) -> VariableInfo:

@@ -19,11 +19,15 @@ from rocmpanel.core import env_formats
 if TYPE_CHECKING:
     from rocmpanel.core.env_catalogue import VariableInfo
 
+# The Windows limit for one environment variable; a longer value is refused everywhere
+# rather than silently cut.
 MAX_VALUE_CHARS = 32_767
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 GFX_VERSION_RE = re.compile(r"^([0-9]+)\.([0-9]+)\.([0-9]+)$")
 DEVICE_INDEX_RE = re.compile(r"^[0-9]+$")
 DEVICE_UUID_RE = re.compile(r"^GPU-[0-9A-Fa-f-]+$")
+# Allocator keys of c10/cuda/CUDAAllocatorConfig.cpp (the HIP spellings are ROCm aliases);
+# any other key only warns, because newer torch tolerates unknown keys.
 ALLOC_KEYS = {
     "max_split_size_mb",
     "garbage_collection_threshold",
@@ -36,9 +40,6 @@ ALLOC_KEYS = {
     "pinned_use_cuda_host_register",
     "pinned_use_hip_host_register",
     "pinned_num_register_threads",
-    "pinned_use_background_threads",
-    "graph_capture_record_stream_reuse",
-    "per_process_memory_fraction",
 }
 
 
@@ -78,7 +79,6 @@ def gfx_target_for_override(value: str) -> str | None:
         return None
     major, minor, step = (int(part) for part in match.groups())
     return f"gfx{major}{minor:x}{step:x}"
-
 
 
 def check_format(info: VariableInfo, name: str, value: str, platform: str) -> Verdict:

@@ -37,6 +37,8 @@ def unsafe_value_reason(value: str) -> str | None:
         return "the value contains a NUL character, which no environment can hold."
     if "\n" in value or "\r" in value:
         return "the value contains a line break; environment files hold one line per variable."
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        return "the value contains characters that are not valid text (lone surrogates)."
     if "`" in value or "$(" in value:
         return (
             "the value contains ` or $( (shell command substitution), which ~/.profile "

@@ -100,7 +100,7 @@ class DoctorReport:
             f"Driver: {s.driver or 'n/a'}",
         ]
         if self.captured_from:
-            lines.insert(0, f"Analysed from pasted output: {', '.join(self.captured_from)}")
+            lines.insert(0, f"Analysed from captured output: {', '.join(self.captured_from)}")
         return lines
 
     def to_text(self) -> str:

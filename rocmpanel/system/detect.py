@@ -200,7 +200,8 @@ def detect(
     if report is not None:
         records.extend(gpus_from_rocminfo(report))
     records.extend(kfd_topology.gpus_from_kfd(kfd_topology.read_nodes(root)))
-    records.extend(drm_sysfs.gpus_from_drm(_drm_devices(root)))
+    drm_devices = _drm_devices(root)
+    records.extend(drm_sysfs.gpus_from_drm(drm_devices))
     if not records:
         if lspci_text is None and run:
             lspci_text = lspci_parse.run_lspci()
@@ -211,6 +212,8 @@ def detect(
     driver = rocm_version.amdgpu_driver(root)
     if report is not None and report.rock_version and driver in (None, "amdgpu"):
         driver = f"amdgpu {report.rock_version}"
+    if driver is None and any(d.driver == "amdgpu" for d in drm_devices):
+        driver = "amdgpu"
     if live:
         version, _ = rocm_version.rocm_version_linux(env, opt_root)
     system = SystemInfo(

@@ -245,13 +245,16 @@ def apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> Ap
             exc.message += " The stores already written were restored; nothing changed."
         raise
     changes = sorted({c.describe() for plan in todo for c in plan.changes})
-    env_journal.push(
-        {
-            "time": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "summary": "; ".join(changes),
-            "records": records,
-        }
-    )
+    entry = {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "summary": "; ".join(changes)}
+    try:
+        env_journal.push({**entry, "records": records})
+    except PanelError as exc:
+        failures = _restore_all(stores, records)
+        raise PanelError(
+            f"The undo record could not be saved ({exc.message}); "
+            + ("the changes were rolled back." if not failures else " ".join(failures)),
+            exc.detail,
+        ) from exc
     for plan in todo:
         stores[plan.store].after_change()
     targets = tuple(plan.target for plan in todo)

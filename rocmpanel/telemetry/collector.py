@@ -1,7 +1,7 @@
 """One tick of telemetry from every source: GPUs, processes, host → one ``Sample``.
 
-Linux reads amdgpu sysfs (falling back to amdsmi when sysfs shows no AMD GPU and amdsmi
-imports); Windows reads PDH counters. The process scan is the dearest part, so it runs at
+Linux reads amdgpu sysfs (falling back to amdsmi when the live /sys shows no AMD GPU and
+amdsmi imports); Windows reads PDH counters. The process scan is the dearest part, so it runs at
 most every ``process_interval_s`` and the last result is reused in between.
 """
 
@@ -31,10 +31,13 @@ class TelemetryCollector:
         processes: bool = True,
         host: bool = True,
         process_interval_s: float = 1.0,
-        allow_fallbacks: bool = True,
+        allow_fallbacks: bool | None = None,
     ) -> None:
         self.sysfs_root = Path(sysfs_root)
         self.proc_root = Path(proc_root)
+        if allow_fallbacks is None:
+            # A captured tree must never be mixed with the live machine's amdsmi or PDH.
+            allow_fallbacks = self.sysfs_root == Path("/sys")
         self.sysfs_gpus: list[SysfsGpu] = []
         self._amdsmi: AmdSmiSource | None = None
         self._pdh: PdhSource | None = None

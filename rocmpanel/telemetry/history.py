@@ -92,6 +92,7 @@ class SeriesHistory:
         self._chead = 0
         self._ccount = 0
         self._bucket: int | None = None
+        self._cache: dict[int, tuple[object, FloatArray, npt.NDArray[np.float32]]] = {}
         self._acc_sum = np.zeros(n)
         self._acc_n = np.zeros(n)
         self._acc_min = np.full(n, np.inf)
@@ -164,35 +165,60 @@ class SeriesHistory:
             return None
         return float(self._times[0 if self._count < len(self._times) else self._head])
 
+    def _gather(
+        self, times: FloatArray, values: npt.NDArray[np.float32], parts: list[tuple[int, int]]
+    ) -> tuple[FloatArray, npt.NDArray[np.float32]]:
+        if len(parts) == 1:
+            a, b = parts[0]
+            return times[a:b], values[a:b]
+        return (
+            np.concatenate([times[a:b] for a, b in parts]),
+            np.concatenate([values[a:b] for a, b in parts]),
+        )
+
     def window(
         self, t_from: float, t_to: float, max_points: int | None = None, stat: int = 1
     ) -> Window:
-        """Samples with ``t_from <= t <= t_to``, at most ``max_points`` (bucket means).
+        """Samples with ``t_from <= t <= t_to``; with ``max_points``, at most about that many.
 
-        Older than the full tier reaches, the 10 s buckets fill in (``stat``: 0 min, 1 mean,
-        2 max), followed by the full-resolution samples after the last bucket.
+        Full-resolution samples when the full tier covers the range and (with
+        ``max_points``) they are few enough; else the 10 s buckets (``stat``: 0 min, 1 mean,
+        2 max) followed by the full-resolution samples after the last bucket. Thinning takes
+        the mean of runs of samples; the thinned buckets are cached until the next bucket.
         """
+        n = len(self.names)
+        full = self._select(self._times, self._head, self._count, t_from, t_to)
+        full_count = sum(b - a for a, b in full)
         oldest = self.oldest_full_time()
-        times_parts: list[FloatArray] = []
-        value_parts: list[npt.NDArray[np.float32]] = []
-        full_from = t_from
-        if oldest is None or t_from < oldest:
-            for a, b in self._select(self._ctimes, self._chead, self._ccount, t_from, t_to):
-                times_parts.append(self._ctimes[a:b])
-                value_parts.append(self._cstats[a:b, stat, :])
-            if times_parts:
-                full_from = max(t_from, float(times_parts[-1][-1]) + self.bucket_s / 2)
-        for a, b in self._select(self._times, self._head, self._count, full_from, t_to):
-            times_parts.append(self._times[a:b])
-            value_parts.append(self._values[a:b])
-        if not times_parts:
-            n = len(self.names)
+        use_coarse = oldest is None or t_from < oldest
+        if max_points is not None and full_count > max_points:
+            use_coarse = use_coarse or (t_to - t_from) >= max_points * self.bucket_s / 4
+        if not use_coarse:
+            times, values = self._gather(self._times, self._values, full)
+            if max_points is not None and len(times) > max_points > 0:
+                times, values = _decimate(times, values, max_points)
+            return Window(self.names, times, values)
+        coarse = self._select(self._ctimes, self._chead, self._ccount, t_from, t_to)
+        key = (tuple(coarse), self._chead, self._ccount, max_points, stat)
+        cached = self._cache.get(stat)
+        if cached is not None and cached[0] == key:
+            ctimes, cvalues = cached[1], cached[2]
+        else:
+            ctimes, cvalues = self._gather(self._ctimes, self._cstats[:, stat, :], coarse)
+            if max_points is not None and len(ctimes) > max_points > 0:
+                ctimes, cvalues = _decimate(ctimes, cvalues, max_points)
+            self._cache[stat] = (key, ctimes, cvalues)
+        tail_from = t_from
+        if len(ctimes):
+            last_bucket = self._ctimes[coarse[-1][1] - 1] if coarse else ctimes[-1]
+            tail_from = max(t_from, float(last_bucket) + self.bucket_s / 2)
+        tail = self._select(self._times, self._head, self._count, tail_from, t_to)
+        ttimes, tvalues = self._gather(self._times, self._values, tail)
+        if not len(ctimes) and not len(ttimes):
             return Window(self.names, np.empty(0), np.empty((0, n), dtype=np.float32))
-        times = np.concatenate(times_parts)
-        values = np.concatenate(value_parts)
-        if max_points is not None and len(times) > max_points > 0:
-            times, values = _decimate(times, values, max_points)
-        return Window(self.names, times, values)
+        return Window(
+            self.names, np.concatenate([ctimes, ttimes]), np.concatenate([cvalues, tvalues])
+        )
 
 
 def _decimate(

@@ -273,6 +273,8 @@ class ChatTab(QWidget):
             self._first_at = time.perf_counter()
         self._live_tokens += sum(1 for t in tokens if t.data.get("id") == self.request_id)
         self.view.append_to_last(text)
+        if self._live_tokens == 1:
+            self._update_live()  # show the time to first token at once
 
     def _on_job_result(self, result: Result) -> None:
         kind = result_kind(result.data)

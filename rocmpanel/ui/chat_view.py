@@ -120,7 +120,7 @@ class MessageWidget(QFrame):
         self._text += text
 
     def render(self) -> None:
-        self.body.setText(render_message_html(self._text))
+        self.body.setText(render_message_html(self._text.rstrip()))
 
     def set_figures(self, summary: str) -> None:
         self.figures_label.setText(summary)

@@ -139,6 +139,8 @@ class ValueDialog(QDialog):
             item = self.editor_host.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()
+                widget.setParent(None)
                 widget.deleteLater()
         self.list_editor = self.line = self.choice = None
 

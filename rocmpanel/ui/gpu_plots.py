@@ -54,6 +54,32 @@ def gib(value: int | None) -> str:
     return "n/a" if value is None else f"{value / 2**30:.1f}"
 
 
+def ago_text(seconds_ago: float) -> str:
+    """A tick label for a time before now: "now", "-45 s", "-10 min", "-2 h"."""
+    ago = -seconds_ago
+    if abs(ago) < 0.5:
+        return "now"
+    if ago < 120:
+        return f"-{ago:.0f} s"
+    if ago < 7200:
+        return f"-{ago / 60:.0f} min"
+    return f"-{ago / 3600:.0f} h"
+
+
+class AgoAxis(pg.AxisItem):
+    """Time axis in seconds before now, so the range only changes with the time window."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [ago_text(v) for v in values]
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        span = maxVal - minVal
+        for major in (10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600):
+            if span / major <= 6:
+                return [(float(major), 0.0), (major / 2.0, 0.0)]
+        return [(43200.0, 0.0)]
+
+
 class GpuHeader(QFrame):
     """Name, gfx target, slot, asleep/active and the current figures of one GPU."""
 
@@ -137,10 +163,13 @@ class GpuPanel(QFrame):
         self._missing: dict[str, bool] = {}
         self._title_colour = foreground.name()
         self._window: Window | None = None
+        self._t_ref = 0.0  # x = time - _t_ref: the right edge of the last redraw
+        self._x_span: float | None = None
+        self._limits: tuple[float | None, ...] | None = None
         axis_pen = pg.mkPen(foreground)
         for index, (plot_id, title, unit, series, fixed) in enumerate(PLOTS):
             row, col = divmod(index, 3)
-            axis = pg.DateAxisItem(orientation="bottom")
+            axis = AgoAxis(orientation="bottom")
             plot = self.graphics.addPlot(row=row, col=col, axisItems={"bottom": axis})
             plot.setMouseEnabled(x=False, y=False)
             plot.hideButtons()
@@ -149,6 +178,8 @@ class GpuPanel(QFrame):
             for name in ("left", "bottom"):
                 plot.getAxis(name).setPen(axis_pen)
                 plot.getAxis(name).setTextPen(axis_pen)
+                # A changing SI prefix would re-render the axis label on every redraw.
+                plot.getAxis(name).enableAutoSIPrefix(False)
             plot.setLimits(yMin=0)  # every figure here is non-negative
             if fixed is not None:
                 plot.setYRange(*fixed, padding=0.02)
@@ -187,7 +218,8 @@ class GpuPanel(QFrame):
     def redraw(self, window: Window, t_from: float, t_to: float, last: GpuSample | None) -> None:
         """Show ``window`` over ``[t_from, t_to]``; ``last`` fills the header and limits."""
         self._window = window
-        x = window.times
+        self._t_ref = t_to
+        x = window.times - t_to
         present: set[str] = set()
         for name, curve in self.curves.items():
             y = window.series(name)
@@ -201,7 +233,10 @@ class GpuPanel(QFrame):
         if len(x):
             for plot_id, _, _, series, _ in PLOTS:
                 self._mark_missing(plot_id, not any(name in present for name, _ in series))
-        self.plots["util"].setXRange(t_from, t_to, padding=0)
+        span = t_to - t_from
+        if span != self._x_span:  # the x range moves only when the time window changes
+            self._x_span = span
+            self.plots["util"].setXRange(-span, 0.0, padding=0)
         if last is not None:
             self.header.show_sample(last)
             self._set_limits(last)
@@ -216,22 +251,27 @@ class GpuPanel(QFrame):
         self.plots[plot_id].setTitle(title, color=self._title_colour, size="9pt")
 
     def _set_limits(self, g: GpuSample) -> None:
+        vram_total = g.vram_total_bytes / 2**30 if g.vram_total_bytes else None
+        gtt_total = g.gtt_total_bytes / 2**30 if g.gtt_total_bytes else None
+        crits = {s: g.crit_c(s) for s in ("edge", "junction", "mem")}
+        limits = (vram_total, gtt_total, *crits.values(), g.power_cap_w)
+        if limits == self._limits:  # unchanged: moving lines and ranges costs a re-layout
+            return
+        self._limits = limits
+
         def show(name: str, value: float | None) -> None:
             line = self.limit_lines[name]
             line.setVisible(value is not None)
             if value is not None:
                 line.setValue(value)
 
-        vram_total = g.vram_total_bytes / 2**30 if g.vram_total_bytes else None
-        gtt_total = g.gtt_total_bytes / 2**30 if g.gtt_total_bytes else None
         show("vram_total", vram_total)
         show("gtt_total", gtt_total)
-        for sensor in ("edge", "junction", "mem"):
-            show(f"crit_{sensor}", g.crit_c(sensor))
+        for sensor, crit in crits.items():
+            show(f"crit_{sensor}", crit)
         show("power_cap", g.power_cap_w)
         self._set_top("memory", max((v for v in (vram_total, gtt_total) if v), default=None))
-        crits = [c for c in (g.crit_c(s) for s in ("edge", "junction", "mem")) if c is not None]
-        self._set_top("temp", max(crits, default=None))
+        self._set_top("temp", max((c for c in crits.values() if c is not None), default=None))
         self._set_top("power", g.power_cap_w)
 
     def _set_top(self, plot_id: str, top: float | None) -> None:
@@ -244,11 +284,11 @@ class GpuPanel(QFrame):
     def _on_scene_mouse_moved(self, pos: QPointF) -> None:
         for plot in self.plots.values():
             if plot.sceneBoundingRect().contains(pos):
-                t = plot.vb.mapSceneToView(pos).x()
+                x = plot.vb.mapSceneToView(pos).x()
                 for line in self.cursor_lines:
-                    line.setValue(t)
+                    line.setValue(x)
                     line.setVisible(True)
-                self.readout.setText(self.values_at(t))
+                self.readout.setText(self.values_at(self._t_ref + x))
                 return
 
     def values_at(self, t: float) -> str:

@@ -42,6 +42,7 @@ class HostStrip(QFrame):
         self.plot.addItem(self.ram_curve)
         self.plot.setToolTip("CPU % (red) and RAM % (blue) over the selected time window")
         layout.addWidget(self.plot, 2)
+        self._x_span: float | None = None
 
     def show_sample(self, h: HostSample) -> None:
         cores = " ".join(f"{c:.0f}" for c in h.per_core_percent[:32])
@@ -56,10 +57,9 @@ class HostStrip(QFrame):
         )
 
     def redraw(self, window: Window, t_from: float, t_to: float, ram_total: int | None) -> None:
-        x = window.times
-        cpu = window.series("cpu_percent")
+        x = window.times - t_to
         if len(x):
-            self.cpu_curve.setData(x, cpu, connect="finite")
+            self.cpu_curve.setData(x, window.series("cpu_percent"), connect="finite")
         else:
             self.cpu_curve.setData()
         if len(x) and ram_total:
@@ -67,4 +67,7 @@ class HostStrip(QFrame):
             self.ram_curve.setData(x, np.asarray(ram), connect="finite")
         else:
             self.ram_curve.setData()
-        self.plot.setXRange(t_from, t_to, padding=0)
+        span = t_to - t_from
+        if span != self._x_span:
+            self._x_span = span
+            self.plot.setXRange(-span, 0.0, padding=0)

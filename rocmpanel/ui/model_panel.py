@@ -71,7 +71,9 @@ class ModelPanel(QWidget):
         self.browse_button = QPushButton("Browse…")
         self.browse_button.clicked.connect(self._browse)
         folder_row.addWidget(self.browse_button)
-        form.addRow("&Folder:", folder_row)
+        folder_label = QLabel("&Folder:")
+        folder_label.setBuddy(self.folder_edit)
+        form.addRow(folder_label, folder_row)
         self.recent_combo = QComboBox()
         self.recent_combo.setPlaceholderText("Recent models")
         self.recent_combo.activated.connect(self._on_recent_activated)
@@ -90,7 +92,8 @@ class ModelPanel(QWidget):
         self.context_spin.setRange(256, 1_048_576)
         self.context_spin.setSingleStep(512)
         self.context_spin.setSuffix(" tokens")
-        self.context_spin.valueChanged.connect(self.refresh_estimate)
+        self.context_spin.valueChanged.connect(self._on_context_changed)
+        self._preferred_context = 4096
         form.addRow("C&ontext:", self.context_spin)
         self.remote_code_check = QCheckBox("Allow this model's own code (trust_remote_code)")
         self.remote_code_check.setToolTip(
@@ -172,7 +175,8 @@ class ModelPanel(QWidget):
         self.repetition_spin.setValue(float(s.get("chat_repetition_penalty")))
         self.max_new_spin.setValue(int(s.get("chat_max_new_tokens")))
         self.seed_spin.setValue(int(s.get("chat_seed")))
-        self.context_spin.setValue(int(s.get("chat_context_length")))
+        self._preferred_context = int(s.get("chat_context_length"))
+        self.context_spin.setValue(self._preferred_context)
         self.system_edit.setPlainText(str(s.get("chat_system_prompt")))
         device = str(s.get("chat_device"))
         self.device_combo.setCurrentIndex(max(0, self.device_combo.findData(device)))
@@ -194,7 +198,7 @@ class ModelPanel(QWidget):
             s.set("chat_repetition_penalty", self.repetition_spin.value())
             s.set("chat_max_new_tokens", self.max_new_spin.value())
             s.set("chat_seed", self.seed_spin.value())
-            s.set("chat_context_length", self.context_spin.value())
+            s.set("chat_context_length", self._preferred_context)
             s.set("chat_system_prompt", self.system_edit.toPlainText())
             s.set("chat_device", str(self.device_combo.currentData()))
             s.set("chat_precision", self.precision().value)
@@ -266,6 +270,10 @@ class ModelPanel(QWidget):
                 self.set_precision(Precision(precision))
             self.set_folder(path)
 
+    def _on_context_changed(self, value: int) -> None:
+        self._preferred_context = value
+        self.refresh_estimate()
+
     def set_folder(self, folder: str) -> None:
         self.folder_edit.setText(folder)
         self.refresh_check()
@@ -298,6 +306,12 @@ class ModelPanel(QWidget):
         ]
         lines += [f'<span style="color:#b00020">{p}</span>' for p in check.problems]
         lines += [f'<span style="color:#a86a00">{w}</span>' for w in check.warnings]
+        # The worker caps the context at what the model was trained for; show that here,
+        # without forgetting the user's own choice for the next, larger model.
+        self.context_spin.blockSignals(True)
+        self.context_spin.setMaximum(max(256, check.shape.max_positions or 1_048_576))
+        self.context_spin.setValue(min(self._preferred_context, self.context_spin.maximum()))
+        self.context_spin.blockSignals(False)
         device = self.estimate_device()
         precision = self.precision()
         if device == "cpu" and precision not in CPU_PRECISIONS:

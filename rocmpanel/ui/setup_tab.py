@@ -13,8 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QThread, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -37,6 +37,7 @@ from rocmpanel.core.probe_report import ProbeReport
 from rocmpanel.core.report import DoctorReport, build_report
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.ui.context import AppContext
+from rocmpanel.ui.detect_worker import DetectWorker, default_detector
 from rocmpanel.ui.gpu_card import GpuCard, badge_style
 
 log = logging.getLogger(__name__)
@@ -49,32 +50,6 @@ _CHECK_COLOURS = {
 }
 
 
-def _default_detector() -> tuple[SystemInfo, HostFacts]:
-    from rocmpanel.system.host_facts import local_diagnosis
-
-    return local_diagnosis()
-
-
-class DetectWorker(QObject):
-    """Runs one detection on its thread and reports ``(result, error)``."""
-
-    finished = Signal(object, object)
-
-    def __init__(self, detector: Callable[[], tuple[SystemInfo, HostFacts]]) -> None:
-        super().__init__()
-        self._detector = detector
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            result = self._detector()
-        except Exception as exc:  # every failure reaches the tab as a message
-            log.exception("GPU detection failed")
-            self.finished.emit(None, exc)
-            return
-        self.finished.emit(result, None)
-
-
 class SetupTab(QWidget):
     """GPUs, verdicts, checklist, probe; other pages (the env editor) via :meth:`add_page`."""
 
@@ -83,7 +58,9 @@ class SetupTab(QWidget):
     report_changed = Signal(object)  # DoctorReport, whenever the shown report changes
 
     #: What Refresh runs off the GUI thread; tests replace it.
-    detector: Callable[[], tuple[SystemInfo, HostFacts]] = staticmethod(_default_detector)
+    detector: Callable[[], tuple[SystemInfo, HostFacts]] = staticmethod(default_detector)
+    #: Whether Refresh also probes the workload Python (a child process importing torch).
+    probe_on_refresh = True
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,9 +74,17 @@ class SetupTab(QWidget):
         self._thread: QThread | None = None
         self._worker: DetectWorker | None = None
         self._build()
+        self._add_env_editor()
         refresh_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self)
         refresh_key.activated.connect(self.refresh)
-        self.refresh()
+        self._shown_once = False
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Detect when first shown, so building the window stays cheap."""
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            self.refresh()
 
     # ---- layout -------------------------------------------------------------------------
 
@@ -183,6 +168,20 @@ class SetupTab(QWidget):
         """Add a page (e.g. the environment-variable editor) after Overview."""
         self.pages.addTab(widget, title)
 
+    def _add_env_editor(self) -> None:
+        """The Environment page; the checklist's env fixes are staged there for review."""
+        from rocmpanel.ui.env_editor import EnvEditor
+
+        self.env_editor = EnvEditor(self.ctx)
+        self.add_page(self.env_editor, "Environment")
+        self.env_change_requested.connect(self._on_env_change_requested)
+        self.env_editor.applied.connect(self.refresh)
+
+    @Slot(str, object)
+    def _on_env_change_requested(self, name: str, value: str | None) -> None:
+        self.env_editor.propose(name, value)
+        self.pages.setCurrentWidget(self.env_editor)
+
     # ---- detection ----------------------------------------------------------------------
 
     @Slot()
@@ -199,7 +198,8 @@ class SetupTab(QWidget):
         self._thread.started.connect(self._worker.run)
         self._worker.finished.connect(self._on_worker_finished)
         self._thread.start()
-        self.start_probe()
+        if self.probe_on_refresh:
+            self.start_probe()
 
     @Slot(object, object)
     def _on_worker_finished(self, result: object, error: object) -> None:
@@ -332,7 +332,7 @@ class SetupTab(QWidget):
         if not system.gpus:
             none = QLabel("No AMD GPU was found. The checklist below still applies.")
             none.setWordWrap(True)
-            self.gpu_grid.addWidget(none, 0, 0)
+            self.gpu_grid.addWidget(none, 0, 0, 1, 4)
         for i, (gpu, verdict) in enumerate(report.gpu_rows()):
             self.gpu_grid.addWidget(GpuCard(gpu, verdict, i), i // 3, i % 3)
         self._clear(self.check_grid)

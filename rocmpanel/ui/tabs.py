@@ -11,4 +11,5 @@ TABS: tuple[tuple[str, str], ...] = (
     ("rocmpanel.ui.setup_tab", "SetupTab"),
     ("rocmpanel.ui.monitor_tab", "MonitorTab"),
     ("rocmpanel.ui.chat_tab", "ChatTab"),
+    ("rocmpanel.ui.pytorch_tab", "PyTorchTab"),
 )

@@ -7,6 +7,7 @@ register an interpreter, or remove a managed environment after confirming.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -84,7 +85,7 @@ class TorchEnvsPanel(QWidget):
             item.setToolTip(0, f"{env.path}\nindex: {env.index_url or 'n/a'}")
             self.tree.addTopLevelItem(item)
         for python in managed_envs.registered_interpreters():
-            kind = "registered" if managed_envs.Path(python).is_file() else "missing"
+            kind = "registered" if Path(python).is_file() else "missing"
             item = QTreeWidgetItem([python.rsplit("/", 1)[-1], "", kind, python])
             item.setData(0, Qt.ItemDataRole.UserRole, python)
             item.setData(0, Qt.ItemDataRole.UserRole + 1, False)
@@ -114,9 +115,7 @@ class TorchEnvsPanel(QWidget):
     @Slot()
     def _on_tree_selection_changed(self) -> None:
         python = self.selected_python()
-        self.activate_button.setEnabled(
-            python is not None and python != self.ctx.workload_python()
-        )
+        self.activate_button.setEnabled(python is not None and python != self.ctx.workload_python())
         self.remove_button.setEnabled(self._selected_is_managed())
 
     # -- actions -----------------------------------------------------------------------

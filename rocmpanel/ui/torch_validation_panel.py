@@ -5,7 +5,10 @@ a history of runs, compare two of them side by side and export one as Markdown.
 from __future__ import annotations
 
 import logging
+import sys
+import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QColor, QGuiApplication
@@ -39,7 +42,7 @@ from rocmpanel.core.validation_report import (
     run_title,
     to_markdown,
 )
-from rocmpanel.core.validation_store import ValidationRun, ValidationStore
+from rocmpanel.core.validation_store import CheckResult, ValidationRun, ValidationStore
 from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.protocol import LogLine, Progress
 from rocmpanel.jobs.runner import Job
@@ -50,6 +53,19 @@ log = logging.getLogger(__name__)
 
 STATUS_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "skip": "#757575"}
 STATUS_TEXT = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
+
+
+def short_title(run: ValidationRun) -> str:
+    """A history line: number, time, where, counts (the full title is the tooltip)."""
+    counts = run.counts
+    when = time.strftime("%m-%d %H:%M", time.localtime(run.created_at))
+    if run.env_name:
+        where = run.env_name
+    elif not run.python or run.python == sys.executable:
+        where = "panel's Python"
+    else:
+        where = Path(run.python).parent.parent.name or run.python
+    return f"#{run.id} {when} {where}: {counts['pass']}✓ {counts['fail']}✗ {counts['skip']} skip"
 
 
 class MarkdownDialog(QDialog):
@@ -169,8 +185,7 @@ class TorchValidationPanel(QWidget):
         gfx, vram = self._target()
         try:
             python, env_name, job_env = torch_jobs.resolve_target(None, None, self.ctx.settings)
-            spec = torch_jobs.validate_spec(python, gfx=gfx, sysfs_vram_bytes=vram,
-                                            job_env=job_env)  # fmt: skip
+            spec = torch_jobs.validate_spec(python, gfx=gfx, sysfs_vram_bytes=vram, job_env=job_env)
             self._collector = torch_jobs.CheckCollector()
             self.job = self.ctx.jobs.start(spec)
         except PanelError as exc:
@@ -204,8 +219,6 @@ class TorchValidationPanel(QWidget):
                 self._append_check_row(self._collector.checks[-1])
 
     def _append_check_row(self, data: dict[str, object]) -> None:
-        from rocmpanel.core.validation_store import CheckResult
-
         check = CheckResult.from_dict(data)
         self._add_row(check, None)
 
@@ -228,14 +241,12 @@ class TorchValidationPanel(QWidget):
         self.reload_history(select=run.id)
         self.show_run(run)
         counts = run.counts
-        self.ctx.notify(f"Validation: {counts['pass']} pass, {counts['fail']} fail, "
-                        f"{counts['skip']} skip.")  # fmt: skip
+        self.ctx.notify(
+            f"Validation: {counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip."
+        )
 
     # -- showing -----------------------------------------------------------------------
-    def _add_row(self, check: object, run: ValidationRun | None) -> None:
-        from rocmpanel.core.validation_store import CheckResult
-
-        assert isinstance(check, CheckResult)
+    def _add_row(self, check: CheckResult, run: ValidationRun | None) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
         status = QTableWidgetItem(STATUS_TEXT.get(check.status, check.status))
@@ -280,7 +291,8 @@ class TorchValidationPanel(QWidget):
             runs = []
             self.summary_label.setText(f"Could not read the run history: {exc}")
         for run in runs:
-            item = QListWidgetItem(run_title(run))
+            item = QListWidgetItem(short_title(run))
+            item.setToolTip(run_title(run))
             item.setData(Qt.ItemDataRole.UserRole, run.id)
             colour = {"pass": "#2e7d32", "fail": "#c62828"}.get(run.verdict, "#ef6c00")
             item.setForeground(QColor(colour))
@@ -334,8 +346,10 @@ class TorchValidationPanel(QWidget):
         if not path:
             return
         try:
-            write_atomic(__import__("pathlib").Path(path),
-                         to_markdown(run, self._overrides()).encode("utf-8"))  # fmt: skip
+            write_atomic(
+                __import__("pathlib").Path(path),
+                to_markdown(run, self._overrides()).encode("utf-8"),
+            )
         except PanelError as exc:
             QMessageBox.warning(self, "Export failed", str(exc))
             return

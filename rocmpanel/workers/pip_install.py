@@ -143,7 +143,6 @@ class PipProgress:
         self.fraction = RESOLVE_BAND[0]
         self.collected = 0
         self.current = ""
-        self.current_size: float | None = None
         self.largest = 0.0
         self.errors: list[str] = []
 
@@ -158,7 +157,9 @@ class PipProgress:
         if raw:
             done, total = int(raw.group(1)), max(1, int(raw.group(2)))
             step = f"Downloading {self.current}: {done / 1e6:.0f} of {total / 1e6:.0f} MB"
-            if total >= self.largest:
+            # The file the bar follows is the largest one (torch); sizes in pip's
+            # "Downloading" lines are rounded, hence the slack.
+            if total >= 0.9 * self.largest:
                 self._emit(_band(DOWNLOAD_BAND, done / total), step)
             else:
                 _wire.progress(self.fraction, step)

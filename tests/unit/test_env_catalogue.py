@@ -119,6 +119,7 @@ def test_override_on_windows_is_flagged() -> None:
         ("SOMETHING_ELSE", "a\nb", Status.INVALID),
         ("SOMETHING_ELSE", "$(rm -rf ~)", Status.INVALID),
         ("SOMETHING_ELSE", "`id`", Status.INVALID),
+        ("SOMETHING_ELSE", "a\ud800b", Status.INVALID),
         ("SOMETHING_ELSE", "x" * 40_000, Status.INVALID),
         ("1BAD", "x", Status.INVALID),
     ],

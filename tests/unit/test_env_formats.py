@@ -124,3 +124,16 @@ def test_path_list_helpers() -> None:
     assert env_plan.with_entry("/a", "/a", "linux") == "/a"
     assert env_plan.without_entry("C:\\a;C:\\b;C:\\a", "C:\\a", "windows") == "C:\\b"
     assert env_plan.list_entries("", "linux") == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(before=EXISTING, after=EXISTING, name=NAMES, value=VALUES)
+def test_environment_d_replaces_only_the_assignment_line(before, after, name, value):
+    assume(_clean(before, name) and _clean(after, name))
+    before = before + "\n" if before and not before.endswith("\n") else before
+    assume(not before.endswith("\\\n"))
+    text = before + f"{name}=old\n" + after
+    new = env_formats.render_environment_d(text, [(name, value)])
+    assert new == before + f"{name}={env_formats.quote_envd(value)}\n" + after
+    removed = env_formats.render_environment_d(text, [(name, None)])
+    assert removed == before + after

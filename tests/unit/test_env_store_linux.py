@@ -259,3 +259,17 @@ def test_factory_gives_linux_and_session_stores(tmp_path: Path) -> None:
     assert list(stores) == ["environment.d", "profile", "session"]
     assert stores["environment.d"].target().endswith(".config/environment.d/60-rocmpanel.conf")
     assert not stores["session"].persistent
+
+
+def test_unsaveable_undo_record_rolls_the_change_back(tmp_path, monkeypatch) -> None:
+    stores = _stores(tmp_path)
+    _put(stores["profile"].path, b"mine\n")
+
+    def broken(entry):
+        raise PanelError("Could not write env_undo.json: No space left on device.")
+
+    monkeypatch.setattr(env_journal, "push", broken)
+    with pytest.raises(PanelError, match="rolled back"):
+        _apply(stores, EnvChange("A", "1"))
+    assert stores["profile"].path.read_bytes() == b"mine\n"
+    assert not stores["environment.d"].path.exists()

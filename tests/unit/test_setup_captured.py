@@ -13,18 +13,28 @@ from rocmpanel.core.report import build_report
 from .test_setup_parsers import CIM, HIPINFO, ROCMINFO
 
 ROCM_SMI_6 = {
-    "card0": {"Device ID": "0x744c", "Card Series": "Navi 31 [Radeon RX 7900 XT/7900 XTX]",
-              "GFX Version": "gfx1100", "PCI Bus": "0000:03:00.0",
-              "VRAM Total Memory (B)": "25753026560"},
+    "card0": {
+        "Device ID": "0x744c",
+        "Card Series": "Navi 31 [Radeon RX 7900 XT/7900 XTX]",
+        "GFX Version": "gfx1100",
+        "PCI Bus": "0000:03:00.0",
+        "VRAM Total Memory (B)": "25753026560",
+    },
     "system": {"Driver version": "6.8.5"},
 }
 AMD_SMI_STATIC = [
-    {"gpu": 0,
-     "asic": {"market_name": "AMD Instinct MI300X", "vendor_id": "0x1002",
-              "device_id": "0x74a1", "target_graphics_version": "gfx942"},
-     "bus": {"bdf": "0000:05:00.0"},
-     "vram": {"type": "HBM", "size": {"value": 196592, "unit": "MB"}},
-     "driver": {"name": "amdgpu", "version": "6.10.5"}},
+    {
+        "gpu": 0,
+        "asic": {
+            "market_name": "AMD Instinct MI300X",
+            "vendor_id": "0x1002",
+            "device_id": "0x74a1",
+            "target_graphics_version": "gfx942",
+        },
+        "bus": {"bdf": "0000:05:00.0"},
+        "vram": {"type": "HBM", "size": {"value": 196592, "unit": "MB"}},
+        "driver": {"name": "amdgpu", "version": "6.10.5"},
+    },
 ]
 COLLECT_ENV = """\
 PyTorch version: 2.5.1+rocm6.2
@@ -52,8 +62,11 @@ HIP runtime version: 6.2.41133
         (COLLECT_ENV, CapturedKind.COLLECT_ENV),
         (HIPINFO, CapturedKind.HIPINFO),
         (CIM, CapturedKind.WINDOWS_CIM),
-        ("0b:00.0 Display controller [0380]: Advanced Micro Devices, Inc. [AMD/ATI] "
-         "Device [1002:740f] (rev 02)\n", CapturedKind.LSPCI),
+        (
+            "0b:00.0 Display controller [0380]: Advanced Micro Devices, Inc. [AMD/ATI] "
+            "Device [1002:740f] (rev 02)\n",
+            CapturedKind.LSPCI,
+        ),
     ],
 )
 def test_kinds(text: str, kind: CapturedKind) -> None:
@@ -64,7 +77,11 @@ def test_kinds(text: str, kind: CapturedKind) -> None:
 def test_rocm_smi_json_newer_keys() -> None:
     (gpu,) = analyse_texts([json.dumps(ROCM_SMI_6)]).system.gpus
     assert (gpu.gfx, gpu.pci_id, gpu.bdf, gpu.vram_bytes) == (
-        "gfx1100", "1002:744c", "0000:03:00.0", 25753026560)
+        "gfx1100",
+        "1002:744c",
+        "0000:03:00.0",
+        25753026560,
+    )
 
 
 def test_amd_smi_static_json() -> None:
@@ -100,7 +117,7 @@ def test_several_texts_of_one_machine_merge() -> None:
     assert len(same.system.gpus) == 2
 
 
-@pytest.mark.parametrize("text", ["", "hello world", "{\"a\": 1}", "Traceback (most recent"])
+@pytest.mark.parametrize("text", ["", "hello world", '{"a": 1}', "Traceback (most recent"])
 def test_unknown_text_is_a_clear_error(text: str) -> None:
     with pytest.raises(PanelError, match="not output rocmpanel recognises"):
         analyse_texts([text])

@@ -12,9 +12,15 @@ RX7900 = GpuInfo("Radeon RX 7900 XTX", gfx="gfx1100", pci_id="1002:744c", integr
 IGPU = GpuInfo("Raphael", gfx="gfx1036", pci_id="1002:164e", integrated=True)
 
 GOOD_HOST = HostFacts(
-    kfd_present=True, kfd_rw=True, render_nodes=("/dev/dri/renderD128",), render_rw=True,
-    user="alice", process_groups=frozenset({"alice", "render", "video"}),
-    member_groups=frozenset({"render", "video"}), amdgpu_loaded=True, rocm_installs=(),
+    kfd_present=True,
+    kfd_rw=True,
+    render_nodes=("/dev/dri/renderD128",),
+    render_rw=True,
+    user="alice",
+    process_groups=frozenset({"alice", "render", "video"}),
+    member_groups=frozenset({"render", "video"}),
+    amdgpu_loaded=True,
+    rocm_installs=(),
 )
 
 
@@ -47,8 +53,14 @@ def test_added_to_group_but_not_logged_in_again() -> None:
 
 
 def test_not_in_groups_at_all() -> None:
-    host = HostFacts(**{**GOOD_HOST.__dict__, "process_groups": frozenset({"alice"}),
-                        "member_groups": frozenset(), "kfd_rw": False})
+    host = HostFacts(
+        **{
+            **GOOD_HOST.__dict__,
+            "process_groups": frozenset({"alice"}),
+            "member_groups": frozenset(),
+            "kfd_rw": False,
+        }
+    )
     check = _checks([RX7900], host)["groups"]
     assert check.status is CheckStatus.FAIL and check.fix is not None
 
@@ -61,8 +73,10 @@ def test_override_needed_suggests_setting_it() -> None:
 
 
 def test_override_set_right_passes_and_wrong_value_warns() -> None:
-    assert _checks([RX6700], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})[
-        "hsa_override"].status is CheckStatus.PASS
+    assert (
+        _checks([RX6700], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})["hsa_override"].status
+        is CheckStatus.PASS
+    )
     wrong = _checks([RX6700], env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})["hsa_override"]
     assert wrong.status is CheckStatus.WARN and wrong.fix.value == "10.3.0"  # type: ignore[union-attr]
 
@@ -81,7 +95,8 @@ def test_override_empty_or_invalid_fails() -> None:
 
 def test_override_on_windows_is_pointless() -> None:
     check = _checks([RX6700], os_name="windows", env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})[
-        "hsa_override"]
+        "hsa_override"
+    ]
     assert check.status is CheckStatus.WARN and "no effect on Windows" in check.message
     assert "kfd_access" not in _checks([RX6700], os_name="windows")
 
@@ -108,10 +123,17 @@ def test_empty_rocr_visible_devices_fails() -> None:
 
 
 def _probe(**kw):
-    base = {"python_version": "3.12", "python_executable": "/x/python", "system": "Linux",
-            "torch_imported": True, "torch_version": "2.5.1+rocm6.2", "torch_hip": "6.2.41133",
-            "build": "rocm", "cuda_available": True,
-            "devices": [{"index": 0, "name": "Radeon RX 7900 XTX", "gfx": "gfx1100"}]}
+    base = {
+        "python_version": "3.12",
+        "python_executable": "/x/python",
+        "system": "Linux",
+        "torch_imported": True,
+        "torch_version": "2.5.1+rocm6.2",
+        "torch_hip": "6.2.41133",
+        "build": "rocm",
+        "cuda_available": True,
+        "devices": [{"index": 0, "name": "Radeon RX 7900 XTX", "gfx": "gfx1100"}],
+    }
     return ProbeReport.from_dict({**base, **kw})
 
 

@@ -73,7 +73,7 @@ def test_consumer_rdna2_card_is_limited_on_linux() -> None:
 
 def test_no_rocm_says_which_versions_would_work() -> None:
     verdict = _v("gfx1100", "linux", None)
-    assert verdict.reason.startswith("No ROCm found. ROCm 6.0 to 7.2 on Linux")
+    assert verdict.reason.startswith("No ROCm installed or stated. ROCm 6.0 to 7.2 on Linux")
     assert supporting_versions("gfx906", "linux") == ["5.7", "6.0", "6.1", "6.2"]
     assert "No ROCm release" in _v("gfx1010", "linux", None).reason
 
@@ -90,9 +90,10 @@ def _yaml(name: str):
 
 
 def test_every_data_entry_is_sourced() -> None:
-    for name, sections in (("compat.yaml", ("linux", "windows", "overrides",
-                                            "linux_unlisted_products")),
-                           ("pci_ids.yaml", ())):
+    for name, sections in (
+        ("compat.yaml", ("linux", "windows", "overrides", "linux_unlisted_products")),
+        ("pci_ids.yaml", ()),
+    ):
         data = _yaml(name)
         entries = [e for s in sections for e in data[s]]
         if name == "pci_ids.yaml":
@@ -105,8 +106,9 @@ def test_every_data_entry_is_sourced() -> None:
 
 
 def test_pci_table_covers_the_reference_matrix(shared_fixtures: Path) -> None:
-    reference = yaml.safe_load((shared_fixtures.parent / "reference/compat_matrix.yaml")
-                               .read_text())
+    reference = yaml.safe_load(
+        (shared_fixtures.parent / "reference/compat_matrix.yaml").read_text()
+    )
     table = load().pci
     for gpu in reference["gpus"]:
         for raw in gpu.get("pci_ids", []):

@@ -9,8 +9,15 @@ from rocmpanel.core.gfx import gfx_from_kfd, normalise_gfx, parse_override, same
 
 @pytest.mark.parametrize(
     ("kfd", "gfx"),
-    [(110000, "gfx1100"), (90010, "gfx90a"), (100301, "gfx1031"), (90012, "gfx90c"),
-     (110501, "gfx1151"), (90402, "gfx942"), (0, None)],
+    [
+        (110000, "gfx1100"),
+        (90010, "gfx90a"),
+        (100301, "gfx1031"),
+        (90012, "gfx90c"),
+        (110501, "gfx1151"),
+        (90402, "gfx942"),
+        (0, None),
+    ],
 )
 def test_kfd_version_to_name(kfd: int, gfx: str | None) -> None:
     assert gfx_from_kfd(kfd) == gfx
@@ -18,9 +25,14 @@ def test_kfd_version_to_name(kfd: int, gfx: str | None) -> None:
 
 @pytest.mark.parametrize(
     ("text", "gfx"),
-    [("gfx90a:sramecc+:xnack-", "gfx90a"), ("amdgcn-amd-amdhsa--gfx1100", "gfx1100"),
-     ("AMD Radeon RX 7900 XTX (gfx1100)", "gfx1100"), ("GFX1201", "gfx1201"), ("", None),
-     ("Radeon", None)],
+    [
+        ("gfx90a:sramecc+:xnack-", "gfx90a"),
+        ("amdgcn-amd-amdhsa--gfx1100", "gfx1100"),
+        ("AMD Radeon RX 7900 XTX (gfx1100)", "gfx1100"),
+        ("GFX1201", "gfx1201"),
+        ("", None),
+        ("Radeon", None),
+    ],
 )
 def test_normalise(text: str, gfx: str | None) -> None:
     assert normalise_gfx(text) == gfx

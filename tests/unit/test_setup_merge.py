@@ -12,12 +12,32 @@ from .test_setup_parsers import ROCMINFO
 
 def test_same_gpu_from_three_sources_merges_by_bdf() -> None:
     records = [
-        GpuInfo("", gfx="gfx1030", pci_id="1002:73BF", bdf="0000:0b:00.0", vram_bytes=1,
-                sources=("kfd",), kfd_node=1),
-        GpuInfo("AMD Radeon RX 6800 XT", gfx="gfx1030", pci_id="1002:73bf",
-                bdf="0000:0b:00.0", vram_bytes=2, sources=("rocminfo",), kfd_node=1),
-        GpuInfo("", pci_id="1002:73bf", bdf="0000:0B:00.0", vram_bytes=17163091968,
-                sources=("drm",), drm_card="card1"),
+        GpuInfo(
+            "",
+            gfx="gfx1030",
+            pci_id="1002:73BF",
+            bdf="0000:0b:00.0",
+            vram_bytes=1,
+            sources=("kfd",),
+            kfd_node=1,
+        ),
+        GpuInfo(
+            "AMD Radeon RX 6800 XT",
+            gfx="gfx1030",
+            pci_id="1002:73bf",
+            bdf="0000:0b:00.0",
+            vram_bytes=2,
+            sources=("rocminfo",),
+            kfd_node=1,
+        ),
+        GpuInfo(
+            "",
+            pci_id="1002:73bf",
+            bdf="0000:0B:00.0",
+            vram_bytes=17163091968,
+            sources=("drm",),
+            drm_card="card1",
+        ),
     ]
     (gpu,) = merge_gpus(records)
     assert gpu.name == "AMD Radeon RX 6800 XT"
@@ -29,10 +49,12 @@ def test_same_gpu_from_three_sources_merges_by_bdf() -> None:
 
 def test_two_identical_cards_stay_two() -> None:
     records = [
-        GpuInfo("MI25", gfx="gfx900", pci_id="1002:6860", bdf="0000:63:00.0",
-                sources=("rocminfo",)),
-        GpuInfo("MI25", gfx="gfx900", pci_id="1002:6860", bdf="0000:66:00.0",
-                sources=("rocminfo",)),
+        GpuInfo(
+            "MI25", gfx="gfx900", pci_id="1002:6860", bdf="0000:63:00.0", sources=("rocminfo",)
+        ),
+        GpuInfo(
+            "MI25", gfx="gfx900", pci_id="1002:6860", bdf="0000:66:00.0", sources=("rocminfo",)
+        ),
         GpuInfo("", pci_id="1002:6860", bdf="0000:66:00.0", sources=("drm",)),
     ]
     gpus = merge_gpus(records)
@@ -53,10 +75,10 @@ def test_unknown_device_keeps_what_is_known() -> None:
 
 def test_wsl_rocminfo_without_bdf_matches_by_pci_id() -> None:
     records = [
-        GpuInfo("AMD Radeon RX 7900 XTX", gfx="gfx1100", pci_id="1002:744c",
-                sources=("rocminfo",)),
-        GpuInfo("AMD Radeon RX 7900 XTX", pci_id="1002:744c", vram_bytes=25753026560,
-                sources=("cim",)),
+        GpuInfo("AMD Radeon RX 7900 XTX", gfx="gfx1100", pci_id="1002:744c", sources=("rocminfo",)),
+        GpuInfo(
+            "AMD Radeon RX 7900 XTX", pci_id="1002:744c", vram_bytes=25753026560, sources=("cim",)
+        ),
     ]
     (gpu,) = merge_gpus(records)
     assert gpu.vram_bytes == 25753026560
@@ -75,3 +97,13 @@ def test_detect_on_a_captured_tree_runs_nothing_live(tmp_path: Path) -> None:
     (gpu,) = system.gpus
     assert gpu.sources == ("rocminfo", "drm")
     assert gpu.vram_bytes == 17163091968
+
+
+def test_windows_detection_without_powershell_says_so(monkeypatch) -> None:
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("HIP_PATH", raising=False)
+    detection = detect(os_name="windows")
+    assert detection.system.os == "windows" and detection.system.gpus == ()
+    assert any("PowerShell was not found" in n for n in detection.system.notes)

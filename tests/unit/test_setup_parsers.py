@@ -191,12 +191,18 @@ def test_cim_listing_with_wrapped_values() -> None:
 
 def test_powershell_json_uses_registry_vram() -> None:
     payload = {
-        "controllers": {"Name": "AMD Radeon RX 7900 XTX", "AdapterRAM": 4293918720,
-                        "PNPDeviceID": "PCI\\VEN_1002&DEV_744C&SUBSYS_1&REV_C8\\1",
-                        "DriverVersion": "32.0.21013.1000"},
+        "controllers": {
+            "Name": "AMD Radeon RX 7900 XTX",
+            "AdapterRAM": 4293918720,
+            "PNPDeviceID": "PCI\\VEN_1002&DEV_744C&SUBSYS_1&REV_C8\\1",
+            "DriverVersion": "32.0.21013.1000",
+        },
         "registry": [
-            {"DriverDesc": "AMD Radeon RX 7900 XTX", "MatchingDeviceId": "pci\\ven_1002&dev_744c",
-             "HardwareInformation.qwMemorySize": 25753026560},
+            {
+                "DriverDesc": "AMD Radeon RX 7900 XTX",
+                "MatchingDeviceId": "pci\\ven_1002&dev_744c",
+                "HardwareInformation.qwMemorySize": 25753026560,
+            },
             {"DriverDesc": "Other", "MatchingDeviceId": None},
         ],
     }

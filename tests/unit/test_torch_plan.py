@@ -135,3 +135,25 @@ def test_every_builtin_row_is_sourced(manifest):
         assert all(key in manifest.sources for key in build.src), build.id
     for override in manifest.overrides.values():
         assert override.src and all(key in manifest.sources for key in override.src)
+
+
+def test_cli_plan_json(capsys):
+    from rocmpanel.cli import main
+
+    code = main(
+        ["torch", "plan", "--gfx", "gfx1100", "--os", "windows", "--python", "3.12", "--json"]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["supported"] is True
+    assert data["python_versions"] == ["3.12"] and "--find-links" in data["command"]
+    refused = main(["torch", "plan", "--gfx", "gfx1030", "--os", "windows", "--json"])
+    assert refused == 1 and json.loads(capsys.readouterr().out)["supported"] is False
+
+
+def test_cli_envs_and_history_when_empty(capsys):
+    from rocmpanel.cli import main
+
+    assert main(["torch", "envs"]) == 0
+    assert "No managed environments yet" in capsys.readouterr().out
+    assert main(["torch", "history"]) == 0
+    assert "No validation runs saved yet" in capsys.readouterr().out

@@ -245,6 +245,39 @@ def test_isolated_config_hides_pip_configuration(monkeypatch: pytest.MonkeyPatch
     ) == ["torch", "torchvision", "a"]
 
 
+def test_pip_output_becomes_monotonic_progress(monkeypatch: pytest.MonkeyPatch):
+    module = _load_worker()
+    events: list[tuple[float, str]] = []
+    monkeypatch.setattr(module._wire, "progress", lambda f, s="": events.append((f, s)))
+    tracker = module.PipProgress()
+    lines = [
+        "Looking in indexes: https://download.pytorch.org/whl/rocm7.2",
+        "Collecting torch==2.12.*",
+        "  Downloading https://download.pytorch.org/whl/rocm7.2/torch-2.12.0%2Brocm7.2-cp311-"
+        "cp311-manylinux_2_28_x86_64.whl (4512.3 MB)",
+        "Progress 1000000000 of 4512300000",
+        "Progress 4512300000 of 4512300000",
+        "Collecting filelock (from torch==2.12.*)",
+        "  Downloading filelock-3.20.0-py3-none-any.whl (16 kB)",
+        "Progress 16000 of 16000",
+        "Installing collected packages: filelock, torch",
+        "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
+    ]
+    logged = [line for line in lines if tracker.feed(line)]
+    assert not any(line.startswith("Progress") for line in logged)
+    fractions = [f for f, _ in events]
+    assert fractions == sorted(fractions)
+    steps = [s for _, s in events]
+    assert "Resolving torch==2.12.*" in steps
+    assert any(s.startswith("Downloading torch-2.12.0") and "(4512.3 MB)" in s for s in steps)
+    assert any("1000 of 4512 MB" in s for s in steps)
+    assert abs(fractions[steps.index(next(s for s in steps if "4512 of 4512" in s))] - 0.8) < 1e-9
+    assert steps[-1] == "Installing filelock, torch"
+    assert tracker.errors == [
+        "Could not install packages due to an OSError: [Errno 28] No space left on device"
+    ]
+
+
 def _worker_path() -> Path:
     from rocmpanel.workers import worker_script
 

@@ -1,0 +1,215 @@
+"""Chat overhead: the panel's worker protocol against a plain in-process ``model.generate``.
+
+In one run, the same model (a small LLaMA built from a config with random weights, or
+``--model DIR``), the same prompt and greedy decoding: tokens/s and time to first token
+(TTFT) measured in this process with a timestamp-only streamer, and through the chat
+worker (a child process, JSON lines over pipes) as the panel sees it: TTFT from sending
+``generate`` to the first token event, tokens/s from the first to the last token event.
+Runs alternate between the two; medians are printed, and as the last line the ratio of
+worker to raw tokens/s. Goals: ratio >= 0.97, TTFT overhead <= 30 ms.
+
+    python benchmarks/chat.py [--runs 5] [--tokens 128] [--precision fp32] [--device cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import queue
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from rocmpanel.core.chat_protocol import GenerateRequest, LoadRequest, Sampling  # noqa: E402
+from rocmpanel.core.memory_estimate import Precision  # noqa: E402
+from rocmpanel.jobs.process import JobProcess  # noqa: E402
+from rocmpanel.jobs.protocol import Result, Token, WorkerError  # noqa: E402
+from rocmpanel.jobs.spec import JobSpec, prepare  # noqa: E402
+
+MESSAGES = (("user", "Tell me how tokens stream into the chat window."),)
+SYSTEM = "You are a helpful assistant."
+
+
+def build_model(base: Path, hidden: int, layers: int) -> Path:
+    path = ROOT / "tests" / "tiny_llama.py"
+    spec = importlib.util.spec_from_file_location("tiny_llama", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Path(module.build_tiny_llama(base / "bench-llama", hidden_size=hidden, layers=layers))
+
+
+class RawModel:
+    """The same load and prompt as the worker, in this process."""
+
+    def __init__(self, folder: Path, precision: str, device: str) -> None:
+        import torch
+        import transformers
+
+        self.torch = torch
+        cuda = device != "cpu" and torch.cuda.is_available()
+        self.device = "cuda" if cuda else "cpu"
+        compute = torch.bfloat16 if not cuda or torch.cuda.is_bf16_supported() else torch.float16
+        kwargs: dict[str, Any] = {"use_safetensors": True}
+        if precision == "nf4":
+            kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
+                load_in_4bit=True,
+                bnb_4bit_quant_type="nf4",
+                bnb_4bit_compute_dtype=compute,
+                bnb_4bit_use_double_quant=True,
+            )
+            kwargs["dtype"] = compute
+        elif precision == "int8":
+            kwargs["quantization_config"] = transformers.BitsAndBytesConfig(load_in_8bit=True)
+            kwargs["dtype"] = torch.float16
+        else:
+            kwargs["dtype"] = {
+                "fp16": torch.float16,
+                "bf16": torch.bfloat16,
+                "fp32": torch.float32,
+            }[precision]
+        kwargs["device_map"] = {"": 0} if cuda else "cpu"
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+        self.model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
+        self.model.eval()
+        chat = [{"role": "system", "content": SYSTEM}]
+        chat += [{"role": r, "content": c} for r, c in MESSAGES]
+        encoded = self.tokenizer.apply_chat_template(
+            chat, add_generation_prompt=True, return_dict=True, return_tensors="pt"
+        )
+        self.inputs = {k: v.to(self.model.device) for k, v in encoded.items()}
+
+    def run(self, tokens: int) -> tuple[float, float, int]:
+        """(TTFT s, tokens/s after the first, new tokens) of one greedy generate."""
+        from transformers.generation.streamers import BaseStreamer
+
+        stamps: list[float] = []
+
+        class Clock(BaseStreamer):
+            prompt_seen = False
+
+            def put(self, value: Any) -> None:
+                if not self.prompt_seen:
+                    self.prompt_seen = True
+                    return
+                stamps.append(time.perf_counter())
+
+            def end(self) -> None:
+                pass
+
+        started = time.perf_counter()
+        with self.torch.inference_mode():
+            self.model.generate(
+                **self.inputs,
+                max_new_tokens=tokens,
+                do_sample=False,
+                repetition_penalty=1.0,
+                streamer=Clock(),
+                pad_token_id=self.tokenizer.pad_token_id,
+            )
+        return _figures(started, stamps, len(stamps))
+
+
+def _figures(started: float, stamps: list[float], new_tokens: int) -> tuple[float, float, int]:
+    ttft = stamps[0] - started
+    span = stamps[-1] - stamps[0]
+    speed = (new_tokens - 1) / span if new_tokens > 1 and span > 0 else float("nan")
+    return ttft, speed, new_tokens
+
+
+class WorkerModel:
+    """The chat worker as the panel drives it."""
+
+    def __init__(self, folder: Path, precision: str, device: str) -> None:
+        self.events: queue.Queue[Any] = queue.Queue()
+        spec = JobSpec("chat-bench", "chat", interactive=True)
+        self.job = JobProcess(prepare(spec), self._on_event, self.events.put)
+        self.job.start()
+        load = LoadRequest(str(folder), Precision(precision), device, 4096)
+        self.job.send(load.op, **load.fields())
+        answer = self.events.get(timeout=600)
+        if not isinstance(answer, Result):
+            raise SystemExit(f"the worker could not load the model: {answer}")
+        self.loaded = answer.data
+        self.request = 0
+
+    def _on_event(self, event: Any) -> None:
+        if isinstance(event, Token):
+            self.events.put((time.perf_counter(), event))
+        elif isinstance(event, (Result, WorkerError)):
+            self.events.put(event)
+
+    def run(self, tokens: int) -> tuple[float, float, int]:
+        self.request += 1
+        request = GenerateRequest(
+            self.request,
+            MESSAGES,
+            SYSTEM,
+            Sampling(temperature=0.0, repetition_penalty=1.0, max_new_tokens=tokens),
+        )
+        stamps: list[float] = []
+        started = time.perf_counter()
+        self.job.send(request.op, **request.fields())
+        while True:
+            event = self.events.get(timeout=600)
+            if isinstance(event, tuple):
+                stamps.append(event[0])
+            elif isinstance(event, Result):
+                return _figures(started, stamps, int(event.data["new_tokens"]))
+            else:
+                raise SystemExit(f"the worker failed: {event}")
+
+    def close(self) -> None:
+        self.job.send("exit")
+        if self.job.wait(30) is None:
+            self.job.cancel()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--model", type=Path, default=None, help="model folder (default: build)")
+    parser.add_argument("--hidden", type=int, default=256, help="hidden size of the built model")
+    parser.add_argument("--layers", type=int, default=4, help="layers of the built model")
+    parser.add_argument("--precision", default="fp32", choices=[p.value for p in Precision])
+    parser.add_argument("--device", default="cpu", choices=("auto", "cuda", "cpu"))
+    parser.add_argument("--tokens", type=int, default=128)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.model or build_model(Path(tmp), args.hidden, args.layers)
+        worker = WorkerModel(folder, args.precision, args.device)
+        raw = RawModel(folder, args.precision, args.device)
+        try:
+            raw.run(8)  # warm-up: first-call allocations and kernel selection
+            worker.run(8)
+            raw_runs, worker_runs = [], []
+            for _ in range(args.runs):
+                raw_runs.append(raw.run(args.tokens))
+                worker_runs.append(worker.run(args.tokens))
+        finally:
+            worker.close()
+    raw_ttft = statistics.median(r[0] for r in raw_runs) * 1000
+    raw_speed = statistics.median(r[1] for r in raw_runs)
+    w_ttft = statistics.median(r[0] for r in worker_runs) * 1000
+    w_speed = statistics.median(r[1] for r in worker_runs)
+    loaded = worker.loaded
+    print(
+        f"model {folder.name}: {loaded.get('parameters')} parameters, {args.precision} on "
+        f"{loaded.get('device_name')}, {args.tokens} new tokens, median of {args.runs} runs"
+    )
+    print(f"raw model.generate  {raw_speed:8.1f} tok/s  TTFT {raw_ttft:7.1f} ms")
+    print(f"chat worker         {w_speed:8.1f} tok/s  TTFT {w_ttft:7.1f} ms")
+    print(f"TTFT overhead {w_ttft - raw_ttft:.1f} ms (goal <= 30 ms); goal: ratio >= 0.97")
+    print(f"ratio {w_speed / raw_speed:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""The Chat tab with a real chat worker and a tiny LLaMA: stream, stop, persist, crash."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from PySide6.QtCore import Qt
+
+from rocmpanel.core.chat_store import ChatStore
+from rocmpanel.core.memory_estimate import Precision
+from rocmpanel.core.settings import Settings
+from rocmpanel.jobs.runner import JobManager
+from rocmpanel.ui.chat_view import ChatInput, render_message_html
+from rocmpanel.ui.context import AppContext
+
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
+LOAD_MS = 120_000
+
+
+def tiny_llama() -> ModuleType:
+    """tests/tiny_llama.py, loaded once by path (tests/ is not a package)."""
+    name = "rocmpanel_tests_tiny_llama"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "tiny_llama.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    return tiny_llama().cached_tiny_llama(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture
+def make_tab(qtbot):
+    from rocmpanel.ui.chat_tab import ChatTab
+
+    tabs = []
+    messages: list[str] = []
+
+    def make():
+        ctx = AppContext(Settings.load(), JobManager(grace_s=1.0), messages.append)
+        tab = ChatTab(ctx)
+        qtbot.addWidget(tab)
+        tab.resize(1200, 800)
+        tab.show()
+        tabs.append(tab)
+        return tab
+
+    yield make
+    for tab in tabs:
+        tab.shutdown()
+
+
+def load(qtbot, tab, model: Path, precision: Precision = Precision.FP32) -> None:
+    panel = tab.model_panel
+    panel.set_folder(str(model))
+    panel.set_precision(precision)
+    panel.device_combo.setCurrentIndex(panel.device_combo.findData("cpu"))
+    panel.temperature_spin.setValue(0.0)
+    panel.max_new_spin.setValue(16)
+    assert panel.check is not None and panel.check.ok, panel.check
+    assert panel.load_button.isEnabled()
+    qtbot.mouseClick(panel.load_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=LOAD_MS)
+    assert tab.loaded.precision == precision.value
+
+
+def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path) -> None:
+    tab = make_tab()
+    load(qtbot, tab, tiny_model)
+    # The check and the memory estimate were shown before loading.
+    assert "LlamaForCausalLM" in tab.model_panel.check_label.text()
+    assert "RAM is free" in tab.model_panel.check_label.text()
+    batches: list[int] = []
+    tab.job.tokens_received.connect(lambda tokens: batches.append(len(tokens)))
+    tab.input.setPlainText("Hello there")
+    qtbot.keyClick(tab.input, Qt.Key.Key_Return)
+    assert tab.generating
+    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    assert batches, "no tokens were streamed"
+    reply = tab.view.last()
+    assert reply is not None and reply.role == "assistant" and reply.text
+    assert "tok/s" in reply.figures_label.text()
+    assert tab.input.toPlainText() == ""
+    assert tab.history == [("user", "Hello there"), ("assistant", reply.text)]
+
+    # Regenerate replaces the reply (greedy: the same text again).
+    first_text = reply.text
+    qtbot.mouseClick(tab.regenerate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    assert len(tab.view.widgets) == 2 and tab.view.last().text == first_text
+
+    # Persisted: a fresh store and a fresh tab see the same conversation.
+    conversation_id = tab.conversation_id
+    saved = ChatStore().get(conversation_id)
+    assert [(m.role, m.content) for m in saved.messages] == tab.history
+    assert saved.messages[1].figures is not None and saved.messages[1].figures.new_tokens
+    other = make_tab()
+    assert other.conversations.list.count() == 1
+    other.open_conversation(conversation_id)
+    assert [w.text for w in other.view.widgets] == ["Hello there", first_text]
+    assert other.model_panel.recent_combo.count() == 1
+
+    # Edit the last message: it comes back into the box and leaves the conversation.
+    qtbot.mouseClick(tab.edit_button, Qt.MouseButton.LeftButton)
+    assert tab.input.toPlainText() == "Hello there"
+    assert tab.history == [] and tab.view.widgets == []
+    assert ChatStore().get(conversation_id).messages == ()
+
+
+def test_stop_button_and_a_killed_worker(qtbot, make_tab, tiny_model: Path) -> None:
+    tab = make_tab()
+    load(qtbot, tab, tiny_model)
+    tab.model_panel.max_new_spin.setValue(3000)
+    tab.model_panel.temperature_spin.setValue(1.0)
+    tab.send_message("Tell me a long story")
+    qtbot.waitUntil(lambda: bool(tab.view.last().text), timeout=LOAD_MS)
+    assert tab.stop_button.isEnabled()
+    qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    assert "stopped" in tab.view.last().figures_label.text()
+
+    # Kill the worker mid-reply: the tab says so and offers a smaller setting.
+    tab.send_message("Another long one")
+    qtbot.waitUntil(lambda: bool(tab.view.last().text), timeout=LOAD_MS)
+    os.kill(tab.job.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: tab.banner.isVisible(), timeout=LOAD_MS)
+    assert "killed by SIGKILL" in tab.banner_label.text()
+    assert tab.loaded is None and not tab.generating and not tab.send_button.isEnabled()
+    assert tab.reload_smaller_button.isVisible()
+    assert "bf16" in tab.reload_smaller_button.text()
+    qtbot.mouseClick(tab.reload_smaller_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=LOAD_MS)
+    assert tab.loaded.precision == "bf16"
+
+
+def test_enter_sends_and_shift_enter_adds_a_line(qtbot) -> None:
+    box = ChatInput()
+    qtbot.addWidget(box)
+    sent: list[str] = []
+    box.submitted.connect(sent.append)
+    qtbot.keyClicks(box, "one")
+    qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(box, "two")
+    assert sent == [] and box.toPlainText() == "one\ntwo"
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert sent == ["one\ntwo"]
+
+
+def test_code_blocks_render_as_monospace_and_escaped() -> None:
+    html = render_message_html("Use `x<y`:\n```python\nif a < b:\n    pass\n```\nDone")
+    assert "<pre" in html and "monospace" in html
+    assert "if a &lt; b:\n    pass" in html
+    assert "x&lt;y" in html and "Done" in html
+    # An unfinished fence (mid-stream) is still shown as code.
+    assert "<pre" in render_message_html("```\nprint(1)")
+
+
+def test_export_writes_markdown_and_json(qtbot, make_tab, tmp_path: Path) -> None:
+    store = ChatStore()
+    cid = store.create("Exported")
+    store.add_message(cid, "user", "hi")
+    tab = make_tab()
+    tab.conversations.refresh()
+    tab.conversations.export_to(cid, tmp_path / "c.md")
+    tab.conversations.export_to(cid, tmp_path / "c.json")
+    assert (tmp_path / "c.md").read_text().startswith("# Exported")
+    assert json.loads((tmp_path / "c.json").read_text())["messages"][0]["content"] == "hi"
+    tab.conversations.search_edit.setText("zzz")
+    qtbot.waitUntil(lambda: tab.conversations.list.count() == 0)
