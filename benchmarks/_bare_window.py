@@ -13,6 +13,8 @@ import pyqtgraph  # noqa: F401  (imported on purpose: the panel imports it too)
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget
 
+from rocmpanel.app import process_age_ms  # the same clock as the smoke test
+
 app = QApplication(sys.argv[:1])
 window = QMainWindow()
 window.setCentralWidget(QTabWidget())
@@ -23,13 +25,13 @@ painted = []
 class Watcher(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and not painted:
-            painted.append(1)
+            painted.append(process_age_ms())
             QTimer.singleShot(0, finish)
         return False
 
 
 def finish():
-    print(json.dumps({"first_paint_ms": 0, "tabs": []}), flush=True)
+    print(json.dumps({"first_paint_ms": round(painted[0], 1), "tabs": []}), flush=True)
     app.exit(0)
 
 

@@ -1,8 +1,10 @@
 """Start-up time of ``rocmpanel --smoke-test`` against a bare PySide6 + pyqtgraph window.
 
-Both are started alternately, several times each, in this one run; each time is the wall
-clock from process start to its JSON line after the first paint (interpreter start
-included). Prints the medians and, as the last line, their ratio. Goal: ratio <= 1.2.
+Both are started alternately, several times each, in this one run. Each reports the time
+from its process's start (interpreter start-up included, read from the kernel's process
+start time) to its first paint event. Prints the medians and, as the last line, their
+ratio. Goal: ratio <= 1.2. The wall time to the smoke test's JSON line is printed too; it
+also includes building the tabs that are not shown, which happens after the first paint.
 
     python benchmarks/startup.py [--runs N]
 """
@@ -22,17 +24,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def time_to_first_paint(argv: list[str], env: dict[str, str]) -> float:
+def time_to_first_paint(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(first paint ms as the process reports it, wall ms until its JSON line)."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
-    elapsed = (time.perf_counter() - started) * 1000.0
+    wall = (time.perf_counter() - started) * 1000.0
     _out, err = proc.communicate(timeout=60)
     if proc.returncode != 0 or not line.startswith(b"{"):
         raise SystemExit(f"{argv} failed ({proc.returncode}): {line!r} {err.decode()[-2000:]}")
-    json.loads(line)
-    return elapsed
+    return float(json.loads(line)["first_paint_ms"]), wall
 
 
 def main() -> None:
@@ -49,12 +51,17 @@ def main() -> None:
         time_to_first_paint(bare, env)
         panel_ms: list[float] = []
         bare_ms: list[float] = []
+        panel_wall: list[float] = []
         for _ in range(args.runs):
-            panel_ms.append(time_to_first_paint(panel, env))
-            bare_ms.append(time_to_first_paint(bare, env))
+            paint, wall = time_to_first_paint(panel, env)
+            panel_ms.append(paint)
+            panel_wall.append(wall)
+            bare_ms.append(time_to_first_paint(bare, env)[0])
     p, b = statistics.median(panel_ms), statistics.median(bare_ms)
-    print(f"rocmpanel --smoke-test  median {p:7.1f} ms  runs {[round(x) for x in panel_ms]}")
-    print(f"bare PySide6+pyqtgraph  median {b:7.1f} ms  runs {[round(x) for x in bare_ms]}")
+    print(f"rocmpanel --smoke-test  first paint median {p:7.1f} ms  runs {panel_ms}")
+    print(f"bare PySide6+pyqtgraph  first paint median {b:7.1f} ms  runs {bare_ms}")
+    wall = statistics.median(panel_wall)
+    print(f"rocmpanel with every tab built (wall, to its JSON line) median {wall:.0f} ms")
     print("goal: ratio <= 1.2")
     print(f"ratio {p / b:.2f}")
 

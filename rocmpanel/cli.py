@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from rocmpanel import __version__
 
 # Subcommand modules under rocmpanel.commands, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("probe", "telemetry", "chat", "env", "doctor", "torch")
+COMMANDS: tuple[str, ...] = ("doctor", "env", "telemetry", "torch", "chat", "probe")
 
 
 def build_parser() -> argparse.ArgumentParser:

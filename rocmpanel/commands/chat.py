@@ -27,7 +27,8 @@ def register(subparsers: Any) -> None:
         "--precision",
         choices=PRECISION_CHOICES,
         default=None,
-        help="weights in memory (default: nf4 on a GPU, bf16 on the CPU)",
+        help="weights in memory (default: nf4 on an AMD GPU, else bf16); on the CPU "
+        "bf16/fp32 work, and nf4/int8 through bitsandbytes' CPU kernels",
     )
     parser.add_argument("--prompt", default=None, help="answer this once and exit")
     parser.add_argument("--max-new-tokens", type=int, default=None, metavar="N")
@@ -90,9 +91,12 @@ class _Session:
             return None
 
 
-def _precheck(args: argparse.Namespace, device: str) -> tuple[bool, str]:
+def _precheck(
+    args: argparse.Namespace, device: str, precision: Any, context: int
+) -> tuple[bool, str]:
+    """Check the folder and warn when the estimate says it will not fit."""
     from rocmpanel.core.errors import PanelError
-    from rocmpanel.core.memory_estimate import Fit, Precision, estimate_for, judge_device
+    from rocmpanel.core.memory_estimate import Fit, estimate_for, judge_device
     from rocmpanel.core.model_check import check_model
 
     try:
@@ -103,15 +107,12 @@ def _precheck(args: argparse.Namespace, device: str) -> tuple[bool, str]:
         print(f"rocmpanel chat: warning: {warning}", file=sys.stderr)
     if not check.ok:
         return False, " ".join(check.problems)
-    if args.precision:
-        where = "cpu" if device == "cpu" else "gpu"
-        estimate = estimate_for(
-            check, Precision(args.precision), args.context or 4096, device=where
-        )
-        if estimate is not None:
-            verdict = judge_device(estimate, where)
-            if verdict.fit is Fit.WONT_FIT:
-                print(f"rocmpanel chat: warning: {verdict.message}", file=sys.stderr)
+    where = "cpu" if device == "cpu" else "gpu"
+    estimate = estimate_for(check, precision, context, device=where)
+    if estimate is not None:
+        verdict = judge_device(estimate, where)
+        if verdict.fit is Fit.WONT_FIT:
+            print(f"rocmpanel chat: warning: {verdict.message}", file=sys.stderr)
     return True, ""
 
 
@@ -124,13 +125,17 @@ def run(args: argparse.Namespace) -> int:
         Sampling,
     )
     from rocmpanel.core.errors import PanelError
-    from rocmpanel.core.memory_estimate import Precision
+    from rocmpanel.core.memory_estimate import Precision, read_amd_vram
     from rocmpanel.core.settings import Settings
     from rocmpanel.jobs.protocol import Result, WorkerError
 
     settings = Settings.load()
     device = args.device or str(settings.get("chat_device"))
-    ok, why = _precheck(args, device)
+    precision = Precision(
+        args.precision or ("nf4" if device != "cpu" and read_amd_vram() else "bf16")
+    )
+    context = args.context or int(settings.get("chat_context_length"))
+    ok, why = _precheck(args, device, precision, context)
     if not ok:
         print(f"rocmpanel chat: {why}", file=sys.stderr)
         return 2
@@ -157,13 +162,11 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"the chat worker stopped: {event}" if event else "no answer in time")
         return event.data
 
-    # No precision given: the worker decides from the device it finds (NF4 on a GPU).
-    precision = args.precision or ("bf16" if device == "cpu" else "nf4")
     load = LoadRequest(
         path=args.model,
-        precision=Precision(precision),
+        precision=precision,
         device=device,
-        context_length=args.context or int(settings.get("chat_context_length")),
+        context_length=context,
         trust_remote_code=args.trust_remote_code,
     )
     session.job.send(load.op, **load.fields())

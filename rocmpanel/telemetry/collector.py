@@ -15,6 +15,7 @@ from pathlib import Path
 from rocmpanel.telemetry.amdsmi_source import AmdSmiSource
 from rocmpanel.telemetry.fdinfo_source import FdinfoScanner
 from rocmpanel.telemetry.host_source import HostSource
+from rocmpanel.telemetry.pdh_source import MIN_INTERVAL_S as PDH_MIN_INTERVAL_S
 from rocmpanel.telemetry.pdh_source import PdhSource
 from rocmpanel.telemetry.sample import GpuIdentity, GpuSample, ProcessSample, Sample
 from rocmpanel.telemetry.sysfs_source import SysfsGpu, discover_gpus
@@ -41,6 +42,8 @@ class TelemetryCollector:
         self.sysfs_gpus: list[SysfsGpu] = []
         self._amdsmi: AmdSmiSource | None = None
         self._pdh: PdhSource | None = None
+        self._pdh_gpus: tuple[GpuSample, ...] = ()
+        self._pdh_at: float | None = None
         if sys.platform == "win32" and allow_fallbacks:
             try:
                 self._pdh = PdhSource()
@@ -67,7 +70,12 @@ class TelemetryCollector:
 
     def read_gpus(self) -> tuple[GpuSample, ...]:
         if self._pdh is not None:
-            return tuple(self._pdh.read())
+            # PDH rates are only meaningful over >= 1 s: reuse the last reading in between.
+            now = time.monotonic()
+            if self._pdh_at is None or now - self._pdh_at >= PDH_MIN_INTERVAL_S:
+                self._pdh_gpus = tuple(self._pdh.read())
+                self._pdh_at = now
+            return self._pdh_gpus
         if self._amdsmi is not None:
             return tuple(self._amdsmi.read())
         return tuple(gpu.read() for gpu in self.sysfs_gpus)

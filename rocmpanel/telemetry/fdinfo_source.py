@@ -7,9 +7,10 @@ by (pdev, client-id), for the lowest pid that holds them. ROCm compute queues do
 in fdinfo engines, so ``/sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>`` adds their VRAM.
 Processes of other users are skipped without a word (their fdinfo is not ours to read).
 
-Which fds of a process are DRM files is found by ``readlink`` and remembered; the full fd
-listing is redone every ``rescan_s`` seconds and for new processes, so a steady tick only
-reads the fdinfo files that matter.
+Which fds of a process are DRM files is found by ``readlink`` and remembered; each
+process's fd listing is redone every ``rescan_s`` seconds (staggered, so a sixteenth of
+the processes per slice of the period) and at once for new processes, so a steady tick
+reads only the fdinfo files that matter.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocmpanel.telemetry.kfd_topology import read_kfd_topology
 from rocmpanel.telemetry.sample import ProcessSample
-from rocmpanel.telemetry.sysfs_source import read_kfd_topology, read_number, read_raw
+from rocmpanel.telemetry.sysfs_read import read_number, read_raw
 
 _UNITS = {"": 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 _DRM_PREFIXES = ("/dev/dri/renderD", "/dev/dri/card")
@@ -130,19 +132,24 @@ class FdinfoScanner:
             return False
 
     def _drm_fds(self, pid_dir: str) -> list[str]:
-        fd_dir = pid_dir + "/fd"
+        # readlink relative to an open fd/ directory: no path walk per descriptor.
         try:
-            names = os.listdir(fd_dir)
+            dir_fd = os.open(pid_dir + "/fd", os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             return []
         found = []
-        for name in names:
-            try:
-                target = os.readlink(f"{fd_dir}/{name}")
-            except OSError:
-                continue
-            if target.startswith(_DRM_PREFIXES):
-                found.append(name)
+        try:
+            for name in os.listdir(dir_fd):
+                try:
+                    target = os.readlink(name, dir_fd=dir_fd)
+                except OSError:
+                    continue
+                if target.startswith(_DRM_PREFIXES):
+                    found.append(name)
+        except OSError:
+            return []
+        finally:
+            os.close(dir_fd)
         return found
 
     def _pids(self) -> list[int]:
@@ -171,7 +178,11 @@ class FdinfoScanner:
             if known is None or now - known.listed_at >= self.rescan_s:
                 if not self._owned(pid_dir):
                     continue
-                known = _Known(self._drm_fds(pid_dir), now)
+                listed_at = now
+                if known is None:
+                    # Spread later rescans over the period instead of all in one tick.
+                    listed_at -= (pid % 16) * self.rescan_s / 16
+                known = _Known(self._drm_fds(pid_dir), listed_at)
                 self._known[pid] = known
             for fd in known.drm_fds:
                 text = read_raw(f"{pid_dir}/fdinfo/{fd}")

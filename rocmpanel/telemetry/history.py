@@ -168,6 +168,8 @@ class SeriesHistory:
     def _gather(
         self, times: FloatArray, values: npt.NDArray[np.float32], parts: list[tuple[int, int]]
     ) -> tuple[FloatArray, npt.NDArray[np.float32]]:
+        if not parts:
+            return np.empty(0), np.empty((0, values.shape[1]), dtype=np.float32)
         if len(parts) == 1:
             a, b = parts[0]
             return times[a:b], values[a:b]

@@ -9,52 +9,23 @@ figure ``None`` for that tick. ``pcie_bw`` is never read: it blocks about a seco
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from rocmpanel.core import compat_data
+from rocmpanel.core.compat_data import PciEntry
+from rocmpanel.telemetry.kfd_topology import read_kfd_topology
 from rocmpanel.telemetry.sample import TEMP_SENSORS, GpuIdentity, GpuSample
+from rocmpanel.telemetry.sysfs_read import read_number, read_raw
+
+log = logging.getLogger(__name__)
 
 AMD_VENDOR = "1002"
 _CARD = re.compile(r"card(\d+)$")
 _DPM_LEVEL = re.compile(r"^\s*\d+:\s*(\d+)\s*[Mm][Hh]z\s*\*")
-# Values firmware uses for "no reading", before and after sysfs scaling.
-_SENTINELS = frozenset({0xFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
-
-
-def read_raw(path: str) -> str | None:
-    """The file's stripped text (NULs removed), or None on any OS error or empty file."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, 8192)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    # Padding NULs run to the end of the page: cut there (bytes.replace is 50x slower).
-    end = data.find(b"\0")
-    text = (data if end < 0 else data[:end]).decode("ascii", errors="replace").strip()
-    return text or None
-
-
-def read_number(path: str | None, scale: int = 1) -> int | None:
-    """An integer file, or None when unreadable, not a number, or a 0xFFFF-style sentinel."""
-    if path is None:
-        return None
-    text = read_raw(path)
-    if text is None:
-        return None
-    try:
-        value = int(text.split()[0])
-    except ValueError:
-        return None
-    if value in _SENTINELS or (scale > 1 and value % scale == 0 and value // scale in _SENTINELS):
-        return None
-    return value
 
 
 def _percent(path: str | None) -> float | None:
@@ -89,61 +60,6 @@ def parse_uevent(text: str | None) -> dict[str, str]:
         key, sep, value = line.partition("=")
         if sep:
             result[key.strip()] = value.strip()
-    return result
-
-
-def gfx_name(target_version: int) -> str | None:
-    """KFD ``gfx_target_version`` (MMmmss decimal) to an LLVM target: 110000 → gfx1100."""
-    if target_version <= 0:
-        return None
-    major, minor, step = (
-        target_version // 10000,
-        (target_version // 100) % 100,
-        target_version % 100,
-    )
-    return f"gfx{major}{minor:x}{step:x}"
-
-
-@dataclass(frozen=True)
-class KfdNode:
-    """A GPU node of the KFD topology: its gpu_id (names kfd/proc/<pid>/vram_<gpu_id>)."""
-
-    gpu_id: int
-    pci_slot: str | None
-    gfx: str | None
-
-
-def read_kfd_topology(sysfs_root: Path) -> list[KfdNode]:
-    """GPU nodes under class/kfd/kfd/topology/nodes (CPU nodes, simd_count 0, are left out)."""
-    nodes_dir = sysfs_root / "class" / "kfd" / "kfd" / "topology" / "nodes"
-    try:
-        entries = sorted(os.listdir(nodes_dir))
-    except OSError:
-        return []
-    nodes: list[KfdNode] = []
-    for entry in entries:
-        props = parse_properties(read_raw(str(nodes_dir / entry / "properties")))
-        gpu_id = read_number(str(nodes_dir / entry / "gpu_id"))
-        if not gpu_id or props.get("simd_count", 0) == 0:
-            continue
-        slot = None
-        if "location_id" in props:
-            loc, domain = props["location_id"], props.get("domain", 0)
-            slot = f"{domain:04x}:{loc >> 8:02x}:{(loc >> 3) & 0x1F:02x}.{loc & 0x7:x}"
-        nodes.append(KfdNode(gpu_id, slot, gfx_name(props.get("gfx_target_version", 0))))
-    return nodes
-
-
-def parse_properties(text: str | None) -> dict[str, int]:
-    """A KFD ``properties`` file: "name value" integer lines."""
-    result: dict[str, int] = {}
-    for line in (text or "").splitlines():
-        parts = line.split()
-        if len(parts) == 2:
-            try:
-                result[parts[0]] = int(parts[1])
-            except ValueError:
-                continue
     return result
 
 
@@ -293,6 +209,7 @@ class SysfsGpu:
     def read(self) -> GpuSample:
         f = self.files
         lim = self._limits
+        asleep = self.is_asleep()  # first: nothing below may wake a suspended GPU
         if lim.vram_total is None:
             lim.vram_total = read_number(f.vram_total)
         if lim.vis_vram_total is None:
@@ -313,7 +230,7 @@ class SysfsGpu:
             crit_junction_c=crit.get("junction"),
             crit_mem_c=crit.get("mem"),
         )
-        if self.is_asleep():
+        if asleep:
             return base
         if not lim.crit_read:
             self._read_crit()
@@ -367,6 +284,15 @@ def _natural(name: str) -> int:
     return int(match.group(1)) if match else 1 << 30
 
 
+def _pci_entry(pci_id: str | None) -> PciEntry | None:
+    """The project's PCI-id table entry (family name, gfx target), when the data loads."""
+    try:
+        return compat_data.load().pci_entry(pci_id)
+    except Exception:  # a broken data file must not stop telemetry
+        log.warning("resources/pci_ids.yaml could not be read", exc_info=True)
+        return None
+
+
 def identify(card: str, device: Path, sysfs_root: Path) -> GpuIdentity | None:
     """The identity of an AMD GPU's device directory, or None when it is not AMD's."""
     uevent = parse_uevent(read_raw(str(device / "uevent")))
@@ -375,12 +301,18 @@ def identify(card: str, device: Path, sysfs_root: Path) -> GpuIdentity | None:
         vendor = (read_raw(str(device / "vendor")) or "").lower().removeprefix("0x")
         dev_id = (read_raw(str(device / "device")) or "").lower().removeprefix("0x")
         pci_id = f"{vendor}:{dev_id}" if vendor and dev_id else None
-    if uevent.get("DRIVER") != "amdgpu" and not (pci_id or "").startswith(AMD_VENDOR + ":"):
+    driver = uevent.get("DRIVER")
+    if driver is not None and driver != "amdgpu":  # radeon, vfio-pci, other vendors
+        return None
+    if driver is None and not (pci_id or "").startswith(AMD_VENDOR + ":"):
         return None
     slot = uevent.get("PCI_SLOT_NAME") or None
     product = read_raw(str(device / "product_name"))
-    name = product or (f"AMD GPU {pci_id}" if pci_id else f"AMD GPU ({card})")
+    known = _pci_entry(pci_id)
+    name = product or (known.name if known else None)
+    name = name or (f"AMD GPU {pci_id}" if pci_id else f"AMD GPU ({card})")
     gfx = next((n.gfx for n in read_kfd_topology(sysfs_root) if slot and n.pci_slot == slot), None)
+    gfx = gfx or (known.gfx if known else None)
     return GpuIdentity(
         key=slot or card, card=card, pci_slot=slot, pci_id=pci_id, name=name, gfx=gfx
     )

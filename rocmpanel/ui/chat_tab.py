@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import time
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -37,19 +36,49 @@ from rocmpanel.core.chat_protocol import (
 )
 from rocmpanel.core.chat_store import ChatStore, title_from
 from rocmpanel.core.errors import PanelError
-from rocmpanel.core.memory_estimate import Fit, read_amd_vram
-from rocmpanel.core.model_check import format_bytes
-from rocmpanel.jobs.process import JobOutcome
+from rocmpanel.core.memory_estimate import Fit
+from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.protocol import Progress, Result, Token, WorkerError
 from rocmpanel.jobs.runner import Job
 from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.ui.chat_figures import LiveFigures, worker_memory_text
 from rocmpanel.ui.chat_history import ConversationList
 from rocmpanel.ui.chat_view import ChatInput, ChatView
 from rocmpanel.ui.context import AppContext
 from rocmpanel.ui.model_panel import ModelPanel
 
-LIVE_INTERVAL_MS = 250
 EXIT_WAIT_S = 3.0
+
+
+def _token_count(token: Token) -> int:
+    """How many model tokens one token event carries (the worker may coalesce a few)."""
+    value = token.data.get("n", 1)
+    return value if isinstance(value, int) and value > 0 else 1
+
+
+def describe_exit(outcome: JobOutcome) -> str:
+    """Why the worker went, in a sentence (its last error line when it crashed)."""
+    if outcome.state is JobState.CANCELLED:
+        return "it was cancelled."
+    if outcome.signal_name == "SIGKILL":
+        return (
+            "it was killed (SIGKILL; when nobody ended it on purpose, the system usually "
+            "ran out of memory)."
+        )
+    if outcome.signal_name:
+        return f"it was killed by {outcome.signal_name}."
+    if outcome.exit_code not in (None, 0):
+        last = ""
+        for line in reversed(outcome.stderr_tail):
+            # Progress bars redraw with carriage returns; keep only their final state.
+            text = line.rsplit("\r", 1)[-1].strip()
+            if text:
+                last = text if len(text) <= 200 else text[:199] + "…"
+                break
+        return f"it exited with code {outcome.exit_code}." + (
+            f" Last error: {last}" if last else ""
+        )
+    return outcome.message
 
 
 class ChatTab(QWidget):
@@ -69,10 +98,6 @@ class ChatTab(QWidget):
         self.history: list[tuple[str, str]] = []
         self.generating = False
         self.request_id = 0
-        self._sent_at = 0.0
-        self._first_at: float | None = None
-        self._live_tokens = 0
-        self._retry: LoadRequest | None = None
         self._build()
         self.model_panel.set_recent(self.store.recent_models())
         self._update_buttons()
@@ -110,8 +135,7 @@ class ChatTab(QWidget):
         column.addWidget(self.banner)
         self.view = ChatView()
         column.addWidget(self.view, 1)
-        self.live_label = QLabel("No model loaded.")
-        self.live_label.setStyleSheet("color:#555555;")
+        self.live_label = LiveFigures()
         column.addWidget(self.live_label)
         input_row = QHBoxLayout()
         self.input = ChatInput()
@@ -150,16 +174,13 @@ class ChatTab(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
-        self._live_timer = QTimer(self)
-        self._live_timer.setInterval(LIVE_INTERVAL_MS)
-        self._live_timer.timeout.connect(self._update_live)
 
     def _update_buttons(self) -> None:
         ready = self.loaded is not None and not self.generating
         self.send_button.setEnabled(ready)
         self.stop_button.setEnabled(self.generating)
-        has_reply = bool(self.history) and self.history[-1][0] == "assistant"
-        self.regenerate_button.setEnabled(ready and has_reply)
+        # Regenerate also retries a message whose reply never finished (error, crash).
+        self.regenerate_button.setEnabled(ready and bool(self.history))
         self.edit_button.setEnabled(
             not self.generating and any(r == "user" for r, _ in self.history)
         )
@@ -269,12 +290,10 @@ class ChatTab(QWidget):
         text = "".join(t.text for t in tokens if t.data.get("id") == self.request_id)
         if not text:
             return
-        if self._first_at is None:
-            self._first_at = time.perf_counter()
-        self._live_tokens += sum(1 for t in tokens if t.data.get("id") == self.request_id)
+        self.live_label.add_tokens(
+            sum(_token_count(t) for t in tokens if t.data.get("id") == self.request_id)
+        )
         self.view.append_to_last(text)
-        if self._live_tokens == 1:
-            self._update_live()  # show the time to first token at once
 
     def _on_job_result(self, result: Result) -> None:
         kind = result_kind(result.data)
@@ -294,7 +313,6 @@ class ChatTab(QWidget):
 
     def _finish_reply(self, reply: Reply) -> None:
         self.generating = False
-        self._live_timer.stop()
         self.view.flush()
         widget = self.view.last()
         if widget is not None:
@@ -305,7 +323,7 @@ class ChatTab(QWidget):
         if self.conversation_id is not None:
             self.store.add_message(self.conversation_id, "assistant", reply.text, reply.figures)
             self.conversations.refresh(self.conversation_id)
-        self.live_label.setText("Last reply: " + reply.figures.summary())
+        self.live_label.stop("Last reply: " + reply.figures.summary())
 
     def _on_job_error(self, error: WorkerError) -> None:
         op = str(error.data.get("op", ""))
@@ -323,7 +341,7 @@ class ChatTab(QWidget):
     def _abandon_reply(self) -> None:
         """Drop the unfinished reply (it is not saved) after an error or a crash."""
         self.generating = False
-        self._live_timer.stop()
+        self.live_label.stop("The reply did not finish.")
         widget = self.view.last()
         if widget is not None and widget.role == "assistant":
             self.view.flush()
@@ -338,15 +356,8 @@ class ChatTab(QWidget):
             self._abandon_reply()
         self.loaded = None
         self.model_panel.set_loaded(None)
-        if outcome.signal_name:
-            why = f"it was killed by {outcome.signal_name}"
-        elif outcome.exit_code not in (None, 0):
-            why = f"it exited with code {outcome.exit_code}"
-        else:
-            why = outcome.message
-        tail = f" Last output: {outcome.stderr_tail[-1]}" if outcome.stderr_tail else ""
         self._show_banner(
-            f"The chat worker stopped ({why}); the model is no longer loaded.{tail}",
+            f"The chat worker stopped: {describe_exit(outcome)} The model is no longer loaded.",
             offer_reload=was_loaded,
         )
         self.live_label.setText("No model loaded.")
@@ -389,11 +400,9 @@ class ChatTab(QWidget):
             return
         self.view.add_message("assistant")
         self.generating = True
-        self._sent_at = time.perf_counter()
-        self._first_at = None
-        self._live_tokens = 0
-        self._live_timer.start()
-        self._update_live()
+        on_gpu = self.loaded is not None and self.loaded.device == "cuda"
+        pid = self.job.pid
+        self.live_label.start(lambda: worker_memory_text(on_gpu, pid))
         self._update_buttons()
 
     @Slot()
@@ -404,12 +413,13 @@ class ChatTab(QWidget):
 
     @Slot()
     def regenerate(self) -> None:
-        if self.generating or not self.history or self.history[-1][0] != "assistant":
+        if self.generating or not self.history:
             return
-        self.history.pop()
-        self.view.remove_last()
-        if self.conversation_id is not None:
-            self.store.truncate(self.conversation_id, len(self.history))
+        if self.history[-1][0] == "assistant":
+            self.history.pop()
+            if self.conversation_id is not None:
+                self.store.truncate(self.conversation_id, len(self.history))
+        self.view.truncate(len(self.history))  # the old reply, or an unfinished one
         self._start_reply()
 
     @Slot()
@@ -467,41 +477,8 @@ class ChatTab(QWidget):
         if conversation_id == self.conversation_id:
             self.new_chat()
 
-    # -- live figures ------------------------------------------------------------------
-    def _update_live(self) -> None:
-        if not self.generating:
-            return
-        now = time.perf_counter()
-        parts = [f"Generating… {self._live_tokens} tokens"]
-        if self._first_at is None:
-            parts.append(f"waiting for the first token ({(now - self._sent_at) * 1000:.0f} ms)")
-        else:
-            parts.append(f"TTFT {(self._first_at - self._sent_at) * 1000:.0f} ms")
-            elapsed = now - self._first_at
-            if self._live_tokens > 1 and elapsed > 0:
-                parts.append(f"{(self._live_tokens - 1) / elapsed:.1f} tok/s")
-        parts.append(self._memory_text())
-        self.live_label.setText(" · ".join(parts))
-
-    def _memory_text(self) -> str:
-        if self.loaded is not None and self.loaded.device == "cuda":
-            readings = read_amd_vram()
-            if readings:
-                used = max(r.used for r in readings)
-                return f"VRAM used {format_bytes(used)}"
-            return "VRAM n/a"
-        pid = self.job.pid if self.job is not None else None
-        if pid is None:
-            return "memory n/a"
-        try:
-            import psutil
-
-            return f"worker RSS {format_bytes(psutil.Process(pid).memory_info().rss)}"
-        except Exception:  # the process may be gone between two ticks
-            return "memory n/a"
-
     def shutdown(self) -> None:
         """Called when the window closes: save choices and end the worker."""
-        self._live_timer.stop()
+        self.live_label.stop("")
         self.model_panel.save_settings()
         self._stop_job()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import logging
 
-from PySide6.QtCore import QByteArray, Qt, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -28,6 +28,24 @@ from rocmpanel.ui.settings_dialog import SettingsDialog
 from rocmpanel.ui.tabs import TABS
 
 log = logging.getLogger(__name__)
+
+DEFERRED_TABS_MS = 250  # the tabs not shown at start are built this long after first paint
+
+
+class _TabSlot(QWidget):
+    """A page of the tab widget that holds its tab once built."""
+
+    def __init__(self, entry, title: str) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.entry = entry
+        self.title = title
+        self.widget: QWidget | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+    def set_widget(self, widget: QWidget) -> None:
+        self.widget = widget
+        self.layout().addWidget(widget)
 
 
 class MainWindow(QMainWindow):
@@ -51,7 +69,9 @@ class MainWindow(QMainWindow):
         self.jobs_strip = JobsStrip(self.jobs)
         layout.addWidget(self.jobs_strip)
         self.setCentralWidget(central)
-        self._build_tabs(tabs)
+        self._tab_actions: dict[QWidget, QAction] = {}
+        self._shown_once = False
+        self._add_tab_slots(tabs)
         if self.tabs.count() == 0:
             self.empty_label = QLabel(
                 "No tabs are available in this build. Help → About probes the workload "
@@ -75,26 +95,81 @@ class MainWindow(QMainWindow):
         self.jobs.job_finished.connect(self._on_jobs_job_finished)
         self._build_menus()
         self._restore_state()
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        if self.tabs.count():
+            self.ensure_tab(self.tabs.currentIndex())
         self.statusBar().showMessage("Ready", 3000)
-        for problem in [*self.settings.problems, *self.tab_failures]:
+        for problem in self.settings.problems:
             self.notify(problem)
 
     # -- construction ----------------------------------------------------------------
-    def _build_tabs(self, tabs) -> None:  # type: ignore[no-untyped-def]
+    def _add_tab_slots(self, tabs) -> None:  # type: ignore[no-untyped-def]
+        """One page per tab; the tab itself is built when first needed (see ensure_tab)."""
         for entry in tabs:
-            # An entry is (module, class name), or a tab class itself (tests use those).
-            label = entry[1] if isinstance(entry, tuple) else entry.__name__
-            try:
-                if isinstance(entry, tuple):
-                    cls = getattr(importlib.import_module(entry[0]), entry[1])
-                else:
-                    cls = entry
-                widget = cls(self.ctx, self)
-            except Exception as exc:  # a broken tab must not take the window down
-                log.exception("tab %s failed to load", label)
-                self.tab_failures.append(f"The {label} tab could not load: {exc}")
-                continue
-            self.tabs.addTab(widget, widget.title)
+            title = entry[2] if isinstance(entry, tuple) else entry.title
+            self.tabs.addTab(_TabSlot(entry, title), title)
+
+    def ensure_tab(self, index: int) -> QWidget | None:
+        """Build the tab at ``index`` if it is not built yet; None if it failed (then it
+        is removed: a tab appears only when it works)."""
+        slot = self.tabs.widget(index)
+        if not isinstance(slot, _TabSlot):
+            return None
+        if slot.widget is not None:
+            return slot.widget
+        entry = slot.entry
+        label = entry[1] if isinstance(entry, tuple) else entry.__name__
+        try:
+            cls = (
+                getattr(importlib.import_module(entry[0]), entry[1])
+                if isinstance(entry, tuple)
+                else entry
+            )
+            widget = cls(self.ctx, slot)
+        except Exception as exc:  # a broken tab must not take the window down
+            log.exception("tab %s failed to load", label)
+            message = f"The {label} tab could not load: {exc}"
+            self.tab_failures.append(message)
+            self.notify(message)
+            action = self._tab_actions.pop(slot, None)
+            if action is not None:
+                action.setVisible(False)
+            self.tabs.removeTab(index)
+            slot.deleteLater()
+            return None
+        slot.set_widget(widget)
+        alert = getattr(widget, "alert_raised", None)  # the Monitor's alerts
+        if alert is not None:
+            alert.connect(self.notify)
+        return widget
+
+    def build_all_tabs(self) -> None:
+        """Build every tab now (the smoke test and tests use this)."""
+        index = 0
+        while index < self.tabs.count():
+            if self.ensure_tab(index) is not None:
+                index += 1
+
+    @Slot(int)
+    def _on_tabs_current_changed(self, index: int) -> None:
+        if index >= 0:
+            self.ensure_tab(index)
+
+    @Slot()
+    def _build_next_deferred(self) -> None:
+        """After the first paint, build the other tabs one per event-loop turn."""
+        for index in range(self.tabs.count()):
+            slot = self.tabs.widget(index)
+            if isinstance(slot, _TabSlot) and slot.widget is None:
+                self.ensure_tab(index)
+                QTimer.singleShot(0, self, self._build_next_deferred)
+                return
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -115,10 +190,12 @@ class MainWindow(QMainWindow):
         view_menu.addAction(toggle_log)
         view_menu.addSeparator()
         for index in range(self.tabs.count()):
+            slot = self.tabs.widget(index)
             action = QAction(self.tabs.tabText(index), self)
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
-            action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+            action.triggered.connect(lambda _=False, w=slot: self.tabs.setCurrentWidget(w))
             view_menu.addAction(action)
+            self._tab_actions[slot] = action
 
         help_menu = self.menuBar().addMenu("&Help")
         about = QAction("&About rocmpanel", self)
@@ -143,9 +220,10 @@ class MainWindow(QMainWindow):
         return [self.tabs.tabText(i) for i in range(self.tabs.count())]
 
     def tab(self, title: str) -> QWidget | None:
+        """The tab called ``title`` (built now if needed), or None."""
         for index in range(self.tabs.count()):
             if self.tabs.tabText(index) == title:
-                return self.tabs.widget(index)
+                return self.ensure_tab(index)
         return None
 
     @Slot(str)
@@ -185,7 +263,8 @@ class MainWindow(QMainWindow):
         except PanelError as exc:
             log.warning("settings not saved: %s", exc)
         for index in range(self.tabs.count()):
-            shutdown = getattr(self.tabs.widget(index), "shutdown", None)
+            slot = self.tabs.widget(index)
+            shutdown = getattr(getattr(slot, "widget", None), "shutdown", None)
             if callable(shutdown):
                 try:
                     shutdown()

@@ -81,6 +81,11 @@ class ModelPanel(QWidget):
         self.precision_combo = QComboBox()
         for precision in Precision:
             self.precision_combo.addItem(precision.label, precision)
+        self.precision_combo.setToolTip(
+            "How the weights are held. On a GPU: NF4 (default), 8-bit, fp16, bf16, fp32. "
+            "On the CPU: bf16 (default) and fp32, and NF4/8-bit through bitsandbytes' CPU "
+            "kernels (slower per token, but a quarter/half of the memory); fp16 is slow there."
+        )
         self.precision_combo.currentIndexChanged.connect(self.refresh_estimate)
         form.addRow("&Precision:", self.precision_combo)
         self.device_combo = QComboBox()
@@ -94,6 +99,7 @@ class ModelPanel(QWidget):
         self.context_spin.setSuffix(" tokens")
         self.context_spin.valueChanged.connect(self._on_context_changed)
         self._preferred_context = 4096
+        self._permissions_folder = ""
         form.addRow("C&ontext:", self.context_spin)
         self.remote_code_check = QCheckBox("Allow this model's own code (trust_remote_code)")
         self.remote_code_check.setToolTip(
@@ -103,7 +109,11 @@ class ModelPanel(QWidget):
         self.remote_code_check.toggled.connect(self.refresh_check)
         form.addRow(self.remote_code_check)
         self.hub_check = QCheckBox("Allow Hugging Face hub access")
-        self.hub_check.setToolTip("Off: the worker runs with HF_HUB_OFFLINE=1.")
+        self.hub_check.setToolTip(
+            "Off: the worker runs with HF_HUB_OFFLINE=1 and never reaches the network. "
+            "Both permissions apply to this folder only and reset when you pick another."
+        )
+        self.hub_check.toggled.connect(self.refresh_estimate)
         form.addRow(self.hub_check)
         self.check_label = QLabel("Pick a model folder.")
         self.check_label.setWordWrap(True)
@@ -280,6 +290,13 @@ class ModelPanel(QWidget):
 
     def refresh_check(self) -> None:
         folder = self.folder_edit.text().strip()
+        if folder != self._permissions_folder:
+            # Remote code and hub access are granted per model, never carried over.
+            self._permissions_folder = folder
+            for box in (self.remote_code_check, self.hub_check):
+                box.blockSignals(True)
+                box.setChecked(False)
+                box.blockSignals(False)
         self.check = None
         if not folder:
             self.check_label.setText("Pick a model folder.")
@@ -306,6 +323,11 @@ class ModelPanel(QWidget):
         ]
         lines += [f'<span style="color:#b00020">{p}</span>' for p in check.problems]
         lines += [f'<span style="color:#a86a00">{w}</span>' for w in check.warnings]
+        if self.hub_check.isChecked():
+            lines.append(
+                '<span style="color:#a86a00">Hub access is on for this model: transformers '
+                "may contact huggingface.co and download files it finds missing.</span>"
+            )
         # The worker caps the context at what the model was trained for; show that here,
         # without forgetting the user's own choice for the next, larger model.
         self.context_spin.blockSignals(True)

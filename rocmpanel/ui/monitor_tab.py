@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -192,20 +192,15 @@ class MonitorTab(QWidget):
         layout.addWidget(self.host_strip)
         layout.addWidget(self.alert_banner)
         layout.addWidget(split, 1)
-        pause = QAction(self)
-        pause.setShortcut(QKeySequence(Qt.Key.Key_Space))
-        pause.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        pause.triggered.connect(self.pause_button.toggle)
-        self.addAction(pause)
 
     # -- sampler ------------------------------------------------------------------------
     @Slot(object)
     def _on_sampler_gpus_found(self, identities: list[GpuIdentity]) -> None:
-        self.no_gpu_label.setVisible(not identities)
         for identity in identities:
             self._panel(identity.key)
+        self.no_gpu_label.setVisible(not self.panels)
         where = f"{self.sysfs_root}" if str(self.sysfs_root) != "/sys" else "live"
-        self.source_label.setText(f"{len(identities)} GPU(s) · {where}")
+        self.source_label.setText(f"{len(self.panels)} GPU(s) · {where}")
 
     def _panel(self, key: str) -> GpuPanel:
         panel = self.panels.get(key)
@@ -218,6 +213,9 @@ class MonitorTab(QWidget):
     @Slot(object)
     def _on_sampler_sample_ready(self, sample: Sample) -> None:
         self.history.add(sample)
+        if any(g.identity.key not in self.panels for g in sample.gpus):
+            # Sources that learn their GPUs while reading (Windows PDH) add panels late.
+            self._on_sampler_gpus_found([g.identity for g in sample.gpus])
         self.alerts.rules = self._rules()
         for alert in self.alerts.check(sample):
             self._raise_alert(alert)

@@ -1,9 +1,11 @@
 """The chat worker: one persistent process that loads a model and streams replies.
 
 Commands arrive as JSON lines on stdin: ``load``, ``generate``, ``stop``, ``unload``,
-``exit``. The main thread only reads stdin, so ``stop`` is seen while a reply is being
-generated; an engine thread runs loads and generations one at a time. ``stop`` sets an
-event that a stopping criterion checks after every token.
+``exit``. A reader thread takes them off stdin, so ``stop`` is seen while a reply is being
+generated; the main thread runs loads and generations one at a time (torch's CPU kernels
+are much slower on any other thread). ``stop`` sets an event that a stopping criterion
+checks after every token, so a reply ends within one token. Tokens are sent from the
+streamer inside ``generate``; the first at once, then at screen rate.
 
 Hub access is off (``HF_HUB_OFFLINE=1`` before transformers is imported) unless the worker
 was started with ``--allow-hub``; remote code is refused unless a load asks for it; only
@@ -36,7 +38,8 @@ FALLBACK_TEMPLATE = (
     "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
     "{% if add_generation_prompt %}assistant: {% endif %}"
 )
-STREAM_POLL_S = 0.5
+EMIT_INTERVAL_S = 0.015
+LOAD_START, LOAD_END = 0.3, 0.95  # the share of the load progress that weights take
 OOM_SUGGESTION = (
     "Reload with a smaller precision (4-bit NF4), a shorter context length, or fewer new tokens."
 )
@@ -164,6 +167,7 @@ class Engine:
 
         self.torch = torch
         transformers.logging.set_verbosity_error()
+        _report_weight_loading(transformers)
         want = str(cmd.get("device", "auto"))
         if want == "cuda" and not torch.cuda.is_available():
             raise WorkerFailure("No GPU is visible to torch in this Python.", "no_gpu")
@@ -196,10 +200,14 @@ class Engine:
         if not getattr(tokenizer, "chat_template", None):
             tokenizer.chat_template = FALLBACK_TEMPLATE
             _wire.log("The tokenizer has no chat template; using a plain role: text layout.")
-        _wire.progress(0.3, f"Loading weights ({precision} on {device})")
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
+        _wire.progress(LOAD_START, f"Loading weights ({precision} on {device})")
+        load_kwargs = dict(kwargs)
+        if _version(transformers.__version__) < (4, 56):
+            # Older transformers call it torch_dtype (renamed to dtype in 4.56).
+            load_kwargs["torch_dtype"] = load_kwargs.pop("dtype")
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), **load_kwargs)
         model.eval()
-        _wire.progress(0.95, "Ready check")
+        _wire.progress(LOAD_END, "Ready check")
         max_positions = getattr(model.config, "max_position_embeddings", None) or 4096
         context = int(cmd.get("context_length") or max_positions)
         self.model, self.tokenizer, self.device = model, tokenizer, device
@@ -215,7 +223,7 @@ class Engine:
                 "precision": precision,
                 "device": device,
                 "device_name": torch.cuda.get_device_name(0) if device == "cuda" else "CPU",
-                "compute_dtype": str(compute).replace("torch.", ""),
+                "compute_dtype": str(kwargs["dtype"]).replace("torch.", ""),
                 "parameters": params,
                 "context_length": self.context_length,
                 "load_s": round(time.perf_counter() - started, 3),
@@ -256,6 +264,10 @@ class Engine:
                     "context",
                 )
             chat.pop(droppable[0])
+            # Many templates insist that the conversation starts with the user.
+            while len(droppable) > 2 and chat[droppable[0]]["role"] == "assistant":
+                chat.pop(droppable[0])
+                droppable.pop()
 
     def generate(self, cmd: dict) -> None:
         if self.model is None:
@@ -293,73 +305,69 @@ class Engine:
                     (input_ids.shape[0],), flag, dtype=torch.bool, device=input_ids.device
                 )
 
-        streamer = transformers.TextIteratorStreamer(
-            tokenizer, skip_prompt=True, skip_special_tokens=True, timeout=STREAM_POLL_S
-        )
+        streamer = transformers.TextStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
         started = time.perf_counter()
         first: list[float] = []
         pieces: list[str] = []
+        pending: list[str] = []
+        counts = [0, 0.0]  # tokens waiting in ``pending``, time of the last token event
 
-        def on_text(text: str, stream_end: bool = False) -> None:
-            # Runs on the generate thread: the token goes out at once, with no hand-over
-            # to another thread per token (that hop cost ~10 % of decode speed on CPU).
+        def flush() -> None:
+            if pending:
+                _wire.token("".join(pending), id=request, n=counts[0])
+                pending.clear()
+                counts[0] = 0
+                counts[1] = time.perf_counter()
+
+        def on_text(text: str, stream_end: bool = False, tokens: int = 1) -> None:
+            # Called from inside generate: a token goes out with no hand-over to another
+            # thread. The first one at once; later ones at most every EMIT_INTERVAL_S,
+            # which spares a fast model hundreds of pipe writes (and the panel as many
+            # wake-ups) per second while the text still flows at screen rate.
             if text:
+                now = time.perf_counter()
                 if not first:
-                    first.append(time.perf_counter())
+                    first.append(now)
                 pieces.append(text)
-                _wire.token(text, id=request)
+                pending.append(text)
+                counts[0] += tokens
+                if now - counts[1] >= EMIT_INTERVAL_S:
+                    flush()
             if stream_end:
-                streamer.text_queue.put(streamer.stop_signal, timeout=streamer.timeout)
+                flush()
 
         _flush_each_token(streamer, on_text)
         if self.device == "cuda":
             torch.cuda.reset_peak_memory_stats()
-        outcome: dict = {}
-
-        def run() -> None:
-            try:
-                with torch.inference_mode():
-                    outcome["ids"] = model.generate(
-                        **encoded,
-                        max_new_tokens=max_new,
-                        streamer=streamer,
-                        stopping_criteria=transformers.StoppingCriteriaList([StopOnEvent()]),
-                        pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
-                        **sampling,
-                    )
-            except BaseException as exc:  # reported by the consumer below
-                outcome["error"] = exc
-                outcome["trace"] = traceback.format_exc()
-                streamer.end()
-
-        thread = threading.Thread(target=run, name="generate", daemon=True)
-        thread.start()
-        while True:
-            try:
-                next(streamer)  # only the end-of-stream signal comes through the queue
-            except StopIteration:
-                break
-            except queue.Empty:
-                # The timeout keeps a failed generate from hanging us; a slow reply on a
-                # big model is fine, so keep waiting while the thread lives.
-                if thread.is_alive():
-                    continue
-                break
-        thread.join()
-        ended = time.perf_counter()
-        if "error" in outcome:
-            exc = outcome["error"]
+        # generate runs right here, on the thread that loaded the model (the main
+        # thread): torch's CPU kernels run several times slower on any other thread (their
+        # OpenMP pools belong to the main thread; measured 2.5x for bf16/NF4). Tokens
+        # leave from inside generate, so there is no consumer that a failing generate
+        # could leave waiting: an exception comes straight back here.
+        try:
+            with torch.inference_mode():
+                ids = model.generate(
+                    **encoded,
+                    max_new_tokens=max_new,
+                    streamer=streamer,
+                    stopping_criteria=transformers.StoppingCriteriaList([StopOnEvent()]),
+                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                    **sampling,
+                )
+        except Exception as exc:
+            flush()
+            trace = traceback.format_exc()
             if _is_oom(exc):
+                message = f"Out of memory while generating: {exc}"
+                del exc  # its traceback holds the frames that hold the big tensors
                 if self.device == "cuda":
                     torch.cuda.empty_cache()
-                raise WorkerFailure(
-                    f"Out of memory while generating: {exc}", "oom", outcome["trace"]
-                )
+                raise WorkerFailure(message, "oom", trace) from None
             raise WorkerFailure(
-                f"Generation failed: {type(exc).__name__}: {exc}", "generate", outcome["trace"]
-            )
-        ids = outcome.get("ids")
-        new_tokens = int(ids.shape[-1]) - prompt_tokens if ids is not None else 0
+                f"Generation failed: {type(exc).__name__}: {exc}", "generate", trace
+            ) from exc
+        ended = time.perf_counter()
+        new_tokens = int(ids.shape[-1]) - prompt_tokens
         ttft = (first[0] - started) if first else None
         decode_s = ended - first[0] if first else 0.0
         # Speed over the tokens after the first, as the first one includes the prefill.
@@ -369,7 +377,7 @@ class Engine:
         else:
             peak, kind = _rss_bytes()[1], "rss"
         eos = tokenizer.eos_token_id
-        last = int(ids[0, -1]) if ids is not None and new_tokens > 0 else None
+        last = int(ids[0, -1]) if new_tokens > 0 else None
         finish = "stop" if stop_event.is_set() else ("eos" if last == eos else "length")
         _wire.result(
             {
@@ -389,6 +397,59 @@ class Engine:
                 "finish": finish,
             }
         )
+
+
+class _ReportingBar:
+    """Wraps transformers' "Loading weights" bar to send progress events as it advances."""
+
+    def __init__(self, bar, total: int | None) -> None:
+        self._bar = bar
+        self._total = total
+
+    def __iter__(self):
+        last = 0.0
+        for done, item in enumerate(self._bar, 1):
+            yield item
+            now = time.monotonic()
+            if self._total and now - last >= 0.2:
+                last = now
+                fraction = LOAD_START + (LOAD_END - LOAD_START) * done / self._total
+                _wire.progress(fraction, f"Loading weights ({done}/{self._total})")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        close = getattr(self._bar, "close", None)
+        if callable(close):
+            close()
+
+    def __getattr__(self, name: str):
+        return getattr(self._bar, name)
+
+
+def _report_weight_loading(transformers) -> None:
+    """Turn the weight-loading progress bar into progress events (transformers >= 5)."""
+    setter = getattr(transformers.utils.logging, "set_tqdm_hook", None)
+    if setter is None:
+        return
+
+    def hook(factory, args, kwargs):
+        bar = factory(*args, **kwargs)
+        if kwargs.get("desc") != "Loading weights" or not args:
+            return bar
+        total = len(args[0]) if hasattr(args[0], "__len__") else None
+        return _ReportingBar(bar, total)
+
+    setter(hook)
+
+
+def _version(text: str) -> tuple[int, int]:
+    parts = [0, 0]
+    for index, piece in enumerate(text.split(".")[:2]):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts[index] = int(digits or 0)
+    return parts[0], parts[1]
 
 
 def _unpacked_numel(param) -> int:
@@ -428,14 +489,14 @@ def _flush_each_token(streamer, on_text) -> None:
         after = streamer.tokenizer.decode(tokens[prefix:], **decode_kwargs)
         if len(after) > len(before) and not after.endswith("\ufffd"):
             offsets[0], offsets[1] = sent, len(tokens)
-            on_text(after[len(before) :])
+            on_text(after[len(before) :], tokens=len(tokens) - sent)
 
     def end() -> None:
         prefix, sent = offsets
         if sent < len(tokens):
             before = streamer.tokenizer.decode(tokens[prefix:sent], **decode_kwargs)
             after = streamer.tokenizer.decode(tokens[prefix:], **decode_kwargs)
-            on_text(after[len(before) :])
+            on_text(after[len(before) :], tokens=len(tokens) - sent)
         streamer.next_tokens_are_prompt = True
         on_text("", stream_end=True)
 
@@ -506,13 +567,8 @@ def engine_loop(engine: Engine, commands: queue.Queue, stops: StopEvents) -> Non
             stops.done(cmd.get("_stop"))
 
 
-def main() -> None:
-    stops = StopEvents()
-    commands: queue.Queue = queue.Queue()
-    engine = Engine()
-    worker = threading.Thread(target=engine_loop, args=(engine, commands, stops), name="engine")
-    worker.start()
-    _wire.log(f"chat worker ready (pid {os.getpid()}, hub {'on' if ALLOW_HUB else 'off'})")
+def read_commands(commands: queue.Queue, stops: StopEvents) -> None:
+    """The stdin reader (its own thread): queue work, act on ``stop`` at once."""
     try:
         for line in sys.stdin:
             line = line.strip()
@@ -536,9 +592,21 @@ def main() -> None:
             else:
                 _wire.error(f"Unknown command {op!r}.", kind="bad_command")
     finally:
+        # exit, or the panel went away (end of stdin): finish what runs, then leave.
         stops.stop_all()
         commands.put(None)
-        worker.join()
+
+
+def main() -> None:
+    stops = StopEvents()
+    commands: queue.Queue = queue.Queue()
+    reader = threading.Thread(
+        target=read_commands, args=(commands, stops), name="stdin", daemon=True
+    )
+    reader.start()
+    _wire.log(f"chat worker ready (pid {os.getpid()}, hub {'on' if ALLOW_HUB else 'off'})")
+    # Loads and generations run on the main thread (see Engine.generate for why).
+    engine_loop(Engine(), commands, stops)
 
 
 if __name__ == "__main__":

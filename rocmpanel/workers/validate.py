@@ -243,6 +243,7 @@ class Suite:
 
     def check_alloc(self) -> dict[str, Any]:
         torch = self.torch
+        torch.cuda.empty_cache()  # what earlier checks left in torch's cache counts as free
         free, total = torch.cuda.mem_get_info()
         size = int(free * 0.8)
         block = torch.empty(size, dtype=torch.uint8, device="cuda")

@@ -139,13 +139,20 @@ def test_stop_button_and_a_killed_worker(qtbot, make_tab, tiny_model: Path) -> N
     qtbot.waitUntil(lambda: bool(tab.view.last().text), timeout=LOAD_MS)
     os.kill(tab.job.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: tab.banner.isVisible(), timeout=LOAD_MS)
-    assert "killed by SIGKILL" in tab.banner_label.text()
+    assert "killed (SIGKILL" in tab.banner_label.text()
     assert tab.loaded is None and not tab.generating and not tab.send_button.isEnabled()
     assert tab.reload_smaller_button.isVisible()
     assert "bf16" in tab.reload_smaller_button.text()
     qtbot.mouseClick(tab.reload_smaller_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.loaded is not None, timeout=LOAD_MS)
     assert tab.loaded.precision == "bf16"
+    # The unanswered message can be retried with the reloaded model.
+    assert tab.history[-1] == ("user", "Another long one")
+    tab.model_panel.max_new_spin.setValue(8)
+    qtbot.mouseClick(tab.regenerate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    assert tab.history[-1][0] == "assistant"
+    assert [w.text for w in tab.view.widgets] == [c for _, c in tab.history]
 
 
 def test_enter_sends_and_shift_enter_adds_a_line(qtbot) -> None:
@@ -182,3 +189,83 @@ def test_export_writes_markdown_and_json(qtbot, make_tab, tmp_path: Path) -> Non
     assert json.loads((tmp_path / "c.json").read_text())["messages"][0]["content"] == "hi"
     tab.conversations.search_edit.setText("zzz")
     qtbot.waitUntil(lambda: tab.conversations.list.count() == 0)
+
+
+def test_a_load_that_cannot_fit_asks_first(qtbot, make_tab, tiny_model: Path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from rocmpanel.core.memory_estimate import estimate_memory, judge_fit
+
+    tab = make_tab()
+    tab.model_panel.set_folder(str(tiny_model))
+    check = tab.model_panel.check
+    estimate = estimate_memory(check.parameters, check.shape, Precision.FP32, 4096)
+    tab.model_panel.verdict = judge_fit(estimate, "gpu", 1024)  # as if 1 KiB were free
+    asked: list[str] = []
+
+    def answer_no(*args, **kwargs):
+        asked.append(args[2])
+        return QMessageBox.StandardButton.No
+
+    monkeypatch.setattr(QMessageBox, "warning", answer_no)
+    tab.load_model(tab.model_panel.load_request())
+    assert asked and "will not fit" in asked[0]
+    assert tab.job is None and tab.loaded is None
+
+
+def test_worker_exits_are_described_plainly() -> None:
+    from rocmpanel.jobs.process import JobOutcome, JobState
+    from rocmpanel.ui.chat_tab import describe_exit
+
+    cancelled = JobOutcome(JobState.CANCELLED, -15, "Cancelled.")
+    assert describe_exit(cancelled) == "it was cancelled."
+    killed = JobOutcome(JobState.CRASHED, -9, "killed", signal_name="SIGKILL")
+    assert "ran out of memory" in describe_exit(killed)
+    tail = ("Loading:  10%|█\rLoading: 100%|██", "RuntimeError: HIP error: invalid device function")
+    crashed = JobOutcome(JobState.CRASHED, 1, "crashed", stderr_tail=tail)
+    assert describe_exit(crashed) == (
+        "it exited with code 1. Last error: RuntimeError: HIP error: invalid device function"
+    )
+    bar_only = JobOutcome(JobState.CRASHED, 3, "crashed", stderr_tail=("a 10%\rb 100%",))
+    assert describe_exit(bar_only).endswith("Last error: b 100%")
+
+
+def test_an_out_of_memory_error_offers_a_smaller_setting(make_tab) -> None:
+    from rocmpanel.core.chat_protocol import LoadRequest
+    from rocmpanel.jobs.protocol import WorkerError
+
+    tab = make_tab()
+    tab.last_load = LoadRequest("/models/llama", Precision.FP16, "auto", 8192)
+    error = WorkerError(
+        "Out of memory while generating: HIP out of memory.",
+        "oom",
+        data={"op": "generate", "suggestion": "Reload with a smaller precision."},
+    )
+    tab._on_job_error(error)
+    assert tab.banner.isVisible()
+    assert "Out of memory" in tab.banner_label.text()
+    assert "smaller precision" in tab.banner_label.text()
+    assert tab.reload_smaller_button.isVisible()
+    assert tab.reload_smaller_button.text() == "Reload with int8, context 8192"
+    # A plain error (not memory) offers no reload.
+    tab._on_job_error(WorkerError("The message needs 9000 tokens.", "context", data={"op": "x"}))
+    assert not tab.reload_smaller_button.isVisible()
+
+
+def test_remote_code_and_hub_are_allowed_per_model(make_tab, tiny_model: Path, tmp_path) -> None:
+    tab = make_tab()
+    panel = tab.model_panel
+    remote = tiny_llama().needing_remote_code(tiny_model, tmp_path)
+    panel.set_folder(str(remote))
+    assert not panel.check.ok and not panel.load_button.isEnabled()
+    assert "own Python code" in panel.check_label.text()
+    panel.remote_code_check.setChecked(True)
+    panel.hub_check.setChecked(True)
+    assert panel.check.ok and panel.load_button.isEnabled()
+    assert "your user's rights" in panel.check_label.text()
+    assert "Hub access is on" in panel.check_label.text()
+    assert panel.load_request().trust_remote_code
+    # Another folder starts without either permission.
+    panel.set_folder(str(tiny_model))
+    assert not panel.remote_code_check.isChecked() and not panel.hub_check.isChecked()
+    assert not panel.load_request().trust_remote_code

@@ -7,6 +7,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 
 from rocmpanel.core.settings import Settings
@@ -145,3 +146,17 @@ def test_alert_reaches_the_signal_and_the_tab(make_tab, tmp_path: Path, qtbot) -
     assert tab.alert_banner.isVisible()
     assert tab.alert_list.count() == 1
     QApplication.processEvents()
+
+
+def test_crosshair_reads_out_values(make_tab, shared_fixtures: Path, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    root = link_tree(tmp_path / "sys", [shared_fixtures / "sysfs" / "rx6900xt"])
+    tab, _ = make_tab(root)
+    qtbot.waitUntil(lambda: len(tab.panels) == 1, timeout=10_000)
+    panel = next(iter(tab.panels.values()))
+    qtbot.waitUntil(lambda: points(panel.curves["power_w"]) >= 2, timeout=10_000)
+    plot = panel.plots["power"]
+    near_now = plot.vb.mapViewToScene(QPointF(-0.01, 100.0))
+    panel.graphics.scene().sigMouseMoved.emit(near_now)
+    assert all(line.isVisible() for line in panel.cursor_lines)
+    text = panel.readout.text()
+    assert "power 36.0 W" in text and "temp_edge 56.0 °C" in text

@@ -103,6 +103,42 @@ def test_failed_install_keeps_active_env_and_removes_partial(qtbot, ctx):
         server.server_close()
 
 
+@pytest.mark.slow
+def test_cancel_install_from_the_tab(qtbot, ctx):
+    asked, release = threading.Event(), threading.Event()
+
+    class SlowIndex(_EmptyIndex):
+        def do_GET(self) -> None:
+            asked.set()
+            release.wait(60)
+            self.send_error(404)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowIndex)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        tab = make_tab(qtbot, ctx)
+        with qtbot.waitSignal(tab.plan_changed, timeout=5000):
+            tab.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
+            tab.replan()
+        tab.install_button.click()
+        qtbot.waitUntil(asked.is_set, timeout=60_000)
+        qtbot.waitUntil(
+            lambda: "Creating" in tab.log_text.toPlainText() or tab.progress.value() > 0,
+            timeout=10_000,
+        )
+        with qtbot.waitSignal(tab.install_finished, timeout=60_000) as blocker:
+            tab.cancel_button.click()
+        assert blocker.args[0].state.value == "cancelled"
+        assert tab.step_label.text().startswith("Cancelled")
+        assert not (managed_envs.envs_dir() / "pytorch-2.12-rocm7.2").exists()
+        assert not tab.cancel_button.isEnabled() and tab.install_button.isEnabled()
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+
+
 def _wheel(folder: Path, name: str, version: str) -> Path:
     """A tiny pure-Python wheel standing in for a real one (the install mechanics are the
     same; no network here)."""

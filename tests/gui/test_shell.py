@@ -60,9 +60,28 @@ def spec(name: str, *args: str) -> JobSpec:
     return JobSpec(name, SCRIPTS / f"{name}.py", args=args)
 
 
-def test_tabs_broken_tab_skipped_and_reported(window) -> None:
+def test_tabs_built_lazily_broken_tab_removed_and_reported(window) -> None:
+    assert window.tab_titles() == ["Alpha", "Broken", "Beta"]
+    assert window.tabs.widget(0).widget is not None  # the current tab is built at once
+    assert window.tabs.widget(2).widget is None  # the others after the first paint
+    window.build_all_tabs()
     assert window.tab_titles() == ["Alpha", "Beta"]
     assert window.tab_failures == ["The BrokenTab tab could not load: no such hardware"]
+    assert "could not load" in window.statusBar().currentMessage()
+
+
+def test_other_tabs_are_built_after_the_first_paint(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: window.tab_titles() == ["Alpha", "Beta"], timeout=5000)
+    assert isinstance(window.tab("Beta"), BetaTab)
+
+
+def test_tab_titles_match_the_registry() -> None:
+    import importlib
+
+    from rocmpanel.ui.tabs import TABS
+
+    for module, cls, title in TABS:
+        assert getattr(importlib.import_module(module), cls).title == title
 
 
 def test_geometry_and_last_tab_restored(qtbot, window) -> None:

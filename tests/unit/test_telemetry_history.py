@@ -52,7 +52,7 @@ def test_coarse_tier_keeps_min_mean_max_beyond_the_full_tier() -> None:
 
 
 def test_missing_values_are_nan_and_all_missing_buckets_stay_nan() -> None:
-    history = SeriesHistory(("a", "b"), full_capacity=50, bucket_s=5.0)
+    history = SeriesHistory(("a", "b"), full_capacity=50, bucket_s=1000.0)
     for i in range(20):
         history.append(float(i), [float(i), None])
     window = history.window(0.0, 20.0, max_points=4)
@@ -62,13 +62,28 @@ def test_missing_values_are_nan_and_all_missing_buckets_stay_nan() -> None:
 
 
 def test_decimation_keeps_newest_and_means() -> None:
-    history = SeriesHistory(("a",), full_capacity=1000)
+    history = SeriesHistory(("a",), full_capacity=1000, bucket_s=1000.0)
     for i in range(1000):
         history.append(float(i), [float(i)])
     window = history.window(0.0, 999.0, max_points=100)
     assert len(window.times) == 100
     assert window.times[-1] == pytest.approx(994.5)
     assert window.series("a")[-1] == pytest.approx(994.5)
+
+
+def test_long_windows_draw_from_buckets_plus_the_newest_samples() -> None:
+    history = SeriesHistory(("a",), full_capacity=10_000, bucket_s=10.0)
+    for i in range(5000):  # 500 s at 100 ms
+        history.append(i / 10, [1.0 if i % 2 else 3.0])
+    window = history.window(0.0, 499.9, max_points=100)
+    # 49 complete 10 s buckets (means of 2.0), then the last, unfinished bucket in full.
+    assert len(window.times) == 49 + 100
+    assert np.allclose(window.series("a")[:49], 2.0)
+    assert np.all(np.diff(window.times) > 0)
+    again = history.window(0.05, 499.95, max_points=100)  # next frame: cached buckets
+    assert np.array_equal(again.series("a")[:49], window.series("a")[:49])
+    # Short windows stay at full resolution.
+    assert len(history.window(490.0, 499.9, max_points=200).times) == 100
 
 
 def test_empty_window() -> None:

@@ -92,3 +92,23 @@ def test_host_source_reads_the_real_host() -> None:
     assert host.ram_used_bytes is not None and 0 < host.ram_used_bytes <= host.ram_total_bytes
     assert len(host.per_core_percent) >= 1
     assert host.cpu_percent is not None and 0.0 <= host.cpu_percent <= 100.0
+
+
+def test_pdh_is_collected_at_most_once_a_second(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from rocmpanel.telemetry.collector import TelemetryCollector
+
+    class FakePdh:
+        calls = 0
+
+        def read(self) -> list[object]:
+            FakePdh.calls += 1
+            return []
+
+        def close(self) -> None:
+            pass
+
+    collector = TelemetryCollector(tmp_path, tmp_path, processes=False, host=False)
+    collector._pdh = FakePdh()  # type: ignore[assignment]
+    for _ in range(5):
+        collector.read_gpus()
+    assert FakePdh.calls == 1

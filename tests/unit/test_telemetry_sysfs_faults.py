@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from rocmpanel.telemetry import sysfs_source
-from rocmpanel.telemetry.sysfs_source import discover_gpus, gfx_name, read_number, read_raw
+from rocmpanel.telemetry import sysfs_read, sysfs_source
+from rocmpanel.telemetry.kfd_topology import gfx_name
+from rocmpanel.telemetry.sysfs_read import read_number, read_raw
+from rocmpanel.telemetry.sysfs_source import discover_gpus
 
 
 def write(path: Path, text: str | bytes) -> None:
@@ -109,8 +111,8 @@ def test_errno_on_one_file_is_none_for_that_tick(
             raise OSError(code, os.strerror(code))
         return real_read(fd, n)
 
-    monkeypatch.setattr(sysfs_source.os, "open", fake_open)
-    monkeypatch.setattr(sysfs_source.os, "read", fake_read)
+    monkeypatch.setattr(sysfs_read.os, "open", fake_open)
+    monkeypatch.setattr(sysfs_read.os, "read", fake_read)
     s = gpu.read()
     assert s.temp_edge_c is None
     assert s.temp_junction_c == 71.0  # the other files still read
@@ -170,11 +172,12 @@ def test_suspended_gpu_is_asleep_and_not_woken(
         opened.append(str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(sysfs_source.os, "open", recording_open)
+    monkeypatch.setattr(sysfs_read.os, "open", recording_open)
     s = gpu.read()
     assert s.asleep
     assert s.vram_used_bytes == 1073741824  # mem_info_* does not wake the GPU
     assert s.busy_percent is None and s.temp_edge_c is None and s.power_w is None
+    assert opened[0].endswith("power/runtime_status")  # checked before anything else
     assert not [p for p in opened if "/hwmon/" in p or p.endswith("gpu_busy_percent")]
     # It wakes up: now everything is read, including the crit limits skipped while asleep.
     write(device / "power/runtime_status", "active\n")
@@ -191,7 +194,7 @@ def test_pcie_bw_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         opened.append(str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(sysfs_source.os, "open", recording_open)
+    monkeypatch.setattr(sysfs_read.os, "open", recording_open)
     gpu = only_gpu(tmp_path)
     gpu.read()
     gpu.read()
@@ -235,7 +238,14 @@ def test_discovery_skips_other_vendors_and_reads_ids_without_uevent_pci_id(
     (gpu,) = discover_gpus(tmp_path)
     assert gpu.identity.card == "card1"
     assert gpu.identity.pci_id == "1002:73bf"
-    assert gpu.identity.name == "AMD GPU 1002:73bf"
+    # No product_name: the family name and gfx target from resources/pci_ids.yaml.
+    assert "6900 XT" in gpu.identity.name and gpu.identity.gfx == "gfx1030"
+
+
+def test_unknown_device_id_gets_a_plain_name(tmp_path: Path) -> None:
+    make_gpu(tmp_path, uevent="DRIVER=amdgpu\nPCI_ID=1002:FFF0\nPCI_SLOT_NAME=0000:03:00.0\n")
+    ident = only_gpu(tmp_path).identity
+    assert (ident.name, ident.gfx) == ("AMD GPU 1002:fff0", None)
 
 
 def test_missing_tree_finds_nothing(tmp_path: Path) -> None:
@@ -247,9 +257,10 @@ def test_gfx_from_kfd_topology(tmp_path: Path) -> None:
     node = tmp_path / "class/kfd/kfd/topology/nodes/1"
     write(node / "gpu_id", "48612\n")
     # location_id = bus << 8 | device << 3 | function: 0000:03:00.0
-    write(node / "properties", "simd_count 168\ngfx_target_version 110000\nlocation_id 768\n")
+    # KFD's word wins over the PCI-id table (which says gfx1100 for 744c).
+    write(node / "properties", "simd_count 168\ngfx_target_version 110001\nlocation_id 768\n")
     write(tmp_path / "class/kfd/kfd/topology/nodes/0/properties", "simd_count 0\n")
-    assert only_gpu(tmp_path).identity.gfx == "gfx1100"
+    assert only_gpu(tmp_path).identity.gfx == "gfx1101"
 
 
 def test_gfx_names() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import queue
+import shutil
 import signal
 import sys
 import time
@@ -168,6 +170,39 @@ def test_nf4_load_on_cpu_and_reply(worker: Worker, tiny_model: Path) -> None:
     reply = worker.answer()
     assert isinstance(reply, Result), reply
     assert reply.data["precision"] == "nf4" and reply.data["new_tokens"] >= 1
+
+
+def test_a_tokenizer_without_chat_template_gets_the_fallback(
+    worker: Worker, tiny_model: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "no-template"
+    shutil.copytree(tiny_model, folder)
+    (folder / "chat_template.jinja").unlink()
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config.pop("chat_template", None)
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    assert isinstance(worker.load(folder, Precision.FP32), Result)
+    worker.generate(6, 4, temperature=0.0)
+    reply = worker.answer()
+    assert isinstance(reply, Result) and reply.data["new_tokens"] >= 1
+
+
+def test_a_short_context_drops_the_oldest_messages(worker: Worker, tiny_model: Path) -> None:
+    request = LoadRequest(str(tiny_model), Precision.FP32, "cpu", 48)
+    worker.process.send(request.op, **request.fields())
+    loaded = worker.answer()
+    assert isinstance(loaded, Result) and loaded.data["context_length"] == 48
+    history = (("user", "The quick brown fox jumps over the lazy dog."), ("assistant", "Yes."))
+    fits = GenerateRequest(7, (*history, ("user", "Hello")), "", Sampling(max_new_tokens=8))
+    worker.process.send(fits.op, **fits.fields())
+    reply = worker.answer()
+    assert isinstance(reply, Result), reply
+    assert reply.data["prompt_tokens"] <= 48 - 8
+    too_long = GenerateRequest(8, (("user", "word " * 100),), "", Sampling(max_new_tokens=8))
+    worker.process.send(too_long.op, **too_long.fields())
+    error = worker.answer()
+    assert isinstance(error, WorkerError) and error.kind == "context"
+    assert "fit in the context" in error.message
 
 
 def test_unload_then_generate_is_a_clear_error(worker: Worker) -> None:
