@@ -188,6 +188,9 @@ def main() -> None:
         folder = args.model or build_model(Path(tmp), args.hidden, args.layers)
         worker = WorkerModel(folder, args.precision, args.device)
         raw = RawModel(folder, args.precision, args.device)
+        if worker.loaded.get("threads"):
+            # Same CPU threads on both sides: this measures the protocol, not threading.
+            raw.torch.set_num_threads(int(worker.loaded["threads"]))
         try:
             raw.run(8)  # warm-up: first-call allocations and kernel selection
             worker.run(8)
@@ -200,7 +203,8 @@ def main() -> None:
     loaded = worker.loaded
     print(
         f"model {folder.name}: {loaded.get('parameters')} parameters, {args.precision} on "
-        f"{loaded.get('device_name')}, {args.tokens} new tokens, {args.runs} runs each"
+        f"{loaded.get('device_name')} ({loaded.get('threads')} threads), {args.tokens} new "
+        f"tokens, {args.runs} runs each"
     )
     for label, runs in (("raw model.generate", raw_runs), ("chat worker", worker_runs)):
         ttft = statistics.median(r[0] for r in runs) * 1000

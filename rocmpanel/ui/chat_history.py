@@ -52,7 +52,7 @@ class ConversationList(QWidget):
         self.list.itemClicked.connect(self._on_item_activated)
         layout.addWidget(self.list, 1)
         row = QHBoxLayout()
-        self.export_button = QPushButton("E&xport…")
+        self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the selected conversation as Markdown or JSON")
         self.export_button.clicked.connect(self._export)
         self.delete_button = QPushButton("Delete")

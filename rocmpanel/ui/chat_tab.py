@@ -97,6 +97,7 @@ class ChatTab(QWidget):
         self.conversation_id: int | None = None
         self.history: list[tuple[str, str]] = []
         self.generating = False
+        self.loading = False
         self.request_id = 0
         self._build()
         self.model_panel.set_recent(self.store.recent_models())
@@ -249,6 +250,7 @@ class ChatTab(QWidget):
         self.last_load = request
         self.loaded = None
         self.banner.hide()
+        self.loading = True
         self.model_panel.set_loading(True)
         self.model_panel.save_settings()
         self.live_label.setText(f"Loading {request.path} ({request.precision.value})…")
@@ -299,12 +301,14 @@ class ChatTab(QWidget):
         kind = result_kind(result.data)
         if kind == "loaded":
             self.loaded = LoadedModel.from_dict(result.data)
+            self.loading = False
             self.model_panel.set_loaded(self.loaded)
             with contextlib.suppress(sqlite3.Error):
                 self.store.remember_model(self.loaded.path, self.loaded.precision)
                 self.model_panel.set_recent(self.store.recent_models())
             self.live_label.setText(f"Ready: {self.loaded.precision} on {self.loaded.device_name}.")
             self.ctx.notify(f"Chat model loaded in {self.loaded.load_s} s")
+            self.input.setFocus()
         elif kind == "reply":
             reply = Reply.from_dict(result.data)
             if reply.id == self.request_id and self.generating:
@@ -332,6 +336,7 @@ class ChatTab(QWidget):
         if op == "generate" and self.generating:
             self._abandon_reply()
         if op == "load" or (not op and self.loaded is None):
+            self.loading = False
             self.model_panel.set_loaded(None)
             self.model_panel.set_status(f'<span style="color:#b00020">{error.message}</span>')
         text = error.message + (f" {suggestion}" if suggestion else "")
@@ -351,7 +356,8 @@ class ChatTab(QWidget):
         if job is not self.job:
             return  # one we ended on purpose
         self.job = None
-        was_loaded = self.loaded is not None or self.model_panel.progress.isVisible()
+        was_loaded = self.loaded is not None or self.loading
+        self.loading = False
         if self.generating:
             self._abandon_reply()
         self.loaded = None

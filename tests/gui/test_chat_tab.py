@@ -12,6 +12,7 @@ from types import ModuleType
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 
 from rocmpanel.core.chat_store import ChatStore
 from rocmpanel.core.memory_estimate import Precision
@@ -95,6 +96,8 @@ def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path)
     reply = tab.view.last()
     assert reply is not None and reply.role == "assistant" and reply.text
     assert "tok/s" in reply.figures_label.text()
+    qtbot.mouseClick(reply.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == reply.text
     assert tab.input.toPlainText() == ""
     assert tab.history == [("user", "Hello there"), ("assistant", reply.text)]
 

@@ -74,6 +74,42 @@ def test_streamer_sends_every_token_and_holds_cut_characters(chat_worker: Module
     assert ended == [True]
 
 
+def test_fast_tokenizers_stream_through_decode_stream(chat_worker: ModuleType) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    if not hasattr(tokenizers.decoders, "DecodeStream"):
+        pytest.skip("tokenizers before 0.21 has no DecodeStream")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=["</s>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    backend.train_from_iterator(["hello world"] * 3, trainer=trainer)
+    streamer = SimpleNamespace(
+        tokenizer=SimpleNamespace(backend_tokenizer=backend),
+        decode_kwargs={"skip_special_tokens": True},
+        skip_prompt=True,
+        next_tokens_are_prompt=True,
+    )
+    got: list[tuple[str, int]] = []
+    chat_worker._flush_each_token(
+        streamer, lambda text, stream_end=False, tokens=1: text and got.append((text, tokens))
+    )
+    ids = backend.encode("hello wé!").ids
+    streamer.put(FakeIds([1, 2, 3]))  # the prompt
+    for token in [*ids, backend.token_to_id("</s>")]:
+        streamer.put(FakeIds([token]))
+    streamer.end()
+    assert "".join(text for text, _ in got) == "hello wé!"
+    # The two bytes of "é" arrive as one piece, counted as two tokens.
+    assert ("é", 2) in got
+
+
 def test_out_of_memory_is_recognised(chat_worker: ModuleType) -> None:
     class OutOfMemoryError(RuntimeError):
         pass
