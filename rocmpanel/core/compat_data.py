@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any, cast
 
 import yaml
 from packaging.version import InvalidVersion, Version
 
 from rocmpanel.core.errors import PanelError
+from rocmpanel.core.resources import read_resource
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 def _load_yaml(name: str) -> dict[str, Any]:
     try:
-        text = resources.files("rocmpanel.resources").joinpath(name).read_text("utf-8")
+        text = read_resource(name)
         data = yaml.safe_load(text)
     except (OSError, yaml.YAMLError) as exc:
         raise PanelError(f"The data file {name} could not be read.", str(exc)) from exc

@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -30,6 +29,7 @@ from rocmpanel.core.env_checks import (
     list_separator,
 )
 from rocmpanel.core.errors import PanelError
+from rocmpanel.core.resources import read_resource
 
 __all__ = [
     "NAME_RE",
@@ -201,18 +201,7 @@ def parse_catalogue(text: str) -> Catalogue:
 
 
 def _catalogue_text() -> str:
-    from importlib import resources
-
-    try:
-        return (
-            resources.files("rocmpanel.resources")
-            .joinpath("env_catalogue.yaml")
-            .read_text(encoding="utf-8")
-        )
-    except ModuleNotFoundError:
-        # A source checkout that was not installed: resources/ sits next to the package.
-        root = Path(__file__).resolve().parents[2]
-        return (root / "resources" / "env_catalogue.yaml").read_text(encoding="utf-8")
+    return read_resource("env_catalogue.yaml")
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,7 +7,6 @@ name in :func:`paths.config_dir` overlays it (same ``id`` replaces, new ``id`` a
 
 from __future__ import annotations
 
-import importlib.resources
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocmpanel.core import paths
 from rocmpanel.core.errors import PanelError
+from rocmpanel.core.resources import read_resource
 
 MANIFEST_NAME = "torch_builds.yaml"
 KINDS = ("index", "find_links")
@@ -199,8 +199,7 @@ def user_manifest_path() -> Path:
 
 
 def builtin_text() -> str:
-    resource = importlib.resources.files("rocmpanel.resources").joinpath(MANIFEST_NAME)
-    return resource.read_text(encoding="utf-8")
+    return read_resource(MANIFEST_NAME)
 
 
 def merge(

@@ -101,9 +101,7 @@ def decide_outcome(
     }
     if cancelled:
         return JobOutcome(JobState.CANCELLED, message="Cancelled.", **common)
-    if error is not None:
-        return JobOutcome(JobState.FAILED, message=error.message, **common)
-    if exit_code < 0:
+    if exit_code < 0:  # a signal says more than any error reported before it
         name = _signal_name(exit_code)
         return JobOutcome(
             JobState.CRASHED,
@@ -111,6 +109,10 @@ def decide_outcome(
             signal_name=name,
             **common,
         )
+    # An interactive worker reports errors per request (a refused folder, an OOM) and goes
+    # on serving: only one that ends its process is the job's outcome.
+    if error is not None and (not interactive or exit_code != 0):
+        return JobOutcome(JobState.FAILED, message=error.message, **common)
     if exit_code != 0:
         return JobOutcome(
             JobState.CRASHED, message=f"The worker crashed (exit code {exit_code}).", **common

@@ -31,6 +31,7 @@ class KfdNode:
     domain: int | None
     drm_render_minor: int | None
     local_mem_bytes: int | None
+    gpu_id: int | None = None  # names /sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>
 
     @property
     def gfx(self) -> str | None:
@@ -57,7 +58,9 @@ def parse_properties(text: str) -> dict[str, int]:
     return values
 
 
-def _node_from(node_id: int, props: dict[str, int], mem_bytes: int | None) -> KfdNode | None:
+def _node_from(
+    node_id: int, props: dict[str, int], mem_bytes: int | None, gpu_id: int | None = None
+) -> KfdNode | None:
     if props.get("simd_count", 0) <= 0:
         return None  # a CPU node
     return KfdNode(
@@ -70,6 +73,7 @@ def _node_from(node_id: int, props: dict[str, int], mem_bytes: int | None) -> Kf
         domain=props.get("domain"),
         drm_render_minor=props.get("drm_render_minor"),
         local_mem_bytes=mem_bytes,
+        gpu_id=gpu_id,
     )
 
 
@@ -88,7 +92,9 @@ def read_nodes(sysfs_root: Path | str = "/sys") -> list[KfdNode]:
         if not text:
             continue
         mem = _local_memory(path)
-        node = _node_from(node_id, parse_properties(text), mem)
+        gpu_id_text = read_text(path / "gpu_id")
+        gpu_id = int(gpu_id_text) if gpu_id_text and gpu_id_text.isdigit() else None
+        node = _node_from(node_id, parse_properties(text), mem, gpu_id)
         if node is not None:
             nodes.append(node)
     return nodes

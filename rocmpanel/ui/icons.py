@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from importlib import resources
-
 from PySide6.QtGui import QIcon
+
+from rocmpanel.core.resources import resource_path
 
 
 def icon_path() -> str:
-    return str(resources.files("rocmpanel.resources").joinpath("rocmpanel.svg"))
+    return str(resource_path("rocmpanel.svg"))
 
 
 def app_icon() -> QIcon:

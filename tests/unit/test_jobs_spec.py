@@ -72,3 +72,7 @@ def test_outcome_rules() -> None:
     failed = _outcome(exit_code=1, error=WorkerError("no GPU", "nogpu"))
     assert failed.state is JobState.FAILED and failed.message == "no GPU"
     assert _outcome(exit_code=-15, cancelled=True).state is JobState.CANCELLED
+    stale = WorkerError("folder refused", "refused")
+    assert _outcome(exit_code=0, interactive=True, error=stale).state is JobState.SUCCEEDED
+    assert _outcome(exit_code=-9, interactive=True, error=stale).state is JobState.CRASHED
+    assert _outcome(exit_code=1, interactive=True, error=stale).state is JobState.FAILED

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from rocmpanel.core.gfx import gfx_from_kfd as gfx_name
 from rocmpanel.telemetry import sysfs_read, sysfs_source
-from rocmpanel.telemetry.kfd_topology import gfx_name
 from rocmpanel.telemetry.sysfs_read import read_number, read_raw
 from rocmpanel.telemetry.sysfs_source import discover_gpus
 
