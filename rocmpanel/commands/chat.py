@@ -58,6 +58,7 @@ class _Session:
         from rocmpanel.jobs.process import JobProcess
         from rocmpanel.jobs.protocol import Progress, Result, Token, WorkerError
         from rocmpanel.jobs.spec import JobSpec, prepare
+        from rocmpanel.system.job_env import with_job_env
 
         self.events: queue.Queue[Any] = queue.Queue()
         self.stream = stream
@@ -69,7 +70,9 @@ class _Session:
             python=python,
             interactive=True,
         )
-        self.job = JobProcess(prepare(spec), self._on_event, lambda o: self.events.put(o))
+        self.job = JobProcess(
+            prepare(with_job_env(spec)), self._on_event, lambda o: self.events.put(o)
+        )
 
     def _on_event(self, event: Any) -> None:
         Progress, Result, Token, WorkerError = self._types

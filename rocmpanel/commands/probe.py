@@ -22,11 +22,14 @@ def run(args: argparse.Namespace) -> int:
     from rocmpanel.core.settings import Settings
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.spec import JobSpec, prepare
+    from rocmpanel.system.job_env import with_job_env
 
     python = args.python if args.python is not None else Settings.load().get("workload_python")
     try:
         job = JobProcess(
-            prepare(JobSpec("probe", "probe", python=python)), lambda e: None, lambda o: None
+            prepare(with_job_env(JobSpec("probe", "probe", python=python))),
+            lambda e: None,
+            lambda o: None,
         )
         job.start()
     except PanelError as exc:

@@ -60,8 +60,8 @@ SETTINGS: tuple[Setting, ...] = (
         str,
         "",
         "Workload Python",
-        "Interpreter that runs GPU jobs. Empty: the active managed environment, "
-        "or the panel's own interpreter when none exists.",
+        "Interpreter that runs GPU jobs. Empty: the panel's own interpreter. Making a "
+        "managed environment active (PyTorch tab) sets it.",
     ),
     Setting("window_geometry", str, "", "Window geometry", visible=False),
     Setting("window_state", str, "", "Window state", visible=False),

@@ -175,13 +175,13 @@ class JobManager(QObject):
         super().__init__(parent)
         self.grace_s = grace_s
         self.jobs: list[Job] = []
-        # Variables every job gets (the session env store); the spec's own env wins.
-        self.env_provider: Callable[[], Mapping[str, str | None]] | None = None
+        # The env overrides a job gets (session store, managed env); the spec's own win.
+        self.env_provider: Callable[[JobSpec], Mapping[str, str | None]] | None = None
 
     def start(self, spec: JobSpec) -> Job:
         """Prepare and start ``spec``; raises PanelError when it cannot start."""
         if self.env_provider is not None:
-            spec = dataclasses.replace(spec, env={**self.env_provider(), **spec.env})
+            spec = dataclasses.replace(spec, env={**self.env_provider(spec), **spec.env})
         job = Job(spec, self.grace_s, self)
         job.finished.connect(lambda _outcome, j=job: self._on_job_finished(j))
         job.start()

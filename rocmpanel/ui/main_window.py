@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from rocmpanel.core.errors import PanelError
 from rocmpanel.core.settings import Settings
 from rocmpanel.jobs.runner import Job, JobManager
-from rocmpanel.system.env_store_session import job_env_overrides
+from rocmpanel.system.job_env import job_env_for
 from rocmpanel.ui.about import AboutDialog
 from rocmpanel.ui.context import AppContext
 from rocmpanel.ui.jobs_strip import JobsStrip
@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
         self.jobs = JobManager(float(self.settings.get("job_cancel_grace_s")), self)
-        self.jobs.env_provider = job_env_overrides
+        self.jobs.env_provider = job_env_for
         self.ctx = AppContext(self.settings, self.jobs, self.notify)
         self.tab_failures: list[str] = []
 

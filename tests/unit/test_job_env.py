@@ -1,0 +1,30 @@
+"""What environment a job runs with: managed env, then session store, then the job's own."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.system import managed_envs
+from rocmpanel.system.env_store_session import session_file
+from rocmpanel.system.job_env import job_env_for
+
+
+def test_session_store_then_spec(monkeypatch) -> None:
+    monkeypatch.setattr(managed_envs, "env_for_python", lambda python: None)
+    path = session_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"variables": {"A": "session", "B": "session"}}))
+    env = job_env_for(JobSpec("x", "probe", python=sys.executable, env={"B": "spec"}))
+    assert env == {"A": "session", "B": "spec"}
+
+
+def test_managed_env_variables_come_first(monkeypatch) -> None:
+    class Env:
+        job_env = {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "A": "managed"}
+
+    monkeypatch.setattr(managed_envs, "env_for_python", lambda python: Env())
+    monkeypatch.setattr("rocmpanel.system.job_env.job_env_overrides", lambda: {"A": "session"})
+    env = job_env_for(JobSpec("x", "probe", python="/envs/t/bin/python"))
+    assert env == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "A": "session"}
