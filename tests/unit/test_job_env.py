@@ -21,10 +21,10 @@ def test_session_store_then_spec(monkeypatch) -> None:
 
 
 def test_managed_env_variables_come_first(monkeypatch) -> None:
-    class Env:
-        job_env = {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "A": "managed"}
+    from types import SimpleNamespace
 
-    monkeypatch.setattr(managed_envs, "env_for_python", lambda python: Env())
+    managed = SimpleNamespace(job_env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "A": "managed"})
+    monkeypatch.setattr(managed_envs, "env_for_python", lambda python: managed)
     monkeypatch.setattr("rocmpanel.system.job_env.job_env_overrides", lambda: {"A": "session"})
     env = job_env_for(JobSpec("x", "probe", python="/envs/t/bin/python"))
     assert env == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "A": "session"}
