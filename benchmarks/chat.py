@@ -26,8 +26,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+WORKERS = ROOT / "rocmpanel" / "workers"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+# The workers' private siblings import each other by name, as they do when run by path.
+if str(WORKERS) not in sys.path:
+    sys.path.insert(0, str(WORKERS))
+
+import _chat_load  # noqa: E402
 
 from rocmpanel.core.chat_protocol import GenerateRequest, LoadRequest, Sampling  # noqa: E402
 from rocmpanel.core.memory_estimate import Precision  # noqa: E402
@@ -58,26 +64,10 @@ class RawModel:
         self.torch = torch
         cuda = device != "cpu" and torch.cuda.is_available()
         self.device = "cuda" if cuda else "cpu"
-        compute = torch.bfloat16 if not cuda or torch.cuda.is_bf16_supported() else torch.float16
+        # The worker's own weight arguments (dtype, quantization, device map), so both
+        # sides load exactly the same model.
         kwargs: dict[str, Any] = {"use_safetensors": True}
-        if precision == "nf4":
-            kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
-                load_in_4bit=True,
-                bnb_4bit_quant_type="nf4",
-                bnb_4bit_compute_dtype=compute,
-                bnb_4bit_use_double_quant=True,
-            )
-            kwargs["dtype"] = compute
-        elif precision == "int8":
-            kwargs["quantization_config"] = transformers.BitsAndBytesConfig(load_in_8bit=True)
-            kwargs["dtype"] = torch.float16
-        else:
-            kwargs["dtype"] = {
-                "fp16": torch.float16,
-                "bf16": torch.bfloat16,
-                "fp32": torch.float32,
-            }[precision]
-        kwargs["device_map"] = {"": 0} if cuda else "cpu"
+        kwargs.update(_chat_load.weight_kwargs(transformers, torch, precision, self.device))
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
         self.model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), **kwargs)
         self.model.eval()

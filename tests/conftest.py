@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -31,3 +34,26 @@ def shared_fixtures() -> Path:
     if not FIXTURES.is_dir():
         pytest.skip("../shared/fixtures is not present")
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def tiny_llama() -> ModuleType:
+    """tests/tiny_llama.py, loaded by path (tests/ is not a package)."""
+    name = "rocmpanel_tests_tiny_llama"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).with_name("tiny_llama.py")
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_llama: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random LLaMA folder (safetensors and a chat-template tokenizer), built once."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    return tiny_llama.cached_tiny_llama(tmp_path_factory.mktemp("models"))

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -40,20 +40,7 @@ from rocmpanel.system.env_store import (
     undo_last,
 )
 from rocmpanel.ui.env_dialogs import DiffDialog, ValueDialog
-
-STATUS_COLORS = {
-    Status.VALID: "#1b7f3b",
-    Status.WARNING: "#8a5a00",
-    Status.INVALID: "#b00020",
-    Status.UNKNOWN: "#666666",
-}
-PENDING_BACKGROUND = "#fff4c2"
-
-
-def _short(value: str | None, limit: int = 60) -> str:
-    if value is None:
-        return ""
-    return value if len(value) <= limit else value[: limit - 1] + "…"
+from rocmpanel.ui.env_table_items import STATUS_COLORS, staged_item, status_item, value_item
 
 
 class EnvEditor(QWidget):
@@ -234,43 +221,16 @@ class EnvEditor(QWidget):
             name_item.setForeground(QBrush(QColor("#555555")))
         self.table.setItem(row, 0, name_item)
         process = self.environ.get(name)
-        self.table.setItem(row, 1, self._value_item(process, "not set"))
+        self.table.setItem(row, 1, value_item(process, "not set"))
         staged = name in self.staged
         for column, key in enumerate(keys, start=2):
             current = self.snapshots[key].values.get(name) if key in self.snapshots else None
-            item = self._value_item(current, "")
-            if staged and key in targets:
-                new = self.staged[name]
-                if new != current:
-                    old_text = _short(current, 28) if current is not None else "(unset)"
-                    new_text = _short(new, 28) if new is not None else "(unset)"
-                    item.setText(f"{old_text} → {new_text}")
-                    item.setToolTip(f"Staged: {new if new is not None else 'unset'}")
-                    item.setBackground(QBrush(QColor(PENDING_BACKGROUND)))
-                    item.setForeground(QBrush(QColor("#000000")))
-                    font = QFont(item.font())
-                    font.setBold(True)
-                    item.setFont(font)
+            if staged and key in targets and self.staged[name] != current:
+                item = staged_item(current, self.staged[name])
+            else:
+                item = value_item(current, "")
             self.table.setItem(row, column, item)
-        verdict = self.verdict_for(name)
-        status = QTableWidgetItem("" if verdict is None else verdict.status.value)
-        if verdict is not None and verdict.message:
-            status.setText(f"{verdict.status.value}: {_short(verdict.message, 90)}")
-        if verdict is not None:
-            status.setForeground(QBrush(QColor(STATUS_COLORS[verdict.status])))
-            status.setToolTip(verdict.message)
-        self.table.setItem(row, len(keys) + 2, status)
-
-    @staticmethod
-    def _value_item(value: str | None, empty: str) -> QTableWidgetItem:
-        item = QTableWidgetItem(_short(value) if value is not None else empty)
-        if value is not None and len(value) > 60:
-            item.setToolTip(value.replace(os.pathsep, "\n"))
-        elif value is not None:
-            item.setToolTip(value)
-        if value is None:
-            item.setForeground(QBrush(QColor("#888888")))
-        return item
+        self.table.setItem(row, len(keys) + 2, status_item(self.verdict_for(name)))
 
     def selected_name(self) -> str | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []

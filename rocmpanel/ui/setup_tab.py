@@ -30,24 +30,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rocmpanel.core.checklist import Check, CheckStatus, FixKind, HostFacts
+from rocmpanel.core.checklist import Check, FixKind, HostFacts
 from rocmpanel.core.errors import PanelError
 from rocmpanel.core.gpu_model import SystemInfo
 from rocmpanel.core.probe_report import ProbeReport
 from rocmpanel.core.report import DoctorReport, build_report
 from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.ui.checklist_box import ChecklistBox, clear_grid
 from rocmpanel.ui.context import AppContext
 from rocmpanel.ui.detect_worker import DetectWorker, default_detector
-from rocmpanel.ui.gpu_card import GpuCard, badge_style
+from rocmpanel.ui.gpu_card import GpuCard
 
 log = logging.getLogger(__name__)
-
-_CHECK_COLOURS = {
-    CheckStatus.PASS: ("#1b5e20", "#c8e6c9"),
-    CheckStatus.WARN: ("#5d4037", "#ffe0b2"),
-    CheckStatus.FAIL: ("#b71c1c", "#ffcdd2"),
-    CheckStatus.SKIP: ("#37474f", "#eceff1"),
-}
 
 
 class SetupTab(QWidget):
@@ -140,9 +134,9 @@ class SetupTab(QWidget):
         self.gpu_grid.setColumnStretch(3, 1)
         layout.addWidget(self.gpu_box)
 
-        self.check_box = QGroupBox("Checklist")
-        self.check_grid = QGridLayout(self.check_box)
-        self.check_grid.setColumnStretch(2, 1)
+        self.check_box = ChecklistBox()
+        self.check_box.fix_clicked.connect(self._apply_fix)
+        self.check_grid = self.check_box.grid
         layout.addWidget(self.check_box)
 
         probe_box = QGroupBox("Workload Python (PyTorch)")
@@ -328,16 +322,14 @@ class SetupTab(QWidget):
             f"OS: {system.os}{f' ({system.os_version})' if system.os_version else ''} · "
             f"ROCm: {system.rocm_version or 'not found'} · Driver: {system.driver or 'n/a'}"
         )
-        self._clear(self.gpu_grid)
+        clear_grid(self.gpu_grid)
         if not system.gpus:
             none = QLabel("No AMD GPU was found. The checklist below still applies.")
             none.setWordWrap(True)
             self.gpu_grid.addWidget(none, 0, 0, 1, 4)
         for i, (gpu, verdict) in enumerate(report.gpu_rows()):
             self.gpu_grid.addWidget(GpuCard(gpu, verdict, i), i // 3, i % 3)
-        self._clear(self.check_grid)
-        for row, check in enumerate(report.checks):
-            self._add_check_row(row, check)
+        self.check_box.show_checks(report.checks)
         if report.probe is not None:
             self._show_probe()
         elif self._captured:
@@ -345,41 +337,7 @@ class SetupTab(QWidget):
         self.notes_label.setText("\n".join(f"Note: {n}" for n in system.notes))
         self.report_changed.emit(report)
 
-    @staticmethod
-    def _clear(grid: QGridLayout) -> None:
-        while grid.count():
-            item = grid.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-
-    def _add_check_row(self, row: int, check: Check) -> None:
-        badge = QLabel(check.status.value)
-        badge.setStyleSheet(badge_style(*_CHECK_COLOURS[check.status]))
-        badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        title = QLabel(f"<b>{check.title}</b>")
-        message = QLabel(check.message)
-        message.setWordWrap(True)
-        message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.check_grid.addWidget(badge, row, 0, Qt.AlignmentFlag.AlignTop)
-        self.check_grid.addWidget(title, row, 1, Qt.AlignmentFlag.AlignTop)
-        self.check_grid.addWidget(message, row, 2)
-        fix = check.fix
-        if fix is None or check.status not in (CheckStatus.FAIL, CheckStatus.WARN):
-            return
-        if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET):
-            label = fix.text
-        elif fix.kind is FixKind.COMMAND:
-            label = "Copy command"
-            message.setText(f"{check.message}<br><code>{fix.text}</code>")
-        else:
-            label = "Copy advice"
-        button = QPushButton(label)
-        button.setObjectName(f"fix_{check.id}")
-        button.setToolTip(fix.text)
-        button.clicked.connect(lambda _=False, c=check: self._apply_fix(c))
-        self.check_grid.addWidget(button, row, 3, Qt.AlignmentFlag.AlignTop)
-
+    @Slot(object)
     def _apply_fix(self, check: Check) -> None:
         fix = check.fix
         if fix is None:

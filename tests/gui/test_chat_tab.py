@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -23,26 +21,6 @@ from rocmpanel.ui.context import AppContext
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 LOAD_MS = 120_000
-
-
-def tiny_llama() -> ModuleType:
-    """tests/tiny_llama.py, loaded once by path (tests/ is not a package)."""
-    name = "rocmpanel_tests_tiny_llama"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "tiny_llama.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    return tiny_llama().cached_tiny_llama(tmp_path_factory.mktemp("models"))
 
 
 @pytest.fixture
@@ -255,10 +233,12 @@ def test_an_out_of_memory_error_offers_a_smaller_setting(make_tab) -> None:
     assert not tab.reload_smaller_button.isVisible()
 
 
-def test_remote_code_and_hub_are_allowed_per_model(make_tab, tiny_model: Path, tmp_path) -> None:
+def test_remote_code_and_hub_are_allowed_per_model(
+    make_tab, tiny_llama: ModuleType, tiny_model: Path, tmp_path
+) -> None:
     tab = make_tab()
     panel = tab.model_panel
-    remote = tiny_llama().needing_remote_code(tiny_model, tmp_path)
+    remote = tiny_llama.needing_remote_code(tiny_model, tmp_path)
     panel.set_folder(str(remote))
     assert not panel.check.ok and not panel.load_button.isEnabled()
     assert "own Python code" in panel.check_label.text()

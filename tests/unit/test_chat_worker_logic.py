@@ -29,6 +29,13 @@ def chat_worker(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
+@pytest.fixture
+def chat_parts(chat_worker: ModuleType) -> SimpleNamespace:
+    """The worker's private siblings (``_chat_stream`` as ``.stream``...), as chat.py has them."""
+    names = ("common", "load", "stream")
+    return SimpleNamespace(**{n: importlib.import_module(f"_chat_{n}") for n in names})
+
+
 class ByteTokenizer:
     """Token i is byte i: decoding a cut multi-byte character gives U+FFFD, like BPE."""
 
@@ -48,7 +55,7 @@ class FakeIds:
         return self.ids
 
 
-def test_streamer_sends_every_token_and_holds_cut_characters(chat_worker: ModuleType) -> None:
+def test_streamer_sends_every_token_and_holds_cut_characters(chat_parts: SimpleNamespace) -> None:
     streamer = SimpleNamespace(
         tokenizer=ByteTokenizer(),
         decode_kwargs={},
@@ -64,7 +71,7 @@ def test_streamer_sends_every_token_and_holds_cut_characters(chat_worker: Module
         if stream_end:
             ended.append(True)
 
-    chat_worker._flush_each_token(streamer, on_text)
+    chat_parts.stream._flush_each_token(streamer, on_text)
     streamer.put(FakeIds(list(b"prompt")))  # the prompt is skipped
     for byte in "hé!".encode():
         streamer.put(FakeIds([byte]))
@@ -74,7 +81,7 @@ def test_streamer_sends_every_token_and_holds_cut_characters(chat_worker: Module
     assert ended == [True]
 
 
-def test_fast_tokenizers_stream_through_decode_stream(chat_worker: ModuleType) -> None:
+def test_fast_tokenizers_stream_through_decode_stream(chat_parts: SimpleNamespace) -> None:
     tokenizers = pytest.importorskip("tokenizers")
     if not hasattr(tokenizers.decoders, "DecodeStream"):
         pytest.skip("tokenizers before 0.21 has no DecodeStream")
@@ -97,7 +104,7 @@ def test_fast_tokenizers_stream_through_decode_stream(chat_worker: ModuleType) -
         next_tokens_are_prompt=True,
     )
     got: list[tuple[str, int]] = []
-    chat_worker._flush_each_token(
+    chat_parts.stream._flush_each_token(
         streamer, lambda text, stream_end=False, tokens=1: text and got.append((text, tokens))
     )
     ids = backend.encode("hello wé!").ids
@@ -132,13 +139,13 @@ def test_stop_reaches_queued_and_running_generations(chat_worker: ModuleType) ->
     assert isinstance(later, type(threading.Event()))
 
 
-def test_memory_reading_on_this_platform(chat_worker: ModuleType) -> None:
-    current, peak = chat_worker._rss_bytes()
+def test_memory_reading_on_this_platform(chat_parts: SimpleNamespace) -> None:
+    current, peak = chat_parts.common._rss_bytes()
     if sys.platform.startswith("linux"):
         assert current is not None and peak is not None and peak >= current > 0
 
 
-def test_transformers_versions_are_compared_numerically(chat_worker: ModuleType) -> None:
-    assert chat_worker._version("5.24.0") == (5, 24)
-    assert chat_worker._version("4.45.2") < (4, 56) <= chat_worker._version("4.56.0.dev0")
-    assert chat_worker._version("4") == (4, 0)
+def test_transformers_versions_are_compared_numerically(chat_parts: SimpleNamespace) -> None:
+    assert chat_parts.load._version("5.24.0") == (5, 24)
+    assert chat_parts.load._version("4.45.2") < (4, 56) <= chat_parts.load._version("4.56.0.dev0")
+    assert chat_parts.load._version("4") == (4, 0)

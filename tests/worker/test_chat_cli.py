@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,26 +11,6 @@ from types import ModuleType
 import pytest
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
-
-
-def tiny_llama() -> ModuleType:
-    """tests/tiny_llama.py, loaded once by path (tests/ is not a package)."""
-    name = "rocmpanel_tests_tiny_llama"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "tiny_llama.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    return tiny_llama().cached_tiny_llama(tmp_path_factory.mktemp("models"))
 
 
 def rocmpanel(*args: str) -> subprocess.CompletedProcess[str]:
@@ -57,10 +36,12 @@ def test_one_shot_json(tiny_model: Path) -> None:
     assert figures["device"] == "cpu" and figures["peak_memory_bytes"] > 0
 
 
-def test_refusals_happen_before_any_worker_starts(tiny_model: Path, tmp_path: Path) -> None:
-    no_weights = rocmpanel("--model", str(tiny_llama().without_weights(tmp_path)))
+def test_refusals_happen_before_any_worker_starts(
+    tiny_llama: ModuleType, tiny_model: Path, tmp_path: Path
+) -> None:
+    no_weights = rocmpanel("--model", str(tiny_llama.without_weights(tmp_path)))
     assert no_weights.returncode == 2
     assert "No weights" in no_weights.stderr
-    remote = tiny_llama().needing_remote_code(tiny_model, tmp_path)
+    remote = tiny_llama.needing_remote_code(tiny_model, tmp_path)
     refused = rocmpanel("--model", str(remote), "--prompt", "hi")
     assert refused.returncode == 2 and "own Python code" in refused.stderr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import queue
@@ -24,26 +23,6 @@ from rocmpanel.jobs.spec import JobSpec, prepare
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 WAIT_S = 120.0
-
-
-def tiny_llama() -> ModuleType:
-    """tests/tiny_llama.py, loaded once by path (tests/ is not a package)."""
-    name = "rocmpanel_tests_tiny_llama"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "tiny_llama.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    return tiny_llama().cached_tiny_llama(tmp_path_factory.mktemp("models"))
 
 
 class Worker:
@@ -105,17 +84,19 @@ def worker(tiny_model: Path):
             session.process.cancel()
 
 
-def test_refuses_a_folder_without_weights(worker: Worker, tmp_path: Path) -> None:
-    answer = worker.load(tiny_llama().without_weights(tmp_path), Precision.FP32)
+def test_refuses_a_folder_without_weights(
+    worker: Worker, tiny_llama: ModuleType, tmp_path: Path
+) -> None:
+    answer = worker.load(tiny_llama.without_weights(tmp_path), Precision.FP32)
     assert isinstance(answer, WorkerError)
     assert answer.kind == "no_weights" and "safetensors" in answer.message
     assert answer.data["op"] == "load"
 
 
 def test_refuses_a_model_that_needs_remote_code(
-    worker: Worker, tiny_model: Path, tmp_path: Path
+    worker: Worker, tiny_llama: ModuleType, tiny_model: Path, tmp_path: Path
 ) -> None:
-    folder = tiny_llama().needing_remote_code(tiny_model, tmp_path)
+    folder = tiny_llama.needing_remote_code(tiny_model, tmp_path)
     answer = worker.load(folder, Precision.FP32)
     assert isinstance(answer, WorkerError)
     assert answer.kind == "remote_code"
