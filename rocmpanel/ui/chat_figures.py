@@ -15,8 +15,15 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from rocmpanel.core.memory_estimate import read_amd_vram
 from rocmpanel.core.model_check import format_bytes
+from rocmpanel.jobs.protocol import Token
 
 LIVE_INTERVAL_MS = 250
+
+
+def token_count(token: Token) -> int:
+    """How many model tokens one token event carries (the worker may coalesce a few)."""
+    value = token.data.get("n", 1)
+    return value if isinstance(value, int) and value > 0 else 1
 
 
 def worker_memory_text(on_gpu: bool, pid: int | None) -> str:

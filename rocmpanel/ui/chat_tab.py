@@ -10,23 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QMessageBox,
-    QPushButton,
-    QScrollArea,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from rocmpanel.core.chat_protocol import (
-    ALLOW_HUB_ARG,
-    WORKER,
     GenerateRequest,
     LoadedModel,
     LoadRequest,
@@ -37,48 +26,15 @@ from rocmpanel.core.chat_protocol import (
 from rocmpanel.core.chat_store import ChatStore, title_from
 from rocmpanel.core.errors import PanelError
 from rocmpanel.core.memory_estimate import Fit
-from rocmpanel.jobs.process import JobOutcome, JobState
+from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.protocol import Progress, Result, Token, WorkerError
 from rocmpanel.jobs.runner import Job
-from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.ui.chat_figures import LiveFigures, worker_memory_text
+from rocmpanel.ui.chat_figures import LiveFigures, token_count, worker_memory_text
 from rocmpanel.ui.chat_history import ConversationList
-from rocmpanel.ui.chat_view import ChatInput, ChatView
+from rocmpanel.ui.chat_view import ChatComposer, ChatView
+from rocmpanel.ui.chat_worker_link import WorkerBanner, end_chat_worker, start_chat_worker
 from rocmpanel.ui.context import AppContext
 from rocmpanel.ui.model_panel import ModelPanel
-
-EXIT_WAIT_S = 3.0
-
-
-def _token_count(token: Token) -> int:
-    """How many model tokens one token event carries (the worker may coalesce a few)."""
-    value = token.data.get("n", 1)
-    return value if isinstance(value, int) and value > 0 else 1
-
-
-def describe_exit(outcome: JobOutcome) -> str:
-    """Why the worker went, in a sentence (its last error line when it crashed)."""
-    if outcome.state is JobState.CANCELLED:
-        return "it was cancelled."
-    if outcome.signal_name == "SIGKILL":
-        return (
-            "it was killed (SIGKILL; when nobody ended it on purpose, the system usually "
-            "ran out of memory)."
-        )
-    if outcome.signal_name:
-        return f"it was killed by {outcome.signal_name}."
-    if outcome.exit_code not in (None, 0):
-        last = ""
-        for line in reversed(outcome.stderr_tail):
-            # Progress bars redraw with carriage returns; keep only their final state.
-            text = line.rsplit("\r", 1)[-1].strip()
-            if text:
-                last = text if len(text) <= 200 else text[:199] + "…"
-                break
-        return f"it exited with code {outcome.exit_code}." + (
-            f" Last error: {last}" if last else ""
-        )
-    return outcome.message
 
 
 class ChatTab(QWidget):
@@ -115,48 +71,25 @@ class ChatTab(QWidget):
         centre = QWidget()
         column = QVBoxLayout(centre)
         column.setContentsMargins(4, 0, 4, 0)
-        self.banner = QFrame()
-        self.banner.setStyleSheet(
-            "QFrame { background-color:#fdecea; border:1px solid #e0a0a0; border-radius:4px; }"
-            "QLabel { border:none; color:#7a1010; }"
-        )
-        banner_row = QHBoxLayout(self.banner)
-        self.banner_label = QLabel()
-        self.banner_label.setWordWrap(True)
-        banner_row.addWidget(self.banner_label, 1)
-        self.reload_button = QPushButton("Reload")
-        self.reload_button.clicked.connect(lambda: self._reload(smaller=False))
-        self.reload_smaller_button = QPushButton("Reload smaller")
-        self.reload_smaller_button.clicked.connect(lambda: self._reload(smaller=True))
-        self.dismiss_button = QPushButton("Dismiss")
-        self.dismiss_button.clicked.connect(self.banner.hide)
-        for button in (self.reload_button, self.reload_smaller_button, self.dismiss_button):
-            banner_row.addWidget(button)
-        self.banner.hide()
+        self.banner = WorkerBanner()
+        self.banner.reload_requested.connect(self._reload)
+        self.banner_label = self.banner.label
+        self.reload_smaller_button = self.banner.reload_smaller_button
         column.addWidget(self.banner)
         self.view = ChatView()
         column.addWidget(self.view, 1)
         self.live_label = LiveFigures()
         column.addWidget(self.live_label)
-        input_row = QHBoxLayout()
-        self.input = ChatInput()
+        self.composer = composer = ChatComposer()
+        self.input = composer.input
+        self.send_button, self.stop_button = composer.send_button, composer.stop_button
+        self.regenerate_button, self.edit_button = composer.regenerate_button, composer.edit_button
         self.input.submitted.connect(self.send_message)
-        input_row.addWidget(self.input, 1)
-        buttons = QVBoxLayout()
-        self.send_button = QPushButton("&Send")
         self.send_button.clicked.connect(lambda: self.send_message(self.input.toPlainText()))
-        self.stop_button = QPushButton("S&top")
         self.stop_button.clicked.connect(self.stop)
-        self.regenerate_button = QPushButton("&Regenerate")
         self.regenerate_button.clicked.connect(self.regenerate)
-        self.edit_button = QPushButton("&Edit last")
-        self.edit_button.setToolTip("Put your last message back in the box to change and resend")
         self.edit_button.clicked.connect(self.edit_last)
-        for button in (self.send_button, self.stop_button, self.regenerate_button):
-            buttons.addWidget(button)
-        buttons.addWidget(self.edit_button)
-        input_row.addLayout(buttons)
-        column.addLayout(input_row)
+        column.addWidget(composer)
         splitter.addWidget(centre)
 
         self.model_panel = ModelPanel(self.ctx.settings)
@@ -177,38 +110,17 @@ class ChatTab(QWidget):
         layout.addWidget(splitter)
 
     def _update_buttons(self) -> None:
-        ready = self.loaded is not None and not self.generating
-        self.send_button.setEnabled(ready)
-        self.stop_button.setEnabled(self.generating)
-        # Regenerate also retries a message whose reply never finished (error, crash).
-        self.regenerate_button.setEnabled(ready and bool(self.history))
-        self.edit_button.setEnabled(
-            not self.generating and any(r == "user" for r, _ in self.history)
-        )
+        self.composer.update_buttons(self.loaded is not None, self.generating, self.history)
 
     def _show_banner(self, text: str, offer_reload: bool) -> None:
-        self.banner_label.setText(text)
-        retry = self.last_load
-        self.reload_button.setVisible(offer_reload and retry is not None)
-        self.reload_smaller_button.setVisible(offer_reload and retry is not None)
-        if retry is not None:
-            precision, context = smaller_setting(retry.precision, retry.context_length)
-            self.reload_smaller_button.setText(f"Reload with {precision.value}, context {context}")
-        self.banner.show()
+        self.banner.show_message(text, self.last_load, offer_reload)
 
     # -- the worker --------------------------------------------------------------------
     def _ensure_job(self, allow_hub: bool) -> Job:
         if self.job is not None and self.job.running and self.job_allows_hub == allow_hub:
             return self.job
         self._stop_job()
-        spec = JobSpec(
-            "chat",
-            WORKER,
-            args=(ALLOW_HUB_ARG,) if allow_hub else (),
-            python=self.ctx.workload_python(),
-            interactive=True,
-        )
-        job = self.ctx.jobs.start(spec)
+        job = start_chat_worker(self.ctx, allow_hub)
         job.progress_changed.connect(self._on_job_progress)
         job.tokens_received.connect(self._on_job_tokens)
         job.result_received.connect(self._on_job_result)
@@ -219,12 +131,8 @@ class ChatTab(QWidget):
 
     def _stop_job(self) -> None:
         job, self.job = self.job, None
-        if job is None or not job.running:
-            return
-        with contextlib.suppress(PanelError):
-            job.send("exit")
-        if job.wait(EXIT_WAIT_S) is None:
-            job.cancel()
+        if job is not None:
+            end_chat_worker(job)
 
     @Slot(object, bool)
     def load_model(self, request: LoadRequest, allow_hub: bool = False) -> None:
@@ -274,9 +182,7 @@ class ChatTab(QWidget):
             return
         if smaller:
             precision, context = smaller_setting(request.precision, request.context_length)
-            request = LoadRequest(
-                request.path, precision, request.device, context, request.trust_remote_code
-            )
+            request = replace(request, precision=precision, context_length=context)
             self.model_panel.set_precision(precision)
             self.model_panel.context_spin.setValue(context)
         self.load_model(request, self.job_allows_hub)
@@ -293,7 +199,7 @@ class ChatTab(QWidget):
         if not text:
             return
         self.live_label.add_tokens(
-            sum(_token_count(t) for t in tokens if t.data.get("id") == self.request_id)
+            sum(token_count(t) for t in tokens if t.data.get("id") == self.request_id)
         )
         self.view.append_to_last(text)
 
@@ -362,10 +268,7 @@ class ChatTab(QWidget):
             self._abandon_reply()
         self.loaded = None
         self.model_panel.set_loaded(None)
-        self._show_banner(
-            f"The chat worker stopped: {describe_exit(outcome)} The model is no longer loaded.",
-            offer_reload=was_loaded,
-        )
+        self.banner.show_worker_exit(outcome, self.last_load, offer_reload=was_loaded)
         self.live_label.setText("No model loaded.")
         self._update_buttons()
 
@@ -469,10 +372,8 @@ class ChatTab(QWidget):
         self.conversation_id = conversation.id
         self.view.clear()
         self.history = []
+        self.view.show_messages(conversation.messages)
         for message in conversation.messages:
-            widget = self.view.add_message(message.role, message.content)
-            if message.figures is not None:
-                widget.set_figures(message.figures.summary())
             if message.role in ("user", "assistant"):
                 self.history.append((message.role, message.content))
         if conversation.system_prompt:

@@ -1,4 +1,4 @@
-"""The conversation as the user reads it, and the box they type into.
+"""The conversation as the user reads it, and the box they type into with its buttons.
 
 Each message is a small frame: who said it, the text (fenced code blocks in a monospace
 box that keeps its line breaks), a Copy button and, for replies, the figures. Streaming
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Sequence
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
@@ -24,6 +25,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from rocmpanel.core.chat_store import Message
 
 FENCE = re.compile(r"```([^\n`]*)\n?(.*?)(?:```|\Z)", re.DOTALL)
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
@@ -175,6 +178,13 @@ class ChatView(QScrollArea):
         self._follow = True
         return widget
 
+    def show_messages(self, messages: Iterable[Message]) -> None:
+        """Add saved messages, each reply with its figures."""
+        for message in messages:
+            widget = self.add_message(message.role, message.content)
+            if message.figures is not None:
+                widget.set_figures(message.figures.summary())
+
     def remove_last(self) -> None:
         if self.widgets:
             widget = self.widgets.pop()
@@ -240,3 +250,35 @@ class ChatInput(QPlainTextEdit):
             event.accept()
             return
         super().keyPressEvent(event)
+
+
+class ChatComposer(QWidget):
+    """The message box with its buttons beside it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.input = ChatInput()
+        row.addWidget(self.input, 1)
+        buttons = QVBoxLayout()
+        self.send_button = QPushButton("&Send")
+        self.stop_button = QPushButton("S&top")
+        self.regenerate_button = QPushButton("&Regenerate")
+        self.edit_button = QPushButton("&Edit last")
+        self.edit_button.setToolTip("Put your last message back in the box to change and resend")
+        for button in (self.send_button, self.stop_button, self.regenerate_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.edit_button)
+        row.addLayout(buttons)
+
+    def update_buttons(
+        self, loaded: bool, generating: bool, history: Sequence[tuple[str, str]]
+    ) -> None:
+        """Enable what makes sense with a model ``loaded`` or not, mid-reply or not."""
+        ready = loaded and not generating
+        self.send_button.setEnabled(ready)
+        self.stop_button.setEnabled(generating)
+        # Regenerate also retries a message whose reply never finished (error, crash).
+        self.regenerate_button.setEnabled(ready and bool(history))
+        self.edit_button.setEnabled(not generating and any(r == "user" for r, _ in history))

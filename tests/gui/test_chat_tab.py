@@ -196,7 +196,7 @@ def test_a_load_that_cannot_fit_asks_first(qtbot, make_tab, tiny_model: Path, mo
 
 def test_worker_exits_are_described_plainly() -> None:
     from rocmpanel.jobs.process import JobOutcome, JobState
-    from rocmpanel.ui.chat_tab import describe_exit
+    from rocmpanel.ui.chat_worker_link import describe_exit
 
     cancelled = JobOutcome(JobState.CANCELLED, -15, "Cancelled.")
     assert describe_exit(cancelled) == "it was cancelled."

@@ -1,17 +1,48 @@
-"""The Chat tab's red banner: what went wrong with the chat worker, and a way to reload.
+"""The chat worker as the Chat tab sees it: its process, and a banner when it fails.
 
-Shown for worker errors (a refused folder, an out-of-memory) and when the worker process
-ends on its own; after an out-of-memory or a crash it offers to reload the last model, as
-it was or with a smaller setting.
+The worker is one persistent interactive job in the workload Python. The banner is shown
+for worker errors (a refused folder, an out-of-memory) and when the process ends on its
+own; after an out-of-memory or a crash it offers to reload the last model, as it was or
+with a smaller setting.
 """
 
 from __future__ import annotations
 
+import contextlib
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from rocmpanel.core.chat_protocol import LoadRequest, smaller_setting
+from rocmpanel.core.chat_protocol import ALLOW_HUB_ARG, WORKER, LoadRequest, smaller_setting
+from rocmpanel.core.errors import PanelError
 from rocmpanel.jobs.process import JobOutcome, JobState
+from rocmpanel.jobs.runner import Job
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.ui.context import AppContext
+
+EXIT_WAIT_S = 3.0
+
+
+def start_chat_worker(ctx: AppContext, allow_hub: bool) -> Job:
+    """Start the chat worker in the workload Python; hub downloads only with ``allow_hub``."""
+    spec = JobSpec(
+        "chat",
+        WORKER,
+        args=(ALLOW_HUB_ARG,) if allow_hub else (),
+        python=ctx.workload_python(),
+        interactive=True,
+    )
+    return ctx.jobs.start(spec)
+
+
+def end_chat_worker(job: Job) -> None:
+    """Ask a running worker to exit; cancel it when it has not gone in EXIT_WAIT_S."""
+    if not job.running:
+        return
+    with contextlib.suppress(PanelError):
+        job.send("exit")
+    if job.wait(EXIT_WAIT_S) is None:
+        job.cancel()
 
 
 def describe_exit(outcome: JobOutcome) -> str:
