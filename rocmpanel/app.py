@@ -64,6 +64,36 @@ def _no_display() -> bool:
     )
 
 
+def missing_xcb_library() -> str | None:
+    """What keeps Qt's X11 plugin from loading (e.g. "libxcb-cursor.so.0"), or None.
+
+    Qt aborts the whole process when no platform plugin loads, which on fresh Ubuntu and
+    Debian desktops is usually a missing xcb library (libxcb-cursor0 above all). Loading
+    the plugin first, as Qt would, turns that into a message that names the fix.
+    """
+    import ctypes
+    import importlib.util
+    import os
+    import re
+
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    x11 = platform.startswith("xcb") or (
+        not platform and os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
+    )
+    spec = importlib.util.find_spec("PySide6")
+    if not sys.platform.startswith("linux") or not x11 or spec is None:
+        return None
+    for location in spec.submodule_search_locations or ():
+        plugin = os.path.join(location, "Qt", "plugins", "platforms", "libqxcb.so")
+        if os.path.exists(plugin):
+            try:
+                ctypes.CDLL(plugin, mode=os.RTLD_LAZY)
+            except OSError as exc:
+                found = re.search(r"(lib[\w.+-]+\.so[\w.]*): cannot open", str(exc))
+                return found.group(1) if found else str(exc)
+    return None
+
+
 def run_gui(smoke_test: bool = False) -> int:
     """Open the window; with ``smoke_test``, exit after the first paint with a JSON line."""
     import os
@@ -78,6 +108,19 @@ def run_gui(smoke_test: bool = False) -> int:
             )
             return 2
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    missing = missing_xcb_library()
+    if missing is not None:
+        print(
+            f"rocmpanel: Qt's X11 support needs {missing}, which is not installed.\n"
+            "Install the X11 libraries Qt needs and start rocmpanel again:\n"
+            "  Debian/Ubuntu: sudo apt install libxcb-cursor0 libxcb-icccm4 libxcb-image0 "
+            "libxcb-keysyms1 libxcb-render-util0 libxkbcommon-x11-0\n"
+            "  Fedora: sudo dnf install xcb-util-cursor xcb-util-wm xcb-util-image "
+            "xcb-util-keysyms xcb-util-renderutil libxkbcommon-x11\n"
+            "The headless commands work without them: rocmpanel --help",
+            file=sys.stderr,
+        )
+        return 2
     setup_logging()
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
