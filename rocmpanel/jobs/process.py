@@ -248,13 +248,14 @@ class JobProcess:
             stderr_tail=tuple(self._stderr_tail),
             duration_s=time.monotonic() - self._started_at,
         )
-        self._done.set()
         try:
             self._on_exit(self.outcome)
         except Exception:
             import logging
 
             logging.getLogger(__name__).exception("job exit handler failed")
+        # Set last: once wait() returns, this job's threads call back no more.
+        self._done.set()
 
     # -- control -----------------------------------------------------------------------
     def send(self, op: str, **fields: Any) -> None:

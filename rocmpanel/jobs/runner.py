@@ -54,6 +54,7 @@ class Job(QObject):
         self.outcome: JobOutcome | None = None
         self.started_at = time.time()
         self._pending: list[Any] = []
+        self._detached = False
         self._lock = threading.Lock()
         self._last_drain = 0.0
         self._drain_timer = QTimer(self)
@@ -101,10 +102,17 @@ class Job(QObject):
     # -- reader threads → GUI thread ----------------------------------------------------
     def _enqueue(self, item: Event | JobOutcome) -> None:
         with self._lock:
+            if self._detached:
+                return
             was_empty = not self._pending
             self._pending.append(item)
-        if was_empty:
-            self._wake.emit()
+            if was_empty:
+                self._wake.emit()
+
+    def detach(self) -> None:
+        """Stop delivering events (the window is going away; the Qt object may be deleted)."""
+        with self._lock:
+            self._detached = True
 
     @Slot()
     def _on_wake(self) -> None:
@@ -211,3 +219,5 @@ class JobManager(QObject):
         deadline = time.monotonic() + timeout
         for job in running:
             job.wait(max(0.0, deadline - time.monotonic()))
+        for job in self.jobs:
+            job.detach()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from rocmpanel.core.errors import PanelError
 from rocmpanel.core.settings import Settings
 from rocmpanel.jobs.runner import Job, JobManager
-from rocmpanel.system.job_env import job_env_for
+from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.ui.about import AboutDialog
 from rocmpanel.ui.context import AppContext
 from rocmpanel.ui.jobs_strip import JobsStrip
@@ -30,6 +30,13 @@ from rocmpanel.ui.tabs import TABS
 log = logging.getLogger(__name__)
 
 DEFERRED_TABS_MS = 250  # the tabs not shown at start are built this long after first paint
+
+
+def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
+    # Imported at the first job, not at start-up (it reads the env catalogue and stores).
+    from rocmpanel.system.job_env import job_env_for
+
+    return job_env_for(spec)
 
 
 class _TabSlot(QWidget):
@@ -56,7 +63,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
         self.jobs = JobManager(float(self.settings.get("job_cancel_grace_s")), self)
-        self.jobs.env_provider = job_env_for
+        self.jobs.env_provider = _job_env_for
         self.ctx = AppContext(self.settings, self.jobs, self.notify)
         self.tab_failures: list[str] = []
 

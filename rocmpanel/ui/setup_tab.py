@@ -163,18 +163,38 @@ class SetupTab(QWidget):
         self.pages.addTab(widget, title)
 
     def _add_env_editor(self) -> None:
-        """The Environment page; the checklist's env fixes are staged there for review."""
-        from rocmpanel.ui.env_editor import EnvEditor
+        """The Environment page; the checklist's env fixes are staged there for review.
 
-        self.env_editor = EnvEditor(self.ctx)
-        self.add_page(self.env_editor, "Environment")
+        The editor itself is built when the page is first opened (or a fix is sent to it):
+        it reads the catalogue and every store, which start-up need not wait for.
+        """
+        self._env_page = QWidget()
+        QVBoxLayout(self._env_page).setContentsMargins(0, 0, 0, 0)
+        self._env_editor: Any = None
+        self.add_page(self._env_page, "Environment")
+        self.pages.currentChanged.connect(self._on_pages_current_changed)
         self.env_change_requested.connect(self._on_env_change_requested)
-        self.env_editor.applied.connect(self.refresh)
+
+    @property
+    def env_editor(self) -> Any:
+        """The EnvEditor of the Environment page (built on first use)."""
+        if self._env_editor is None:
+            from rocmpanel.ui.env_editor import EnvEditor
+
+            self._env_editor = EnvEditor(self.ctx)
+            self._env_editor.applied.connect(self.refresh)
+            self._env_page.layout().addWidget(self._env_editor)
+        return self._env_editor
+
+    @Slot(int)
+    def _on_pages_current_changed(self, _index: int) -> None:
+        if self.pages.currentWidget() is self._env_page:
+            self.env_editor  # noqa: B018 (builds it)
 
     @Slot(str, object)
     def _on_env_change_requested(self, name: str, value: str | None) -> None:
         self.env_editor.propose(name, value)
-        self.pages.setCurrentWidget(self.env_editor)
+        self.pages.setCurrentWidget(self._env_page)
 
     # ---- detection ----------------------------------------------------------------------
 

@@ -98,7 +98,7 @@ def test_override_fix_emits_env_change(qtbot, make_tab) -> None:
         button.click()
     assert blocker.args == ["HSA_OVERRIDE_GFX_VERSION", "10.3.0"]
     # The fix is staged in the Environment page for review, not written.
-    assert tab.pages.currentWidget() is tab.env_editor
+    assert tab.pages.currentWidget().findChild(type(tab.env_editor)) is tab.env_editor
     assert tab.env_editor.staged == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
 
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from rocmpanel.core.settings import Settings
 from rocmpanel.jobs.process import JobState
+from rocmpanel.jobs.protocol import Progress
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.ui.about import AboutDialog
 from rocmpanel.ui.crash_dialog import install_excepthook, uninstall_excepthook
@@ -212,3 +213,12 @@ def test_log_dock_receives_records(qtbot, window) -> None:
     qtbot.waitUntil(
         lambda: "visible in the log dock" in window.log_view.toPlainText(), timeout=3000
     )
+
+
+def test_shutdown_detaches_jobs_so_late_events_are_dropped(qtbot, window) -> None:
+    job = window.jobs.start(spec("hang"))
+    window.jobs.shutdown(timeout=5)
+    assert not job.running or job.wait(0) is not None
+    late = Progress(0.5, "late")
+    job._enqueue(late)  # what a straggling reader thread would do
+    assert late not in job._pending

@@ -121,3 +121,19 @@ def test_send_to_a_finished_worker_is_a_clear_error() -> None:
     job.wait(30)
     with pytest.raises(PanelError, match="not running"):
         job.send("echo", text="late")
+
+
+def test_wait_returns_only_after_the_exit_callback_ran() -> None:
+    # The window waits for its jobs at close and then deletes their Qt objects: no callback
+    # may still be running into them after wait() returns.
+    finished: list[bool] = []
+
+    def slow_exit(_outcome) -> None:
+        time.sleep(0.3)
+        finished.append(True)
+
+    spec = JobSpec("ok", SCRIPTS / "ok.py")
+    job = JobProcess(prepare(spec), lambda e: None, slow_exit)
+    job.start()
+    assert job.wait(30) is not None
+    assert finished == [True]
