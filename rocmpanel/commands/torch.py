@@ -149,20 +149,7 @@ def run_install(args: argparse.Namespace) -> int:
                 "settings to a Python " + " / ".join(p.python_versions) + " interpreter"
             )
         name = args.env_name or torch_jobs.default_env_name(p)
-        ticket = managed_envs.begin_install(
-            name,
-            p.pip_args,
-            needed_bytes=p.free_disk_bytes,
-            build_id=p.build_id,
-            torch_version=p.torch_version,
-            index_url=p.index_url,
-            job_env=p.job_env,
-        )
-        spec = managed_envs.install_job_spec(
-            ticket,
-            torch_jobs.base_python(settings),
-            isolate_pip_config=not settings.get("torch_use_pip_config"),
-        )
+        ticket, spec = torch_jobs.prepare_install(p, name, settings)
     except PanelError as exc:
         return _fail(str(exc))
 

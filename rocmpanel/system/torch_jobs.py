@@ -131,6 +131,25 @@ def default_env_name(install_plan: InstallPlan) -> str:
 
 
 # -- validation --------------------------------------------------------------------------------
+def prepare_install(
+    install_plan: InstallPlan, name: str, settings: Settings
+) -> tuple[managed_envs.InstallTicket, JobSpec]:
+    """Reserve a new environment folder for ``install_plan`` and the job that fills it."""
+    ticket = managed_envs.begin_install(
+        name,
+        install_plan.pip_args,
+        needed_bytes=install_plan.free_disk_bytes,
+        build_id=install_plan.build_id,
+        torch_version=install_plan.torch_version,
+        index_url=install_plan.index_url,
+        job_env=install_plan.job_env,
+    )
+    spec = managed_envs.install_job_spec(
+        ticket, base_python(settings), isolate_pip_config=not settings.get("torch_use_pip_config")
+    )
+    return ticket, spec
+
+
 def validate_spec(
     python: str,
     *,

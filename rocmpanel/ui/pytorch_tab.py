@@ -291,20 +291,7 @@ class PyTorchTab(QWidget):
             return
         settings = self.ctx.settings
         try:
-            ticket = managed_envs.begin_install(
-                self.name_edit.text().strip(),
-                plan.pip_args,
-                needed_bytes=plan.free_disk_bytes,
-                build_id=plan.build_id,
-                torch_version=plan.torch_version,
-                index_url=plan.index_url,
-                job_env=plan.job_env,
-            )
-            spec = managed_envs.install_job_spec(
-                ticket,
-                torch_jobs.base_python(settings),
-                isolate_pip_config=not settings.get("torch_use_pip_config"),
-            )
+            ticket, spec = torch_jobs.prepare_install(plan, self.name_edit.text().strip(), settings)
             job = self.ctx.jobs.start(spec)
         except PanelError as exc:
             QMessageBox.warning(self, "Cannot install", str(exc))
