@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import _wire
@@ -94,7 +95,8 @@ def child_env(isolated: bool) -> dict[str, str]:
     return env
 
 
-def run_logged(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
+def stream_lines(argv: list[str], env: dict[str, str], on_line: Callable[[str], None]) -> int:
+    """Run ``argv`` with stdout and stderr merged; each non-empty line goes to ``on_line``."""
     _wire.log("$ " + " ".join(argv))
     proc = subprocess.Popen(
         argv,
@@ -105,14 +107,22 @@ def run_logged(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
         encoding="utf-8",
         errors="replace",
     )
-    lines: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
         text = line.rstrip()
         if text:
-            lines.append(text)
-            _wire.log(text)
-    return proc.wait(), lines
+            on_line(text)
+    return proc.wait()
+
+
+def run_logged(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
+    lines: list[str] = []
+
+    def keep(text: str) -> None:
+        lines.append(text)
+        _wire.log(text)
+
+    return stream_lines(argv, env, keep), lines
 
 
 def pip_version(python: str, env: dict[str, str]) -> tuple[int, ...]:
@@ -196,23 +206,13 @@ def run_pip(python: str, pip_args: list[str], env: dict[str, str]) -> tuple[int,
         bar,
         *pip_args,
     ]
-    _wire.log("$ " + " ".join(argv))
     tracker = PipProgress()
-    proc = subprocess.Popen(
-        argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        text = line.rstrip()
-        if text and tracker.feed(text):
+
+    def feed(text: str) -> None:
+        if tracker.feed(text):
             _wire.log(text)
-    return proc.wait(), tracker
+
+    return stream_lines(argv, env, feed), tracker
 
 
 def installed_versions(python: str, names: list[str], env: dict[str, str]) -> dict[str, str]:
