@@ -13,7 +13,7 @@ import pyqtgraph  # noqa: F401  (imported on purpose: the panel imports it too)
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget
 
-from rocmpanel.app import process_age_ms  # the same clock as the smoke test
+from rocmpanel.shell.app import process_age_ms  # the same clock as the smoke test
 
 app = QApplication(sys.argv[:1])
 window = QMainWindow()

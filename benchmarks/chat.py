@@ -35,8 +35,8 @@ if str(WORKERS) not in sys.path:
 
 import _chat_load  # noqa: E402
 
-from rocmpanel.core.chat_protocol import GenerateRequest, LoadRequest, Sampling  # noqa: E402
-from rocmpanel.core.memory_estimate import Precision  # noqa: E402
+from rocmpanel.chat.memory_estimate import Precision  # noqa: E402
+from rocmpanel.chat.protocol import GenerateRequest, LoadRequest, Sampling  # noqa: E402
 from rocmpanel.jobs.process import JobProcess  # noqa: E402
 from rocmpanel.jobs.protocol import Result, Token, WorkerError  # noqa: E402
 from rocmpanel.jobs.spec import JobSpec, prepare  # noqa: E402

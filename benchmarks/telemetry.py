@@ -78,7 +78,7 @@ def sysfs_tree(root: Path) -> tuple[Path, str]:
 
 
 def bench_one_sample(sysfs: Path) -> float:
-    from rocmpanel.telemetry.sysfs_source import discover_gpus
+    from rocmpanel.monitor.sysfs_source import discover_gpus
 
     (gpu,) = discover_gpus(sysfs)
     gpu.read()
@@ -118,7 +118,7 @@ def fake_proc(root: Path, processes: int, fds_each: int, drm_share: float) -> Pa
 
 def bench_fdinfo(root: Path, sysfs: Path) -> tuple[float, float, float, int]:
     """CPU time of the cold first scan, then of ticks at 2 Hz over two rescan periods."""
-    from rocmpanel.telemetry.fdinfo_source import FdinfoScanner
+    from rocmpanel.monitor.fdinfo_source import FdinfoScanner
 
     proc = fake_proc(root, 500, 16, 0.1)
     cold, ticks = [], []
@@ -138,7 +138,7 @@ def bench_fdinfo(root: Path, sysfs: Path) -> tuple[float, float, float, int]:
 def bench_sampler(sysfs: Path, seconds: float) -> tuple[float, float, int]:
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
-    from rocmpanel.telemetry.sampler_qt import SamplerThread
+    from rocmpanel.monitor.sampler import SamplerThread
 
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     thread = SamplerThread(sysfs, "/proc", 500)
@@ -161,10 +161,10 @@ def bench_redraw() -> tuple[float, float, float, int]:
     import numpy as np
     from PySide6.QtWidgets import QApplication, QGridLayout, QWidget
 
-    from rocmpanel.telemetry.history import GPU_SERIES_NAMES, TelemetryHistory
-    from rocmpanel.telemetry.sample import GpuIdentity, GpuSample, Sample
-    from rocmpanel.ui.gpu_plots import GpuPanel
-    from rocmpanel.ui.monitor_tab import MAX_POINTS
+    from rocmpanel.monitor.history import GPU_SERIES_NAMES, TelemetryHistory
+    from rocmpanel.monitor.sample import GpuIdentity, GpuSample, Sample
+    from rocmpanel.monitor.views.gpu_plots import GpuPanel
+    from rocmpanel.monitor.views.tab import MAX_POINTS
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     history = TelemetryHistory()

@@ -2,6 +2,6 @@
 
 import sys
 
-from rocmpanel.cli import main
+from rocmpanel.shell.cli import main
 
 sys.exit(main())

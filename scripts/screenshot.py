@@ -46,7 +46,7 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from rocmpanel.ui.main_window import MainWindow
+    from rocmpanel.shell.main_window import MainWindow
 
     app = QApplication(sys.argv[:1])
     window = MainWindow()

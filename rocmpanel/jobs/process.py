@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import IO, Any
 
-from rocmpanel.core.errors import PanelError
+from rocmpanel.base.errors import PanelError
 from rocmpanel.jobs.protocol import (
     Event,
     LogLine,

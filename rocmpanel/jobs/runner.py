@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
-from rocmpanel.core.errors import PanelError
+from rocmpanel.base.errors import PanelError
 from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState
 from rocmpanel.jobs.protocol import Event, LogLine, Progress, Result, Token, WorkerError
 from rocmpanel.jobs.spec import JobSpec, prepare

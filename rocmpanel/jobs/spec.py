@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocmpanel.core.errors import PanelError
+from rocmpanel.base.errors import PanelError
 from rocmpanel.workers import worker_script
 
 

@@ -1,0 +1,347 @@
+"""Check a local Hugging Face model folder before anything tries to load it.
+
+Pure inspection with the standard library: ``config.json`` (architecture, sizes, custom
+code), the safetensors shards (present, complete, and their tensor headers, which give the
+parameter count without loading a byte of weights), the tokenizer files and the chat
+template. The result says what blocks a load (``problems``) and what the user should know
+(``warnings``). Pickled ``.bin`` weights are refused: loading them can run code.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from rocmpanel.base.errors import PanelError
+
+# Model types loaded by transformers' own code that share LLaMA's decoder layout closely
+# enough for the memory estimate (GQA attention, a KV cache of 2 × layers × kv heads).
+LLAMA_FAMILY = frozenset(
+    {"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "olmo"}
+)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
+MAX_HEADER_BYTES = 100 * 1024 * 1024
+DTYPE_BYTES = {
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I64": 8,
+    "I32": 4,
+    "I16": 2,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+}
+
+
+class TemplateSource(Enum):
+    """Where the chat template comes from."""
+
+    FILE = "chat_template file"
+    TOKENIZER_CONFIG = "tokenizer_config.json"
+    FALLBACK = "built-in fallback"
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The sizes the memory estimate needs, from config.json (None: not given)."""
+
+    hidden_size: int | None = None
+    layers: int | None = None
+    attention_heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    vocab_size: int | None = None
+    max_positions: int | None = None
+    tied_embeddings: bool = False
+
+
+@dataclass(frozen=True)
+class ModelCheck:
+    """What a model folder holds and whether it can be loaded as it is."""
+
+    folder: Path
+    architecture: str | None
+    model_type: str | None
+    shape: ModelShape
+    parameters: int | None
+    weight_files: tuple[str, ...]
+    weight_bytes: int
+    weight_dtype: str | None
+    tokenizer_files: tuple[str, ...]
+    template: TemplateSource
+    needs_remote_code: bool
+    quantized_on_disk: str | None
+    problems: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    def summary_lines(self) -> list[str]:
+        params = "n/a" if self.parameters is None else format_count(self.parameters)
+        lines = [
+            f"Model: {self.folder}",
+            f"Architecture: {self.architecture or 'n/a'} ({self.model_type or 'n/a'})",
+            f"Parameters: {params}; weights on disk {format_bytes(self.weight_bytes)}"
+            f" in {len(self.weight_files)} safetensors file(s), {self.weight_dtype or 'n/a'}",
+            f"Chat template: {self.template.value}",
+        ]
+        lines += [f"Problem: {p}" for p in self.problems]
+        lines += [f"Warning: {w}" for w in self.warnings]
+        return lines
+
+
+def format_count(count: int) -> str:
+    for unit, size in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if count >= size:
+            return f"{count / size:.2f}{unit}"
+    return str(count)
+
+
+def format_bytes(count: int | float | None) -> str:
+    if count is None:
+        return "n/a"
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    return f"{value:.2f} GiB"  # pragma: no cover - the loop always returns
+
+
+def read_safetensors_header(path: Path) -> dict[str, Any]:
+    """The JSON header of a safetensors file (8-byte little-endian length, then JSON)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(8)
+            if len(raw) != 8:
+                raise PanelError(f"{path.name} is too short to be a safetensors file.")
+            (length,) = struct.unpack("<Q", raw)
+            if length <= 0 or length > MAX_HEADER_BYTES:
+                raise PanelError(f"{path.name} has an implausible safetensors header.")
+            data = handle.read(length)
+    except OSError as exc:
+        raise PanelError(f"Could not read {path.name}: {exc.strerror or exc}.") from exc
+    try:
+        header = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise PanelError(f"{path.name} has a damaged safetensors header.", str(exc)) from exc
+    if not isinstance(header, dict):
+        raise PanelError(f"{path.name} has a damaged safetensors header.")
+    return header
+
+
+def _count_tensors(header: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    """Parameters in one header, and how many elements each dtype holds."""
+    total = 0
+    by_dtype: dict[str, int] = {}
+    for name, info in header.items():
+        if name == "__metadata__" or not isinstance(info, dict):
+            continue
+        shape = info.get("shape", [])
+        count = 1
+        for dim in shape if isinstance(shape, list) else []:
+            count *= int(dim)
+        total += count
+        dtype = str(info.get("dtype", "?"))
+        by_dtype[dtype] = by_dtype.get(dtype, 0) + count
+    return total, by_dtype
+
+
+def _int(config: dict[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        value = config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def read_shape(config: dict[str, Any]) -> ModelShape:
+    """The sizes in a config.json (text_config is used for multimodal wrappers)."""
+    inner = config.get("text_config")
+    if isinstance(inner, dict):
+        config = {**config, **inner}
+    hidden = _int(config, "hidden_size", "n_embd", "d_model")
+    heads = _int(config, "num_attention_heads", "n_head")
+    kv_heads = _int(config, "num_key_value_heads") or heads
+    head_dim = _int(config, "head_dim")
+    if head_dim is None and hidden and heads:
+        head_dim = hidden // heads
+    return ModelShape(
+        hidden_size=hidden,
+        layers=_int(config, "num_hidden_layers", "n_layer"),
+        attention_heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab_size=_int(config, "vocab_size"),
+        max_positions=_int(config, "max_position_embeddings", "n_positions"),
+        tied_embeddings=bool(config.get("tie_word_embeddings", False)),
+    )
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PanelError(f"Could not read {path.name}: {exc.strerror or exc}.") from exc
+    except ValueError as exc:
+        raise PanelError(f"{path.name} is not valid JSON.", str(exc)) from exc
+
+
+def _weights(folder: Path, problems: list[str]) -> list[Path]:
+    index = folder / "model.safetensors.index.json"
+    files = sorted(folder.glob("*.safetensors"))
+    if index.is_file():
+        try:
+            data = _load_json(index)
+        except PanelError as exc:
+            problems.append(exc.message)
+            return files
+        weight_map = data.get("weight_map", {}) if isinstance(data, dict) else {}
+        listed = sorted({str(v) for v in weight_map.values()}) if weight_map else []
+        missing = [name for name in listed if not (folder / name).is_file()]
+        if missing:
+            problems.append(
+                f"{len(missing)} of {len(listed)} weight shards are missing "
+                f"(first: {missing[0]}); the download is incomplete."
+            )
+        if listed:
+            return [folder / name for name in listed if (folder / name).is_file()]
+    if not files:
+        pickled = sorted(p.name for p in folder.glob("*.bin") if "pytorch_model" in p.name)
+        pickled += sorted(p.name for p in folder.glob("*.pt*"))
+        if pickled:
+            problems.append(
+                f"Only pickled weights were found ({pickled[0]}); rocmpanel loads safetensors "
+                "only, because pickled files can run code. Convert the model or pick the "
+                "safetensors version."
+            )
+        else:
+            problems.append("No weights were found: the folder has no .safetensors files.")
+    return files
+
+
+def _template(folder: Path, tokenizer_config: dict[str, Any]) -> TemplateSource:
+    if (folder / "chat_template.jinja").is_file() or (folder / "chat_template.json").is_file():
+        return TemplateSource.FILE
+    if tokenizer_config.get("chat_template"):
+        return TemplateSource.TOKENIZER_CONFIG
+    return TemplateSource.FALLBACK
+
+
+def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> ModelCheck:
+    """Inspect ``folder``; never loads weights. Raises PanelError only for a missing folder."""
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        raise PanelError(f"{folder} is not a folder.")
+    problems: list[str] = []
+    warnings: list[str] = []
+    config: dict[str, Any] = {}
+    config_path = folder / "config.json"
+    if not config_path.is_file():
+        problems.append("config.json is missing: this is not a Hugging Face model folder.")
+    else:
+        try:
+            loaded = _load_json(config_path)
+            config = loaded if isinstance(loaded, dict) else {}
+        except PanelError as exc:
+            problems.append(exc.message)
+    architectures = config.get("architectures")
+    architecture = (
+        str(architectures[0]) if isinstance(architectures, list) and architectures else None
+    )
+    model_type = str(config["model_type"]) if config.get("model_type") else None
+    if config and architecture is None:
+        warnings.append("config.json names no architecture.")
+    elif architecture and not architecture.endswith("ForCausalLM"):
+        problems.append(f"{architecture} is not a text-generation (causal LM) model.")
+    if model_type and model_type not in LLAMA_FAMILY:
+        warnings.append(
+            f"Model type {model_type!r} is not LLaMA-family; loading may work, the memory "
+            "estimate may be off."
+        )
+    tokenizer_config: dict[str, Any] = {}
+    tc_path = folder / "tokenizer_config.json"
+    if tc_path.is_file():
+        try:
+            loaded = _load_json(tc_path)
+            tokenizer_config = loaded if isinstance(loaded, dict) else {}
+        except PanelError as exc:
+            warnings.append(exc.message)
+    # auto_map (in config.json or tokenizer_config.json) is how a repository asks
+    # transformers to import its own Python files.
+    needs_remote_code = "auto_map" in config or "auto_map" in tokenizer_config
+    if needs_remote_code:
+        if trust_remote_code:
+            warnings.append(
+                "This model ships its own Python code and you allowed it to run: it runs "
+                "with your user's rights. Only do this for a repository you trust."
+            )
+        else:
+            problems.append(
+                "This model needs its own Python code (auto_map / custom modelling files), "
+                "which rocmpanel does not run unless you allow remote code for this model."
+            )
+    quant = config.get("quantization_config")
+    quantized_on_disk = None
+    if isinstance(quant, dict):
+        quantized_on_disk = str(quant.get("quant_method", "unknown"))
+        warnings.append(
+            f"The weights are already quantized ({quantized_on_disk}); the precision choice "
+            "does not apply."
+        )
+
+    files = _weights(folder, problems)
+    parameters: int | None = None
+    by_dtype: dict[str, int] = {}
+    weight_bytes = 0
+    for path in files:
+        try:
+            weight_bytes += path.stat().st_size
+            count, dtypes = _count_tensors(read_safetensors_header(path))
+        except (OSError, PanelError) as exc:
+            problems.append(exc.message if isinstance(exc, PanelError) else str(exc))
+            continue
+        parameters = (parameters or 0) + count
+        for key, value in dtypes.items():
+            by_dtype[key] = by_dtype.get(key, 0) + value
+    weight_dtype = max(by_dtype, key=lambda k: by_dtype[k]) if by_dtype else None
+
+    tokenizer_files = tuple(name for name in TOKENIZER_FILES if (folder / name).is_file())
+    if not tokenizer_files:
+        problems.append("No tokenizer was found (tokenizer.json or tokenizer.model).")
+    template = _template(folder, tokenizer_config)
+    if template is TemplateSource.FALLBACK:
+        warnings.append(
+            "The tokenizer has no chat template; a plain 'role: text' layout is used, "
+            "which a base (non-chat) model may continue oddly."
+        )
+    return ModelCheck(
+        folder=folder,
+        architecture=architecture,
+        model_type=model_type,
+        shape=read_shape(config),
+        parameters=parameters,
+        weight_files=tuple(p.name for p in files),
+        weight_bytes=weight_bytes,
+        weight_dtype=weight_dtype,
+        tokenizer_files=tokenizer_files,
+        template=template,
+        needs_remote_code=needs_remote_code,
+        quantized_on_disk=quantized_on_disk,
+        problems=tuple(problems),
+        warnings=tuple(warnings),
+    )

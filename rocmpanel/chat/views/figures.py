@@ -1,0 +1,95 @@
+"""The live line under the conversation: tokens, TTFT, tok/s and memory while generating.
+
+Counted on the panel side from the token events as they arrive (the worker reports the
+exact figures when the reply ends). Memory is VRAM used from amdgpu sysfs when the model
+is on a GPU, else the worker process's resident memory; "n/a" when neither can be read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel, QWidget
+
+from rocmpanel.chat.memory_estimate import read_amd_vram
+from rocmpanel.chat.model_check import format_bytes
+from rocmpanel.jobs.protocol import Token
+
+LIVE_INTERVAL_MS = 250
+
+
+def token_count(token: Token) -> int:
+    """How many model tokens one token event carries (the worker may coalesce a few)."""
+    value = token.data.get("n", 1)
+    return value if isinstance(value, int) and value > 0 else 1
+
+
+def worker_memory_text(on_gpu: bool, pid: int | None) -> str:
+    if on_gpu:
+        readings = read_amd_vram()
+        if readings:
+            return f"VRAM used {format_bytes(max(r.used for r in readings))}"
+        return "VRAM n/a"
+    if pid is None:
+        return "memory n/a"
+    try:
+        import psutil
+
+        return f"worker RSS {format_bytes(psutil.Process(pid).memory_info().rss)}"
+    except Exception:  # the process may be gone between two ticks
+        return "memory n/a"
+
+
+class LiveFigures(QLabel):
+    """A status line that ticks while a reply streams."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("No model loaded.", parent)
+        self.setStyleSheet("color:#555555;")
+        self.tokens = 0
+        self._sent_at = 0.0
+        self._first_at: float | None = None
+        self._memory: Callable[[], str] = lambda: "memory n/a"
+        self._timer = QTimer(self)
+        self._timer.setInterval(LIVE_INTERVAL_MS)
+        self._timer.timeout.connect(self.update_text)
+
+    @property
+    def running(self) -> bool:
+        return self._timer.isActive()
+
+    def start(self, memory: Callable[[], str]) -> None:
+        """A request was just sent."""
+        self._memory = memory
+        self._sent_at = time.perf_counter()
+        self._first_at = None
+        self.tokens = 0
+        self._timer.start()
+        self.update_text()
+
+    def add_tokens(self, count: int) -> None:
+        if self._first_at is None:
+            self._first_at = time.perf_counter()
+            self.tokens += count
+            self.update_text()  # show the time to first token at once
+        else:
+            self.tokens += count
+
+    def stop(self, text: str) -> None:
+        self._timer.stop()
+        self.setText(text)
+
+    def update_text(self) -> None:
+        now = time.perf_counter()
+        parts = [f"Generating… {self.tokens} token{'' if self.tokens == 1 else 's'}"]
+        if self._first_at is None:
+            parts.append(f"waiting for the first token ({(now - self._sent_at) * 1000:.0f} ms)")
+        else:
+            parts.append(f"TTFT {(self._first_at - self._sent_at) * 1000:.0f} ms")
+            elapsed = now - self._first_at
+            if self.tokens > 1 and elapsed > 0:
+                parts.append(f"{(self.tokens - 1) / elapsed:.1f} tok/s")
+        parts.append(self._memory())
+        self.setText(" · ".join(parts))

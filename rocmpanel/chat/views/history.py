@@ -1,0 +1,140 @@
+"""The saved conversations: search, pick, new, export (Markdown or JSON), delete."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.atomic import write_atomic
+from rocmpanel.base.errors import PanelError
+from rocmpanel.chat.store import ChatStore, export_json, export_markdown
+
+SEARCH_DELAY_MS = 200
+
+
+class ConversationList(QWidget):
+    """Emits ``opened(id)`` when a conversation is picked, ``new_requested()`` for New."""
+
+    opened = Signal(int)
+    new_requested = Signal()
+    deleted = Signal(int)
+
+    def __init__(self, store: ChatStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.new_button = QPushButton("&New chat")
+        self.new_button.clicked.connect(self.new_requested)
+        layout.addWidget(self.new_button)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search conversations")
+        self.search_edit.setClearButtonEnabled(True)
+        layout.addWidget(self.search_edit)
+        self.list = QListWidget()
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setUniformItemSizes(True)
+        self.list.itemActivated.connect(self._on_item_activated)
+        self.list.itemClicked.connect(self._on_item_activated)
+        layout.addWidget(self.list, 1)
+        row = QHBoxLayout()
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the selected conversation as Markdown or JSON")
+        self.export_button.clicked.connect(self._export)
+        self.delete_button = QPushButton("Delete")
+        self.delete_button.clicked.connect(self._delete)
+        row.addWidget(self.export_button)
+        row.addWidget(self.delete_button)
+        layout.addLayout(row)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh)
+        self.search_edit.textChanged.connect(lambda _text: self._search_timer.start())
+        self.refresh()
+
+    def refresh(self, select: int | None = None) -> None:
+        current = select if select is not None else self.selected_id()
+        self.list.clear()
+        try:
+            conversations = self.store.conversations(self.search_edit.text())
+        except Exception as exc:  # sqlite errors: show, never crash the tab
+            self.list.addItem(f"Could not read the history: {exc}")
+            return
+        for conversation in conversations:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated))
+            item = QListWidgetItem(f"{conversation.title}\n{when}")
+            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
+            item.setToolTip(conversation.model or conversation.title)
+            self.list.addItem(item)
+            if conversation.id == current:
+                self.list.setCurrentItem(item)
+        self._update_buttons()
+
+    def selected_id(self) -> int | None:
+        item = self.list.currentItem()
+        value = item.data(Qt.ItemDataRole.UserRole) if item else None
+        return int(value) if isinstance(value, int) else None
+
+    def _update_buttons(self) -> None:
+        has = self.selected_id() is not None
+        self.export_button.setEnabled(has)
+        self.delete_button.setEnabled(has)
+
+    def _on_item_activated(self, item: QListWidgetItem) -> None:
+        value = item.data(Qt.ItemDataRole.UserRole)
+        self._update_buttons()
+        if isinstance(value, int):
+            self.opened.emit(value)
+
+    def export_to(self, conversation_id: int, path: Path) -> None:
+        """Write the conversation to ``path``: JSON for .json, Markdown otherwise."""
+        conversation = self.store.get(conversation_id)
+        text = (
+            export_json(conversation) if path.suffix == ".json" else export_markdown(conversation)
+        )
+        write_atomic(path, text.encode("utf-8"))
+
+    def _export(self) -> None:
+        conversation_id = self.selected_id()
+        if conversation_id is None:
+            return
+        path, chosen = QFileDialog.getSaveFileName(
+            self,
+            "Export conversation",
+            str(Path.home() / "conversation.md"),
+            "Markdown (*.md);;JSON (*.json)",
+        )
+        if not path:
+            return
+        target = Path(path)
+        if not target.suffix:
+            target = target.with_suffix(".json" if "JSON" in chosen else ".md")
+        try:
+            self.export_to(conversation_id, target)
+        except PanelError as exc:
+            QMessageBox.warning(self, "Export failed", exc.message)
+
+    def _delete(self) -> None:
+        conversation_id = self.selected_id()
+        if conversation_id is None:
+            return
+        answer = QMessageBox.question(self, "Delete conversation", "Delete this conversation?")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.store.delete(conversation_id)
+            self.deleted.emit(conversation_id)
+            self.refresh()

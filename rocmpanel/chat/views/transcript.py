@@ -1,0 +1,284 @@
+"""The conversation as the user reads it, and the box they type into with its buttons.
+
+Each message is a small frame: who said it, the text (fenced code blocks in a monospace
+box that keeps its line breaks), a Copy button and, for replies, the figures. Streaming
+appends to the last message; re-rendering is coalesced on a short timer so a fast model
+costs a few repaints per second, not one per token.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.chat.store import Message
+
+FENCE = re.compile(r"```([^\n`]*)\n?(.*?)(?:```|\Z)", re.DOTALL)
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+RENDER_INTERVAL_MS = 40
+ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
+ROLE_COLOURS = {"user": "#1f5fa8", "assistant": "#2d7a3a", "system": "#7a5a2d"}
+CODE_STYLE = (
+    "background-color:#f3f3f3; color:#202020; font-family:monospace; "
+    "white-space:pre-wrap; margin:4px 0px; padding:6px;"
+)
+
+
+def _text_html(text: str) -> str:
+    escaped = html.escape(text)
+    escaped = INLINE_CODE.sub(
+        lambda m: (
+            f'<code style="font-family:monospace; background-color:#eeeeee;">{m.group(1)}</code>'
+        ),
+        escaped,
+    )
+    return escaped.replace("\n", "<br>")
+
+
+def render_message_html(text: str) -> str:
+    """Plain text with fenced code blocks (``` … ```, possibly unfinished) as HTML."""
+    parts: list[str] = []
+    position = 0
+    for match in FENCE.finditer(text):
+        if match.start() > position:
+            parts.append(_text_html(text[position : match.start()]))
+        language = html.escape(match.group(1).strip())
+        code = html.escape(match.group(2).rstrip("\n"))
+        label = f'<div style="color:#777777; font-size:small;">{language}</div>' if language else ""
+        parts.append(f'{label}<pre style="{CODE_STYLE}">{code}</pre>')
+        position = match.end()
+    if position < len(text):
+        parts.append(_text_html(text[position:]))
+    return "".join(parts) or "&nbsp;"
+
+
+class MessageWidget(QFrame):
+    """One message: role, rendered text, Copy, figures."""
+
+    def __init__(self, role: str, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.role = role
+        self._text = text
+        self.setObjectName("chatMessage")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        background = "#f7faff" if role == "user" else "#ffffff"
+        self.setStyleSheet(
+            f"#chatMessage {{ background-color:{background}; border:1px solid #d8dde3; "
+            "border-radius:6px; }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(2)
+        header = QHBoxLayout()
+        self.role_label = QLabel(
+            f'<b style="color:{ROLE_COLOURS.get(role, "#333333")}">{ROLE_NAMES.get(role, role)}</b>'
+        )
+        header.addWidget(self.role_label)
+        header.addStretch(1)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setFlat(True)
+        self.copy_button.setToolTip("Copy this message's text")
+        self.copy_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.copy_button.clicked.connect(self.copy)
+        header.addWidget(self.copy_button)
+        layout.addLayout(header)
+        self.body = QLabel()
+        self.body.setTextFormat(Qt.TextFormat.RichText)
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        layout.addWidget(self.body)
+        self.figures_label = QLabel()
+        self.figures_label.setStyleSheet("color:#666666; font-size:small;")
+        self.figures_label.hide()
+        layout.addWidget(self.figures_label)
+        self.render()
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+
+    def append(self, text: str) -> None:
+        self._text += text
+
+    def render(self) -> None:
+        self.body.setText(render_message_html(self._text.rstrip()))
+
+    def set_figures(self, summary: str) -> None:
+        self.figures_label.setText(summary)
+        self.figures_label.setVisible(bool(summary))
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self._text)
+
+
+class ChatView(QScrollArea):
+    """The list of messages, newest at the bottom, following the bottom while streaming."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._inner = QWidget()
+        self._inner.setObjectName("chatInner")
+        self._layout = QVBoxLayout(self._inner)
+        self._layout.setContentsMargins(8, 8, 8, 8)
+        self._layout.setSpacing(8)
+        self.placeholder = QLabel(
+            "Load a model on the right, then type below. Enter sends, Shift+Enter adds a line."
+        )
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setStyleSheet("color:#777777;")
+        self._layout.addWidget(self.placeholder)
+        self._layout.addStretch(1)
+        self.setWidget(self._inner)
+        self.widgets: list[MessageWidget] = []
+        self._dirty: MessageWidget | None = None
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_INTERVAL_MS)
+        self._render_timer.timeout.connect(self._render_dirty)
+        self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
+        self._follow = True
+
+    def clear(self) -> None:
+        for widget in self.widgets:
+            self._layout.removeWidget(widget)
+            widget.deleteLater()
+        self.widgets.clear()
+        self._dirty = None
+        self.placeholder.show()
+
+    def add_message(self, role: str, text: str = "") -> MessageWidget:
+        widget = MessageWidget(role, text)
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self.widgets.append(widget)
+        self.placeholder.hide()
+        self._follow = True
+        return widget
+
+    def show_messages(self, messages: Iterable[Message]) -> None:
+        """Add saved messages, each reply with its figures."""
+        for message in messages:
+            widget = self.add_message(message.role, message.content)
+            if message.figures is not None:
+                widget.set_figures(message.figures.summary())
+
+    def remove_last(self) -> None:
+        if self.widgets:
+            widget = self.widgets.pop()
+            if self._dirty is widget:
+                self._dirty = None
+            self._layout.removeWidget(widget)
+            widget.deleteLater()
+        self.placeholder.setVisible(not self.widgets)
+
+    def truncate(self, keep: int) -> None:
+        """Keep the first ``keep`` messages."""
+        while len(self.widgets) > max(0, keep):
+            self.remove_last()
+
+    def last(self) -> MessageWidget | None:
+        return self.widgets[-1] if self.widgets else None
+
+    def append_to_last(self, text: str) -> None:
+        widget = self.last()
+        if widget is None:
+            return
+        bar = self.verticalScrollBar()
+        self._follow = bar.value() >= bar.maximum() - 4
+        widget.append(text)
+        self._dirty = widget
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def flush(self) -> None:
+        """Render pending text now (at the end of a reply)."""
+        self._render_timer.stop()
+        self._render_dirty()
+
+    def _render_dirty(self) -> None:
+        if self._dirty is not None:
+            self._dirty.render()
+            self._dirty = None
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+
+class ChatInput(QPlainTextEdit):
+    """Enter sends (``submitted``), Shift+Enter inserts a newline."""
+
+    submitted = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlaceholderText("Message (Enter sends, Shift+Enter for a new line)")
+        self.setTabChangesFocus(True)
+        metrics = self.fontMetrics()
+        self.setFixedHeight(metrics.lineSpacing() * 4 + 14)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
+            text = self.toPlainText()
+            if text.strip():
+                self.submitted.emit(text)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class ChatComposer(QWidget):
+    """The message box with its buttons beside it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.input = ChatInput()
+        row.addWidget(self.input, 1)
+        buttons = QVBoxLayout()
+        self.send_button = QPushButton("&Send")
+        self.stop_button = QPushButton("S&top")
+        self.regenerate_button = QPushButton("&Regenerate")
+        self.edit_button = QPushButton("&Edit last")
+        self.edit_button.setToolTip("Put your last message back in the box to change and resend")
+        for button in (self.send_button, self.stop_button, self.regenerate_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.edit_button)
+        row.addLayout(buttons)
+
+    def update_buttons(
+        self, loaded: bool, generating: bool, history: Sequence[tuple[str, str]]
+    ) -> None:
+        """Enable what makes sense with a model ``loaded`` or not, mid-reply or not."""
+        ready = loaded and not generating
+        self.send_button.setEnabled(ready)
+        self.stop_button.setEnabled(generating)
+        # Regenerate also retries a message whose reply never finished (error, crash).
+        self.regenerate_button.setEnabled(ready and bool(history))
+        self.edit_button.setEnabled(not generating and any(r == "user" for r, _ in history))

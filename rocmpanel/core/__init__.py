@@ -1,1 +1,0 @@
-"""Qt-free logic: settings, paths, compatibility, env-var planning, presets, install plans."""

@@ -1,0 +1,120 @@
+"""Installed ROCm / HIP SDK version, kernel driver and OS name, read from files.
+
+Linux: ``$ROCM_PATH`` or ``/opt/rocm*``, ``.info/version`` (e.g. ``6.2.2-116``) or
+``include/rocm-core/rocm_version.h``; the amdgpu module version from
+``/sys/module/amdgpu/version`` (DKMS builds only). Windows: the HIP SDK's ``HIP_PATH``
+(``C:\\Program Files\\AMD\\ROCm\\6.2\\``). Every root is a parameter so tests and captured
+trees work.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocmpanel.machine.sysfs import read_text
+
+_VERSION_RE = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class RocmInstall:
+    """One ROCm tree on disk."""
+
+    path: str
+    version: str | None
+
+
+def _version_from_tree(root: Path) -> str | None:
+    for name in ("version", "version-dev", "version-utils"):
+        match = _VERSION_RE.match(read_text(root / ".info" / name) or "")
+        if match:
+            return match.group(1)
+    header = read_text(root / "include" / "rocm-core" / "rocm_version.h") or ""
+    parts = [re.search(rf"#define\s+ROCM_VERSION_{p}\s+(\d+)", header) for p in ("MAJOR", "MINOR")]
+    if all(parts):
+        patch = re.search(r"#define\s+ROCM_VERSION_PATCH\s+(\d+)", header)
+        return ".".join(m.group(1) for m in parts if m) + (f".{patch.group(1)}" if patch else "")
+    return None
+
+
+def find_rocm_installs(opt_root: Path | str = "/opt") -> list[RocmInstall]:
+    """``/opt/rocm`` and ``/opt/rocm-X.Y.Z`` trees, ``/opt/rocm`` first."""
+    base = Path(opt_root)
+    try:
+        candidates = sorted(p for p in base.iterdir() if p.name.startswith("rocm"))
+    except OSError:
+        return []
+    candidates.sort(key=lambda p: p.name != "rocm")
+    installs = []
+    for path in candidates:
+        if path.is_dir():
+            version = _version_from_tree(path)
+            if version is None:
+                match = re.fullmatch(r"rocm-(\d+\.\d+(?:\.\d+)?)", path.name)
+                version = match.group(1) if match else None
+            installs.append(RocmInstall(str(path), version))
+    return installs
+
+
+def rocm_version_linux(
+    env: Mapping[str, str] | None = None, opt_root: Path | str = "/opt"
+) -> tuple[str | None, list[RocmInstall]]:
+    """The ROCm version in use ($ROCM_PATH's, else /opt/rocm's), and every install found."""
+    env = os.environ if env is None else env
+    installs = find_rocm_installs(opt_root)
+    rocm_path = env.get("ROCM_PATH")
+    if rocm_path:
+        version = _version_from_tree(Path(rocm_path))
+        if version:
+            return version, installs
+    for install in installs:
+        if install.version:
+            return install.version, installs
+    return None, installs
+
+
+def hip_sdk_version(env: Mapping[str, str] | None = None) -> str | None:
+    """The HIP SDK version on Windows, from HIP_PATH (or a HIP_PATH_XY variable)."""
+    env = os.environ if env is None else env
+    hip_path = env.get("HIP_PATH", "")
+    match = _VERSION_RE.search(hip_path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])
+    if match:
+        return match.group(1)
+    numbered = sorted(k for k in env if re.fullmatch(r"HIP_PATH_\d+", k))
+    if numbered:
+        digits = numbered[-1].rsplit("_", 1)[1]
+        return f"{digits[0]}.{digits[1:]}" if len(digits) > 1 else digits
+    return None
+
+
+def amdgpu_driver(sysfs_root: Path | str = "/sys") -> str | None:
+    """ "amdgpu 6.8.5" for a DKMS module with a version, "amdgpu" when loaded, else None."""
+    module = Path(sysfs_root) / "module" / "amdgpu"
+    if not module.is_dir():
+        return None
+    version = read_text(module / "version")
+    return f"amdgpu {version}" if version else "amdgpu"
+
+
+def os_release(etc_root: Path | str = "/etc") -> str | None:
+    """PRETTY_NAME from os-release, plus the kernel release when reading the live system."""
+    text = read_text(Path(etc_root) / "os-release") or read_text("/usr/lib/os-release")
+    name = None
+    for line in (text or "").splitlines():
+        key, _, value = line.partition("=")
+        if key == "PRETTY_NAME":
+            name = value.strip().strip('"')
+    return name
+
+
+def os_description(etc_root: Path | str = "/etc") -> str:
+    """A one-line description of this OS ("Ubuntu 24.04.1 LTS, kernel 6.8.0-47")."""
+    if platform.system() == "Windows":
+        return f"Windows {platform.release()} ({platform.version()})"
+    name = os_release(etc_root) or platform.system()
+    return f"{name}, kernel {platform.release()}"

@@ -1,0 +1,117 @@
+"""Alerts on telemetry: hot GPU, VRAM nearly full, power held at its cap.
+
+A condition must hold for its hold time before it fires, and the same alert on the same
+GPU stays quiet for the cooldown after it fired. Defaults: a temperature within 5 °C of
+its crit limit (at once), VRAM over 90 % for 5 s, power at cap (98 % of it) for 10 s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from rocmpanel.monitor.sample import TEMP_SENSORS, GpuSample, Sample
+
+
+class AlertKind(Enum):
+    TEMPERATURE = "temperature"
+    VRAM = "vram"
+    POWER = "power"
+
+
+@dataclass(frozen=True)
+class AlertRules:
+    """Thresholds; ``enabled`` False silences every alert."""
+
+    enabled: bool = True
+    temp_margin_c: float = 5.0
+    vram_percent: float = 90.0
+    vram_hold_s: float = 5.0
+    power_cap_fraction: float = 0.98
+    power_hold_s: float = 10.0
+    cooldown_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One fired alert: what, on which GPU, when, and the sentence to show."""
+
+    kind: AlertKind
+    gpu_key: str
+    t: float
+    message: str
+
+
+class AlertMonitor:
+    """Feed it every sample with ``check``; it returns the alerts that fire now."""
+
+    def __init__(self, rules: AlertRules | None = None) -> None:
+        self.rules = rules or AlertRules()
+        self._since: dict[tuple[str, AlertKind], float] = {}
+        self._fired: dict[tuple[str, AlertKind], float] = {}
+
+    def check(self, sample: Sample) -> list[Alert]:
+        if not self.rules.enabled:
+            self._since.clear()
+            return []
+        alerts: list[Alert] = []
+        for gpu in sample.gpus:
+            if gpu.asleep:
+                self._clear(gpu.identity.key)
+                continue
+            for kind, hold_s, message in self._conditions(gpu):
+                alert = self._hold(gpu.identity.key, kind, sample.t, hold_s, message)
+                if alert is not None:
+                    alerts.append(alert)
+        return alerts
+
+    def _clear(self, key: str) -> None:
+        for kind in AlertKind:
+            self._since.pop((key, kind), None)
+
+    def _hold(
+        self, key: str, kind: AlertKind, t: float, hold_s: float, message: str | None
+    ) -> Alert | None:
+        slot = (key, kind)
+        if message is None:
+            self._since.pop(slot, None)
+            return None
+        since = self._since.setdefault(slot, t)
+        if t - since < hold_s:
+            return None
+        last = self._fired.get(slot)
+        if last is not None and t - last < self.rules.cooldown_s:
+            return None
+        self._fired[slot] = t
+        return Alert(kind, key, t, message)
+
+    def _conditions(self, gpu: GpuSample) -> list[tuple[AlertKind, float, str | None]]:
+        r = self.rules
+        name = gpu.identity.name
+        hot = None
+        for sensor in TEMP_SENSORS:
+            temp, crit = gpu.temp_c(sensor), gpu.crit_c(sensor)
+            if temp is not None and crit is not None and temp >= crit - r.temp_margin_c:
+                hot = f"{name}: {sensor} temperature {temp:.0f} °C, crit limit {crit:.0f} °C"
+                break
+        vram = None
+        used, total = gpu.vram_used_bytes, gpu.vram_total_bytes
+        if used is not None and total:
+            percent = 100.0 * used / total
+            if percent > r.vram_percent:
+                vram = (
+                    f"{name}: VRAM {percent:.0f} % full for {r.vram_hold_s:.0f} s "
+                    f"({used / 2**30:.1f} of {total / 2**30:.1f} GiB)"
+                )
+        power = None
+        cap = gpu.power_cap_w
+        if gpu.power_w is not None and cap and gpu.power_w >= r.power_cap_fraction * cap:
+            power = (
+                f"{name}: power at its cap ({gpu.power_w:.0f} of {cap:.0f} W) "
+                f"for {r.power_hold_s:.0f} s"
+            )
+        return [
+            (AlertKind.TEMPERATURE, 0.0, hot),
+            (AlertKind.VRAM, r.vram_hold_s, vram),
+            (AlertKind.POWER, r.power_hold_s, power),
+        ]

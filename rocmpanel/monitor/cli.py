@@ -1,0 +1,114 @@
+"""``rocmpanel telemetry``: read GPU, host and per-process telemetry without the window.
+
+One sample (``--once``, the default) or ``--count N`` samples ``--interval S`` apart; with
+``--json`` one JSON object per line. ``--sysfs-root``/``--proc-root`` read a captured tree
+laid out like /sys and /proc (``class/drm/cardN/device`` may be a symlink).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "telemetry", help="print GPU, host and per-process telemetry (one sample or a series)"
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--once", action="store_true", help="one sample (the default)")
+    mode.add_argument(
+        "--count", type=int, default=None, metavar="N", help="take N samples (0: until Ctrl+C)"
+    )
+    parser.add_argument(
+        "--interval", type=float, default=1.0, metavar="S", help="seconds between samples"
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per sample")
+    parser.add_argument("--sysfs-root", default="/sys", metavar="DIR", help="a /sys-like tree")
+    parser.add_argument("--proc-root", default="/proc", metavar="DIR", help="a /proc-like tree")
+    parser.set_defaults(func=run)
+
+
+def _fmt(value: float | int | None, unit: str = "", digits: int = 0) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.{digits}f}{unit}"
+
+
+def _gib(value: int | None) -> str:
+    return "n/a" if value is None else f"{value / 2**30:.2f} GiB"
+
+
+def text_lines(sample: Any) -> list[str]:
+    """A readable rendering of one Sample."""
+    lines: list[str] = []
+    if not sample.gpus:
+        lines.append("No AMD GPU found.")
+    for g in sample.gpus:
+        ident = g.identity
+        head = f"{ident.card or ident.key}  {ident.name}  [{ident.pci_slot or 'n/a'}]"
+        if g.asleep:
+            lines.append(f"{head}  asleep (not woken)")
+            lines.append(f"  VRAM {_gib(g.vram_used_bytes)} / {_gib(g.vram_total_bytes)}")
+            continue
+        temps = "  ".join(f"{s} {_fmt(g.temp_c(s), ' °C')}" for s in ("edge", "junction", "mem"))
+        lines += [
+            head,
+            f"  busy {_fmt(g.busy_percent, ' %')}   "
+            f"memory bandwidth {_fmt(g.mem_busy_percent, ' %')}",
+            f"  VRAM {_gib(g.vram_used_bytes)} / {_gib(g.vram_total_bytes)}   "
+            f"GTT {_gib(g.gtt_used_bytes)} / {_gib(g.gtt_total_bytes)}",
+            f"  {temps}",
+            f"  power {_fmt(g.power_w, ' W', 1)} / cap {_fmt(g.power_cap_w, ' W')}   "
+            f"sclk {_fmt(g.sclk_mhz, ' MHz')}  mclk {_fmt(g.mclk_mhz, ' MHz')}",
+            f"  fan {_fmt(g.fan_rpm, ' rpm')} ({_fmt(g.fan_percent, ' %')})   "
+            f"link {g.link or 'n/a'}   perf level {g.perf_level or 'n/a'}",
+        ]
+    host = sample.host
+    if host is not None:
+        lines.append(
+            f"host  CPU {_fmt(host.cpu_percent, ' %')}   RAM {_gib(host.ram_used_bytes)} / "
+            f"{_gib(host.ram_total_bytes)}   swap {_gib(host.swap_used_bytes)}"
+        )
+    for p in sample.processes:
+        label = f" (rocmpanel job {p.worker})" if p.worker else ""
+        lines.append(
+            f"  pid {p.pid} {p.name}{label} on {p.pci_slot or 'n/a'}: VRAM {_gib(p.vram_bytes)}"
+            f"  GTT {_gib(p.gtt_bytes)}  engine {_fmt(p.engine_percent, ' %')}"
+        )
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from rocmpanel.monitor.collector import TelemetryCollector
+
+    if args.interval < 0.1:
+        print("rocmpanel telemetry: --interval must be at least 0.1 s")
+        return 2
+    count = 1 if args.count is None else args.count
+    if count < 0:
+        print("rocmpanel telemetry: --count must be 0 or more")
+        return 2
+    collector = TelemetryCollector(args.sysfs_root, args.proc_root, process_interval_s=0.0)
+    time.sleep(0.25)  # CPU percent and engine percent need an interval to measure over
+    collector.read_processes(force=True)
+    try:
+        taken = 0
+        next_at = time.monotonic()
+        while count == 0 or taken < count:
+            sample = collector.collect()
+            if args.json:
+                print(json.dumps(sample.to_json()), flush=True)
+            else:
+                print("\n".join(text_lines(sample)), flush=True)
+            taken += 1
+            if count and taken >= count:
+                break
+            next_at += args.interval
+            time.sleep(max(0.0, next_at - time.monotonic()))
+    finally:
+        collector.close()
+    return 0

@@ -1,0 +1,315 @@
+"""One GPU in the Monitor tab: a header card with current figures and six linked plots.
+
+The plots (utilisation; VRAM/GTT against their totals; temperatures with crit lines; power
+against its cap; sclk/mclk; fan) share one time axis. The panel draws only what it is
+given: ``redraw`` takes a history ``Window`` and the last ``GpuSample``; it never reads
+sysfs. A crosshair follows the mouse and a line below the plots reads out the values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from rocmpanel.monitor.history import Window
+from rocmpanel.monitor.sample import GpuSample
+
+# Colours that read on light and dark themes alike.
+COLOURS = ("#e4572e", "#2e86ab", "#8ac926", "#b07aa1", "#f2a541")
+
+# (plot id, title, unit, ((series, label), ...), fixed y range or None)
+PLOTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...], tuple[float, float] | None], ...] = (
+    (
+        "util",
+        "Utilisation",
+        "%",
+        (("busy_percent", "GPU busy"), ("mem_busy_percent", "memory bandwidth")),
+        (0.0, 100.0),
+    ),
+    ("memory", "Memory", "GiB", (("vram_used_mib", "VRAM"), ("gtt_used_mib", "GTT")), None),
+    (
+        "temp",
+        "Temperature",
+        "°C",
+        (("temp_edge_c", "edge"), ("temp_junction_c", "junction"), ("temp_mem_c", "mem")),
+        None,
+    ),
+    ("power", "Power", "W", (("power_w", "power"),), None),
+    ("clock", "Clocks", "MHz", (("sclk_mhz", "sclk"), ("mclk_mhz", "mclk")), None),
+    ("fan", "Fan", "rpm", (("fan_rpm", "fan"),), None),
+)
+_MIB_SERIES = ("vram_used_mib", "gtt_used_mib")
+_UNITS = {series: unit for _, _, unit, items, _ in PLOTS for series, _ in items}
+
+
+def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
+    """A figure for display; None is "n/a"."""
+    return "n/a" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
+
+
+def gib(value: int | None) -> str:
+    return "n/a" if value is None else f"{value / 2**30:.1f}"
+
+
+def ago_text(seconds_ago: float) -> str:
+    """A tick label for a time before now: "now", "-45 s", "-10 min", "-2 h"."""
+    ago = -seconds_ago
+    if abs(ago) < 0.5:
+        return "now"
+    if ago < 120:
+        return f"-{ago:.0f} s"
+    if ago < 7200:
+        return f"-{ago / 60:.0f} min"
+    return f"-{ago / 3600:.0f} h"
+
+
+class AgoAxis(pg.AxisItem):
+    """Time axis in seconds before now, so the range only changes with the time window."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [ago_text(v) for v in values]
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        span = maxVal - minVal
+        for major in (10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600):
+            if span / major <= 6:
+                return [(float(major), 0.0), (major / 2.0, 0.0)]
+        return [(43200.0, 0.0)]
+
+
+class GpuHeader(QFrame):
+    """Name, gfx target, slot, asleep/active and the current figures of one GPU."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        self.name = QLabel()
+        self.name.setStyleSheet("font-weight: bold; font-size: 110%;")
+        self.details = QLabel()
+        self.state = QLabel()
+        self.state.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.figures = QLabel()
+        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.name, 0, 0)
+        layout.addWidget(self.details, 0, 1)
+        layout.addWidget(self.state, 0, 2)
+        layout.addWidget(self.figures, 1, 0, 1, 3)
+        layout.setColumnStretch(1, 1)
+
+    def show_sample(self, g: GpuSample) -> None:
+        ident = g.identity
+        self.name.setText(ident.name)
+        parts = [ident.gfx or "gfx n/a", ident.pci_slot or ident.key]
+        if ident.card:
+            parts.append(ident.card)
+        if g.link:
+            parts.append(f"PCIe {g.link}")
+        if g.perf_level:
+            parts.append(f"perf level {g.perf_level}")
+        self.details.setText("  ·  ".join(parts))
+        if g.asleep:
+            self.state.setText("asleep (not woken)")
+            self.state.setStyleSheet("color: #2e86ab; font-weight: bold;")
+        else:
+            self.state.setText("active")
+            self.state.setStyleSheet("color: #3a8a1f; font-weight: bold;")
+        temps = "  ".join(
+            f"{label} {fmt(g.temp_c(sensor), '°C')}"
+            for sensor, label in (("edge", "edge"), ("junction", "junction"), ("mem", "mem"))
+        )
+        fan = fmt(g.fan_rpm, "rpm")
+        if g.fan_percent is not None:
+            fan += f" ({g.fan_percent:.0f} %)"
+        self.figures.setText(
+            f"Busy {fmt(g.busy_percent, '%')}   Mem bandwidth {fmt(g.mem_busy_percent, '%')}   "
+            f"VRAM {gib(g.vram_used_bytes)} / {gib(g.vram_total_bytes)} GiB   "
+            f"GTT {gib(g.gtt_used_bytes)} / {gib(g.gtt_total_bytes)} GiB   {temps}   "
+            f"Power {fmt(g.power_w, 'W')} / {fmt(g.power_cap_w, 'W')}   "
+            f"sclk {fmt(g.sclk_mhz, 'MHz')}  mclk {fmt(g.mclk_mhz, 'MHz')}   Fan {fan}"
+        )
+
+
+class GpuPanel(QFrame):
+    """Header card plus the linked plots of one GPU."""
+
+    def __init__(self, key: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key = key
+        self.header = GpuHeader()
+        palette = self.palette()
+        background = palette.color(QPalette.ColorRole.Base)
+        foreground = palette.color(QPalette.ColorRole.Text)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground(background)
+        self.graphics.setMinimumHeight(360)
+        self.readout = QLabel("Move the mouse over a plot to read values.")
+        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 6)
+        layout.addWidget(self.header)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.readout)
+
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.curves: dict[str, pg.PlotCurveItem] = {}
+        self.limit_lines: dict[str, pg.InfiniteLine] = {}
+        self.cursor_lines: list[pg.InfiniteLine] = []
+        self._titles: dict[str, str] = {}
+        self._missing: dict[str, bool] = {}
+        self._title_colour = foreground.name()
+        self._window: Window | None = None
+        self._t_ref = 0.0  # x = time - _t_ref: the right edge of the last redraw
+        self._x_span: float | None = None
+        self._limits: tuple[float | None, ...] | None = None
+        axis_pen = pg.mkPen(foreground)
+        for index, (plot_id, title, unit, series, fixed) in enumerate(PLOTS):
+            row, col = divmod(index, 3)
+            axis = AgoAxis(orientation="bottom")
+            plot = self.graphics.addPlot(row=row, col=col, axisItems={"bottom": axis})
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            plot.setMenuEnabled(False)
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            for name in ("left", "bottom"):
+                plot.getAxis(name).setPen(axis_pen)
+                plot.getAxis(name).setTextPen(axis_pen)
+                # A changing SI prefix would re-render the axis label on every redraw.
+                plot.getAxis(name).enableAutoSIPrefix(False)
+            plot.setLimits(yMin=0)  # every figure here is non-negative
+            if fixed is not None:
+                plot.setYRange(*fixed, padding=0.02)
+            if index:
+                plot.setXLink(self.plots["util"])
+            legend = "  ".join(
+                f"<span style='color:{COLOURS[i]}'>■ {label}</span>"
+                for i, (_, label) in enumerate(series)
+            )
+            self._titles[plot_id] = f"<b>{title}</b> ({unit})  {legend}"
+            plot.setTitle(self._titles[plot_id], color=foreground.name(), size="9pt")
+            for i, (name, _) in enumerate(series):
+                curve = pg.PlotCurveItem(pen=pg.mkPen(COLOURS[i], width=1.5))
+                plot.addItem(curve)
+                self.curves[name] = curve
+            cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(foreground, width=0.8))
+            cursor.setVisible(False)
+            plot.addItem(cursor, ignoreBounds=True)
+            self.cursor_lines.append(cursor)
+            self.plots[plot_id] = plot
+        dash = Qt.PenStyle.DashLine
+        for name, plot_id, colour in (
+            ("vram_total", "memory", COLOURS[0]),
+            ("gtt_total", "memory", COLOURS[1]),
+            ("crit_edge", "temp", COLOURS[0]),
+            ("crit_junction", "temp", COLOURS[1]),
+            ("crit_mem", "temp", COLOURS[2]),
+            ("power_cap", "power", COLOURS[0]),
+        ):
+            line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(colour, style=dash))
+            line.setVisible(False)
+            self.plots[plot_id].addItem(line, ignoreBounds=True)
+            self.limit_lines[name] = line
+        self.graphics.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+
+    def redraw(self, window: Window, t_from: float, t_to: float, last: GpuSample | None) -> None:
+        """Show ``window`` over ``[t_from, t_to]``; ``last`` fills the header and limits."""
+        self._window = window
+        self._t_ref = t_to
+        x = window.times - t_to
+        present: set[str] = set()
+        for name, curve in self.curves.items():
+            y = window.series(name)
+            if name in _MIB_SERIES:
+                y = y / 1024.0
+            if len(x) and not np.isnan(y).all():
+                curve.setData(x, y, connect="finite")
+                present.add(name)
+            else:
+                curve.setData([], [])
+        if len(x):
+            for plot_id, _, _, series, _ in PLOTS:
+                self._mark_missing(plot_id, not any(name in present for name, _ in series))
+        span = t_to - t_from
+        if span != self._x_span:  # the x range moves only when the time window changes
+            self._x_span = span
+            self.plots["util"].setXRange(-span, 0.0, padding=0)
+        if last is not None:
+            self.header.show_sample(last)
+            self._set_limits(last)
+
+    def _mark_missing(self, plot_id: str, missing: bool) -> None:
+        if self._missing.get(plot_id) == missing:
+            return
+        self._missing[plot_id] = missing
+        title = self._titles[plot_id]
+        if missing:
+            title += "  <span style='color:gray'>— not reported by this GPU</span>"
+        self.plots[plot_id].setTitle(title, color=self._title_colour, size="9pt")
+
+    def _set_limits(self, g: GpuSample) -> None:
+        vram_total = g.vram_total_bytes / 2**30 if g.vram_total_bytes else None
+        gtt_total = g.gtt_total_bytes / 2**30 if g.gtt_total_bytes else None
+        crits = {s: g.crit_c(s) for s in ("edge", "junction", "mem")}
+        limits = (vram_total, gtt_total, *crits.values(), g.power_cap_w)
+        if limits == self._limits:  # unchanged: moving lines and ranges costs a re-layout
+            return
+        self._limits = limits
+
+        def show(name: str, value: float | None) -> None:
+            line = self.limit_lines[name]
+            line.setVisible(value is not None)
+            if value is not None:
+                line.setValue(value)
+
+        show("vram_total", vram_total)
+        show("gtt_total", gtt_total)
+        for sensor, crit in crits.items():
+            show(f"crit_{sensor}", crit)
+        show("power_cap", g.power_cap_w)
+        self._set_top("memory", max((v for v in (vram_total, gtt_total) if v), default=None))
+        self._set_top("temp", max((c for c in crits.values() if c is not None), default=None))
+        self._set_top("power", g.power_cap_w)
+
+    def _set_top(self, plot_id: str, top: float | None) -> None:
+        plot = self.plots[plot_id]
+        if top:
+            plot.setYRange(0.0, top * 1.05, padding=0)
+        else:
+            plot.enableAutoRange(axis="y")
+
+    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
+        for plot in self.plots.values():
+            if plot.sceneBoundingRect().contains(pos):
+                x = plot.vb.mapSceneToView(pos).x()
+                for line in self.cursor_lines:
+                    line.setValue(x)
+                    line.setVisible(True)
+                self.readout.setText(self.values_at(self._t_ref + x))
+                return
+
+    def values_at(self, t: float) -> str:
+        """The readout text for the sample nearest to time ``t``."""
+        window = self._window
+        if window is None or not len(window.times):
+            return "No data yet."
+        i = int(np.clip(np.searchsorted(window.times, t), 0, len(window.times) - 1))
+        if i > 0 and abs(window.times[i - 1] - t) < abs(window.times[i] - t):
+            i -= 1
+        from datetime import datetime
+
+        stamp = datetime.fromtimestamp(float(window.times[i])).strftime("%H:%M:%S")
+        parts = [stamp]
+        for name in self.curves:
+            value = float(window.values[i, window.names.index(name)])
+            if np.isnan(value):
+                continue
+            unit = _UNITS[name]
+            if name in _MIB_SERIES:
+                value, unit = value / 1024.0, "GiB"
+            label = name.removesuffix("_mib").removesuffix("_c").removesuffix("_mhz")
+            parts.append(f"{label.removesuffix('_w').removesuffix('_percent')} {value:.1f} {unit}")
+        return "   ".join(parts)

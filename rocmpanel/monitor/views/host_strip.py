@@ -1,0 +1,73 @@
+"""The Monitor tab's host strip: CPU (overall and per core), RAM, swap, load, sparkline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
+
+from rocmpanel.monitor.history import Window
+from rocmpanel.monitor.sample import HostSample
+from rocmpanel.monitor.views.gpu_plots import COLOURS
+
+
+def _gib(value: int | None) -> str:
+    return "n/a" if value is None else f"{value / 2**30:.1f}"
+
+
+class HostStrip(QFrame):
+    """One line of host figures and a small CPU/RAM plot over the selected window."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 2, 8, 2)
+        self.label = QLabel("Host: waiting for the first sample…")
+        self.label.setWordWrap(True)
+        layout.addWidget(self.label, 3)
+        self.plot = pg.PlotWidget()
+        self.plot.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        self.plot.setFixedHeight(46)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.hideAxis("bottom")
+        self.plot.hideAxis("left")
+        self.plot.setYRange(0, 100, padding=0.05)
+        self.cpu_curve = pg.PlotCurveItem(pen=pg.mkPen(COLOURS[0], width=1.2))
+        self.ram_curve = pg.PlotCurveItem(pen=pg.mkPen(COLOURS[1], width=1.2))
+        self.plot.addItem(self.cpu_curve)
+        self.plot.addItem(self.ram_curve)
+        self.plot.setToolTip("CPU % (red) and RAM % (blue) over the selected time window")
+        layout.addWidget(self.plot, 2)
+        self._x_span: float | None = None
+
+    def show_sample(self, h: HostSample) -> None:
+        cores = " ".join(f"{c:.0f}" for c in h.per_core_percent[:32])
+        if len(h.per_core_percent) > 32:
+            cores += " …"
+        load = " ".join(f"{v:.2f}" for v in h.load_avg) if h.load_avg else "n/a"
+        cpu = "n/a" if h.cpu_percent is None else f"{h.cpu_percent:.0f} %"
+        self.label.setText(
+            f"<b>Host</b>  CPU {cpu}  <span style='color:gray'>(cores: {cores})</span>   "
+            f"RAM {_gib(h.ram_used_bytes)} / {_gib(h.ram_total_bytes)} GiB   "
+            f"swap {_gib(h.swap_used_bytes)} / {_gib(h.swap_total_bytes)} GiB   load {load}"
+        )
+
+    def redraw(self, window: Window, t_from: float, t_to: float, ram_total: int | None) -> None:
+        x = window.times - t_to
+        if len(x):
+            self.cpu_curve.setData(x, window.series("cpu_percent"), connect="finite")
+        else:
+            self.cpu_curve.setData()
+        if len(x) and ram_total:
+            ram = window.series("ram_used_mib") * (100.0 * 2**20 / ram_total)
+            self.ram_curve.setData(x, np.asarray(ram), connect="finite")
+        else:
+            self.ram_curve.setData()
+        span = t_to - t_from
+        if span != self._x_span:
+            self._x_span = span
+            self.plot.setXRange(-span, 0.0, padding=0)

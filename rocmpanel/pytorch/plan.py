@@ -1,0 +1,315 @@
+"""Decide which PyTorch build to install for a GPU, OS and Python, and the exact pip command.
+
+:func:`plan` is pure: it reads only the manifest it is given. It never guesses a GPU from a
+marketing name: it works from the gfx target detection found (or the user passed).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from rocmpanel.pytorch.manifest import Manifest, TorchBuild
+
+PYTORCH_WHL = "https://download.pytorch.org/whl"
+AMD_REPO = "https://repo.radeon.com"
+PYPI_SIMPLE = "https://pypi.org/simple"
+MB = 1_000_000
+# pip keeps the downloaded wheels while it unpacks them; an unpacked ROCm torch is about 2.5x
+# its wheel. Both are estimates, so the disk check asks for a margin on top.
+UNPACK_FACTOR = 2.5
+DISK_MARGIN_BYTES = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Mirrors:
+    """Where to fetch from instead of the public hosts ("" = the public host)."""
+
+    pytorch_index: str = ""  # replaces https://download.pytorch.org/whl
+    amd_repo: str = ""  # replaces https://repo.radeon.com
+    pypi_index: str = ""  # replaces https://pypi.org/simple (find-links installs' dependencies)
+
+    def apply(self, url: str) -> str:
+        for public, mirror in ((PYTORCH_WHL, self.pytorch_index), (AMD_REPO, self.amd_repo)):
+            if mirror and url.startswith(public):
+                return mirror.rstrip("/") + url[len(public) :]
+        return url
+
+    @property
+    def pypi(self) -> str:
+        return self.pypi_index or PYPI_SIMPLE
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """The recommended build and how to install it, or the reason there is none."""
+
+    supported: bool
+    os: str
+    gfx: str | None
+    python_version: str | None
+    rocm_version: str | None
+    refusal: str | None = None
+    build_id: str | None = None
+    torch_version: str | None = None
+    rocm_build: str | None = None
+    index_url: str | None = None
+    index_kind: str | None = None
+    python_versions: tuple[str, ...] = ()
+    python_ok: bool = True
+    pip_args: tuple[str, ...] = ()  # what follows "python -m pip install"
+    command: str = ""
+    download_bytes: int = 0
+    free_disk_bytes: int = 0
+    warnings: tuple[str, ...] = ()
+    job_env: Mapping[str, str] = field(default_factory=dict)  # e.g. an HSA override
+    preview: bool = False
+    status: str | None = None
+    notes: str = ""
+    sources: tuple[str, ...] = ()
+
+    def argv(self, python: str = "python") -> list[str]:
+        """The full command for ``python`` (a venv's interpreter)."""
+        return [python, "-m", "pip", "install", *self.pip_args]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["python_versions"] = list(self.python_versions)
+        data["pip_args"] = list(self.pip_args)
+        data["warnings"] = list(self.warnings)
+        data["sources"] = list(self.sources)
+        data["job_env"] = dict(self.job_env)
+        return data
+
+
+def normalise_gfx(gfx: str | None) -> str | None:
+    """ "gfx90a:sramecc+:xnack-" → "gfx90a"; "" → None."""
+    if not gfx:
+        return None
+    return gfx.strip().lower().split(":")[0] or None
+
+
+def normalise_os(os_name: str) -> str:
+    name = os_name.strip().lower()
+    if name.startswith("win"):
+        return "windows"
+    if name.startswith("linux"):
+        return "linux"
+    return name
+
+
+def _major_minor(version: str | None) -> tuple[int, int] | None:
+    if not version:
+        return None
+    match = re.match(r"\s*(\d+)\.(\d+)", version)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _family(gfx: str) -> str:
+    if re.fullmatch(r"gfx103\d", gfx):
+        return "RDNA2"
+    if re.fullmatch(r"gfx101\d", gfx):
+        return "RDNA1"
+    if re.fullmatch(r"gfx11[0-5]\d", gfx):
+        return "RDNA3"
+    if re.fullmatch(r"gfx12\d\d", gfx):
+        return "RDNA4"
+    if gfx.startswith("gfx9"):
+        return "CDNA/GCN"
+    return "unknown"
+
+
+def _sort_key(build: TorchBuild) -> Version:
+    try:
+        return Version(build.torch)
+    except InvalidVersion:
+        return Version("0")
+
+
+def pip_args(build: TorchBuild, mirrors: Mirrors, index_url: str | None = None) -> tuple[str, ...]:
+    url = index_url or mirrors.apply(build.url)
+    packages = [build.requirement if p == "torch" else p for p in build.packages]
+    if "torch" not in build.packages:
+        packages.insert(0, build.requirement)
+    if build.kind == "find_links":
+        return (*packages, "--find-links", url, "--index-url", mirrors.pypi)
+    return (*packages, "--index-url", url)
+
+
+def _refuse(base: dict[str, Any], reason: str, warnings: Sequence[str] = ()) -> InstallPlan:
+    return InstallPlan(supported=False, refusal=reason, warnings=tuple(warnings), **base)
+
+
+def plan(
+    gpu_gfx: str | None,
+    rocm_version: str | None,
+    os_name: str,
+    python_version: str | None,
+    manifest: Manifest,
+    *,
+    mirrors: Mirrors | None = None,
+    index_url: str | None = None,
+    build_id: str | None = None,
+) -> InstallPlan:
+    """The build to install for this GPU/ROCm/OS/Python, or a refusal saying why not.
+
+    ``index_url`` replaces the chosen row's index (the user's own mirror of that index);
+    ``build_id`` picks a row explicitly instead of the recommendation.
+    """
+    mirrors = mirrors or Mirrors()
+    gfx = normalise_gfx(gpu_gfx)
+    os_norm = normalise_os(os_name)
+    py = ".".join(python_version.split(".")[:2]) if python_version else None
+    base: dict[str, Any] = {
+        "os": os_norm,
+        "gfx": gfx,
+        "python_version": py,
+        "rocm_version": rocm_version,
+    }
+    if os_norm not in ("linux", "windows"):
+        return _refuse(
+            base,
+            f"There are no ROCm PyTorch builds for {os_name!r}: only Linux and Windows (preview).",
+        )
+    rows = list(manifest.for_os(os_norm))
+    if build_id is not None:
+        chosen = manifest.by_id(build_id)
+        if chosen is None:
+            return _refuse(base, f"No build {build_id!r} in the manifest.")
+        if chosen.os != os_norm:
+            return _refuse(base, f"Build {build_id} is for {chosen.os}, not {os_norm}.")
+        rows = [chosen]
+    if not rows:
+        return _refuse(base, f"The manifest has no PyTorch builds for {os_norm}.")
+    if gfx is None:
+        return _refuse(
+            base,
+            "No AMD GPU was detected, so there is no GPU to pick a build for. Pass the GPU's gfx "
+            "target (e.g. --gfx gfx1100) to plan for it anyway.",
+        )
+    warnings: list[str] = []
+    override = manifest.overrides.get(gfx) if os_norm == "linux" else None
+    fitting: list[tuple[TorchBuild, bool]] = []  # (row, needs the override)
+    for row in rows:
+        if gfx in row.gfx:
+            fitting.append((row, False))
+        elif override is not None and override.target in row.gfx:
+            fitting.append((row, True))
+    if not fitting:
+        family = _family(gfx)
+        if os_norm == "windows":
+            if family == "RDNA2":
+                reason = (
+                    f"AMD's PyTorch wheels for Windows support RDNA3 (gfx110x), RDNA4 (gfx120x) "
+                    f"and Strix Halo (gfx1151); {gfx} is RDNA2, which they do not support. Use "
+                    "Linux with the pytorch.org ROCm wheels for this GPU."
+                )
+            else:
+                reason = (
+                    f"AMD's PyTorch wheels for Windows have no kernels for {gfx} ({family}); they "
+                    "support RDNA3 (gfx110x), RDNA4 (gfx120x) and Strix Halo (gfx1151). "
+                    "HSA_OVERRIDE_GFX_VERSION has no effect on Windows."
+                )
+        elif family == "RDNA1":
+            reason = (
+                f"No ROCm PyTorch build has kernels for {gfx} (RDNA1), and no reliable "
+                "HSA_OVERRIDE_GFX_VERSION substitute exists for it."
+            )
+        else:
+            reason = f"No PyTorch build in the manifest has kernels for {gfx} ({family})."
+        return _refuse(base, reason)
+
+    py_version = Version(py) if py else None
+    host_rocm = _major_minor(rocm_version)
+
+    # Prefer: wheels for this Python, the installed ROCm's own release, rows we could verify,
+    # no override needed, then the newest torch.
+    def rank(item: tuple[TorchBuild, bool]) -> tuple[bool, bool, bool, bool, bool, Version]:
+        row, needs_override = item
+        return (
+            py is None or py in row.python,
+            host_rocm is not None and _major_minor(row.rocm) == host_rocm,
+            row.status != "unverified",
+            row.kind == "index",
+            not needs_override,
+            _sort_key(row),
+        )
+
+    row, needs_override = max(fitting, key=rank)
+    python_ok = py is None or py in row.python
+    if not python_ok:
+        pythons = ", ".join(row.python)
+        warnings.append(
+            f"torch {row.torch} from this index has wheels for Python {pythons} only, not "
+            f"{py}: the environment must be created with one of those Python versions."
+        )
+        if os_norm == "windows":
+            warnings.append("Install Python 3.12 (python.org) and choose it as the base Python.")
+    elif py_version is None:
+        warnings.append("Python version unknown: wheels exist for " + ", ".join(row.python) + ".")
+    job_env: dict[str, str] = {}
+    if needs_override and override is not None:
+        job_env["HSA_OVERRIDE_GFX_VERSION"] = override.value
+        warnings.append(
+            f"{gfx} has no kernels of its own in these wheels: jobs run it as {override.target} "
+            f"with HSA_OVERRIDE_GFX_VERSION={override.value} (community knowledge, not an AMD "
+            "promise; Linux only)."
+        )
+    if os_norm == "windows":
+        warnings.append(
+            "AMD's PyTorch on Windows is a preview: expect missing features and rough edges."
+        )
+    row_rocm = _major_minor(row.rocm)
+    if os_norm == "linux" and host_rocm and row_rocm and host_rocm[0] < row_rocm[0]:
+        warnings.append(
+            f"The wheels bundle ROCm {row.rocm} user-space libraries; the installed ROCm is "
+            f"{rocm_version}. Only the amdgpu kernel driver is used from the host: if it is too "
+            "old for ROCm {0}, update the driver (see AMD's user/kernel-space compatibility "
+            "matrix).".format(row.rocm)
+        )
+    if row.status == "unverified":
+        warnings.append(
+            "This row of the manifest is unverified: check its URL before relying on it."
+        )
+    if row.notes:
+        warnings.append(row.notes)
+    args = pip_args(row, mirrors, index_url)
+    url = index_url or mirrors.apply(row.url)
+    download = row.download_mb * MB
+    return InstallPlan(
+        supported=True,
+        build_id=row.id,
+        torch_version=row.torch,
+        rocm_build=row.rocm,
+        index_url=url,
+        index_kind=row.kind,
+        python_versions=row.python,
+        python_ok=python_ok,
+        pip_args=args,
+        command=shlex.join(["python", "-m", "pip", "install", *args]),
+        download_bytes=download,
+        free_disk_bytes=int(download * (1 + UNPACK_FACTOR)) + DISK_MARGIN_BYTES,
+        warnings=tuple(warnings),
+        job_env=job_env,
+        preview=row.preview,
+        status=row.status,
+        notes=row.notes,
+        sources=tuple(manifest.sources.get(s, s) for s in row.src),
+        **base,
+    )
+
+
+def format_bytes(count: int | None) -> str:
+    if count is None:
+        return "n/a"
+    size = float(count)
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:.0f} {unit}" if unit in ("B", "kB") else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} TB"

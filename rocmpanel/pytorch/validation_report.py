@@ -1,0 +1,134 @@
+"""Validation runs as text: cause/fix per failed check, Markdown export, two runs compared."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rocmpanel.pytorch.explanations import Fix, explain
+from rocmpanel.pytorch.manifest import Override
+from rocmpanel.pytorch.validation_store import CheckResult, ValidationRun
+
+STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
+
+
+def fix_for(
+    run: ValidationRun, check: CheckResult, overrides: Mapping[str, Override] | None = None
+) -> Fix | None:
+    """The likely cause and fix of a failed check (None for passes, skips and unknowns)."""
+    if check.status != "fail":
+        return None
+    override = (overrides or {}).get(run.gfx or "")
+    return explain(
+        check.fix_id, check.error or check.detail, gfx=run.gfx, override=override, os_name=run.os
+    )
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def run_title(run: ValidationRun) -> str:
+    counts = run.counts
+    where = run.env_name or run.python
+    return (
+        f"#{run.id or '-'} {_when(run.created_at)} {where}: "
+        f"{counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip"
+    )
+
+
+def to_markdown(run: ValidationRun, overrides: Mapping[str, Override] | None = None) -> str:
+    """A run as a Markdown report a user can paste into an issue."""
+    counts = run.counts
+    lines = [
+        f"# PyTorch validation {_when(run.created_at)}",
+        "",
+        f"- Python: `{run.python}`" + (f" (environment {run.env_name})" if run.env_name else ""),
+        f"- torch: {run.torch_version or 'n/a'} ({run.build or 'n/a'} build)",
+        f"- GPU: {run.device_name or 'n/a'}; detected gfx {run.gfx or 'n/a'}; "
+        f"device reports {run.gcn_arch or 'n/a'}",
+        f"- Result: {counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip"
+        + ("" if run.outcome == "completed" else f" (ended early: {run.outcome})"),
+        "",
+        "| Check | Status | Figure |",
+        "| --- | --- | --- |",
+    ]
+    lines += [
+        f"| {_cell(c.name)} | {STATUS_MARK.get(c.status, c.status)} | {_cell(c.figure)} |"
+        for c in run.checks
+    ]
+    fixes = [(c, fix_for(run, c, overrides)) for c in run.checks if c.status == "fail"]
+    if fixes:
+        lines += ["", "## Failures", ""]
+        for check, fix in fixes:
+            lines.append(f"### {check.name}")
+            if check.error:
+                lines += ["", "```", check.error.strip()[:2000], "```"]
+            if fix is not None:
+                lines += ["", f"- Likely cause: {fix.cause}", f"- Fix: {fix.fix}"]
+            else:
+                lines += ["", "- Not a known error: see the text above."]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One check in two runs, with the change of its measured value (B vs A) when both have one."""
+
+    check_id: str
+    name: str
+    a: CheckResult | None
+    b: CheckResult | None
+    change: float | None  # relative, e.g. 0.12 = B is 12 % higher
+
+    @property
+    def status_changed(self) -> bool:
+        return (self.a.status if self.a else None) != (self.b.status if self.b else None)
+
+
+def compare(a: ValidationRun, b: ValidationRun) -> list[CompareRow]:
+    order: list[str] = [c.id for c in a.checks]
+    order += [c.id for c in b.checks if c.id not in order]
+    rows = []
+    for check_id in order:
+        ca, cb = a.check(check_id), b.check(check_id)
+        change = None
+        if (
+            ca and cb and ca.value is not None and cb.value is not None
+            and ca.value != 0 and ca.unit == cb.unit
+        ):  # fmt: skip
+            change = (cb.value - ca.value) / abs(ca.value)
+        either = ca or cb
+        name = either.name if either is not None else check_id
+        rows.append(CompareRow(check_id, name, ca, cb, change))
+    return rows
+
+
+def _side(check: CheckResult | None) -> str:
+    if check is None:
+        return "—"
+    return f"{STATUS_MARK.get(check.status, check.status)} {check.figure}".strip()
+
+
+def compare_markdown(a: ValidationRun, b: ValidationRun) -> str:
+    lines = [
+        "# PyTorch validation: two runs",
+        "",
+        f"- A: {run_title(a)} (torch {a.torch_version or 'n/a'}, {a.device_name or 'no GPU'})",
+        f"- B: {run_title(b)} (torch {b.torch_version or 'n/a'}, {b.device_name or 'no GPU'})",
+        "",
+        "| Check | A | B | Change |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in compare(a, b):
+        change = f"{row.change:+.1%}" if row.change is not None else ""
+        lines.append(
+            f"| {_cell(row.name)} | {_cell(_side(row.a))} | {_cell(_side(row.b))} | {change} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,214 @@
+"""The stack checklist: device access, groups, driver, ROCm, environment, torch build.
+
+Pure: it judges facts gathered elsewhere (``rocmpanel.machine.host_facts`` for this machine,
+``rocmpanel.setup.captured`` for pasted output). A fact that is not known gives ``skip``, never
+a guess. Each failing item carries a fix: setting or unsetting a variable (the panel can do
+that itself through the environment editor) or the exact command to run; the panel never
+runs privileged commands itself.
+"""
+
+from __future__ import annotations
+
+from rocmpanel.machine.gpu_model import SystemInfo
+from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind, HostFacts
+from rocmpanel.setup.checklist_env import (
+    USERMOD,
+    hsa_override_check,
+    torch_check,
+    visible_devices_check,
+)
+from rocmpanel.setup.compat import Verdict, VerdictStatus
+from rocmpanel.setup.probe_report import ProbeReport
+
+__all__ = ["Check", "CheckStatus", "Fix", "FixKind", "HostFacts", "run_checks"]
+
+_UNKNOWN = "Not known (not in the pasted output)."
+_DEVICE_CHECKS = (
+    ("amdgpu_driver", "amdgpu kernel driver"),
+    ("kfd_access", "/dev/kfd access"),
+    ("render_access", "/dev/dri render node access"),
+    ("groups", "render / video groups"),
+)
+
+
+def run_checks(
+    system: SystemInfo,
+    verdicts: tuple[Verdict, ...],
+    host: HostFacts,
+    probe: ProbeReport | None = None,
+) -> tuple[Check, ...]:
+    """Every checklist item, in the order the tab shows them."""
+    checks = [_gpu_found(system, verdicts, host)]
+    if system.os == "linux" and not system.gpus:
+        why = "No AMD GPU was found, so device access was not checked."
+        checks += [
+            _kfd(host)
+            if i == "kfd_access" and host.kfd_error
+            else Check(i, t, CheckStatus.SKIP, why)
+            for i, t in _DEVICE_CHECKS
+        ]
+    elif system.os == "linux":
+        checks += [_amdgpu(system, host), _kfd(host), _render(host), _groups(host)]
+    checks += [_rocm(system, host), hsa_override_check(system, verdicts, host)]
+    checks += [visible_devices_check(system, host), torch_check(system, probe)]
+    return tuple(checks)
+
+
+def _gpu_found(system: SystemInfo, verdicts: tuple[Verdict, ...], host: HostFacts) -> Check:
+    title = "AMD GPU"
+    if not system.gpus:
+        message = "No AMD GPU was found."
+        if host.hsa_status == "HSA_STATUS_ERROR_OUT_OF_RESOURCES":
+            message += (
+                " The ROCm runtime reported HSA_STATUS_ERROR_OUT_OF_RESOURCES: it found no GPU "
+                "it can use (an unsupported GPU, no /dev/kfd access, a wrong "
+                "HSA_OVERRIDE_GFX_VERSION, or WSL without ROCm support for this GPU)."
+            )
+        return Check("gpu_found", title, CheckStatus.FAIL, message)
+    usable = [v for v in verdicts if v.status is not VerdictStatus.UNSUPPORTED]
+    names = ", ".join(f"{g.name} ({g.gfx or 'gfx n/a'})" for g in system.gpus)
+    if not usable:
+        return Check(
+            "gpu_found",
+            title,
+            CheckStatus.FAIL,
+            f"Found {names}, but none is supported by this ROCm.",
+        )
+    return Check("gpu_found", title, CheckStatus.PASS, f"Found {names}.")
+
+
+def _amdgpu(system: SystemInfo, host: HostFacts) -> Check:
+    title = "amdgpu kernel driver"
+    if host.wsl:
+        return Check(
+            "amdgpu_driver",
+            title,
+            CheckStatus.SKIP,
+            "WSL: the Windows driver serves the GPU; there is no amdgpu module.",
+        )
+    loaded = host.amdgpu_loaded
+    if loaded is None:
+        loaded = True if system.driver else None
+    if loaded is None:
+        return Check("amdgpu_driver", title, CheckStatus.SKIP, _UNKNOWN)
+    if loaded:
+        return Check(
+            "amdgpu_driver", title, CheckStatus.PASS, f"Loaded ({system.driver or 'amdgpu'})."
+        )
+    return Check(
+        "amdgpu_driver",
+        title,
+        CheckStatus.FAIL,
+        "The amdgpu module is not loaded.",
+        Fix(FixKind.COMMAND, "sudo modprobe amdgpu"),
+    )
+
+
+def _kfd(host: HostFacts) -> Check:
+    title = "/dev/kfd access"
+    if host.wsl:
+        return Check("kfd_access", title, CheckStatus.SKIP, "WSL uses /dev/dxg, not /dev/kfd.")
+    if host.kfd_error:
+        fix = Fix(FixKind.COMMAND, USERMOD) if "ermission" in host.kfd_error else None
+        message = f"rocminfo could not open /dev/kfd read-write: {host.kfd_error}."
+        if "allocate memory" in host.kfd_error:
+            message += " The kernel's KFD does not support this GPU."
+        return Check("kfd_access", title, CheckStatus.FAIL, message, fix)
+    if host.kfd_present is None:
+        return Check("kfd_access", title, CheckStatus.SKIP, _UNKNOWN)
+    if not host.kfd_present:
+        return Check(
+            "kfd_access",
+            title,
+            CheckStatus.FAIL,
+            "/dev/kfd does not exist: the amdgpu driver has no compute (KFD) support "
+            "for this GPU or is not loaded.",
+        )
+    if host.kfd_rw:
+        return Check("kfd_access", title, CheckStatus.PASS, "/dev/kfd is readable and writable.")
+    return Check(
+        "kfd_access",
+        title,
+        CheckStatus.FAIL,
+        "/dev/kfd exists but this user cannot open it read-write.",
+        Fix(FixKind.COMMAND, USERMOD),
+    )
+
+
+def _render(host: HostFacts) -> Check:
+    title = "/dev/dri render node access"
+    if host.wsl or host.render_nodes is None:
+        return Check("render_access", title, CheckStatus.SKIP, _UNKNOWN)
+    if not host.render_nodes:
+        return Check("render_access", title, CheckStatus.FAIL, "No /dev/dri/renderD* node exists.")
+    if host.render_rw:
+        return Check(
+            "render_access",
+            title,
+            CheckStatus.PASS,
+            f"{', '.join(host.render_nodes)} readable and writable.",
+        )
+    return Check(
+        "render_access",
+        title,
+        CheckStatus.FAIL,
+        "This user cannot open the render nodes read-write.",
+        Fix(FixKind.COMMAND, USERMOD),
+    )
+
+
+def _groups(host: HostFacts) -> Check:
+    title = "render / video groups"
+    if host.wsl or host.process_groups is None:
+        return Check("groups", title, CheckStatus.SKIP, _UNKNOWN)
+    if host.user == "root":
+        return Check("groups", title, CheckStatus.SKIP, "Running as root: groups do not apply.")
+    wanted = [g for g in ("render", "video") if g in host.existing_groups]
+    missing = [g for g in wanted if g not in host.process_groups]
+    if not missing:
+        return Check("groups", title, CheckStatus.PASS, f"This session is in {', '.join(wanted)}.")
+    listed = [g for g in missing if host.member_groups and g in host.member_groups]
+    if listed and len(listed) == len(missing):
+        return Check(
+            "groups",
+            title,
+            CheckStatus.WARN,
+            f"You were added to {', '.join(listed)} but this login session predates "
+            "it: log out and back in (or reboot).",
+            Fix(FixKind.ADVICE, "Log out and back in so the new groups apply."),
+        )
+    accessible = host.kfd_rw and host.render_rw
+    status = CheckStatus.WARN if accessible else CheckStatus.FAIL
+    note = " (device access works anyway, e.g. through udev rules)" if accessible else ""
+    return Check(
+        "groups",
+        title,
+        status,
+        f"{host.user or 'This user'} is not in {', '.join(missing)}{note}.",
+        Fix(FixKind.COMMAND, USERMOD + "   # then log out and back in"),
+    )
+
+
+def _rocm(system: SystemInfo, host: HostFacts) -> Check:
+    title = "ROCm installation" if system.os == "linux" else "HIP SDK"
+    rocm_path = host.env.get("ROCM_PATH")
+    if system.os == "linux" and rocm_path and host.rocm_path_valid is False:
+        return Check(
+            "rocm_path",
+            title,
+            CheckStatus.WARN,
+            f"ROCM_PATH is {rocm_path}, which holds no ROCm installation.",
+            Fix(FixKind.ENV_UNSET, "Unset ROCM_PATH", "ROCM_PATH"),
+        )
+    if system.rocm_version:
+        return Check("rocm_install", title, CheckStatus.PASS, f"ROCm {system.rocm_version} found.")
+    if host.rocm_installs is None:
+        return Check("rocm_install", title, CheckStatus.SKIP, "Not stated in the pasted output.")
+    advice = (
+        "Not needed for PyTorch (its ROCm wheels bundle the libraries; only the amdgpu driver "
+        "is required). For the tools, install ROCm with your distribution's packages or "
+        "amdgpu-install."
+        if system.os == "linux"
+        else "Install the AMD HIP SDK for Windows if you need hipInfo and the HIP libraries."
+    )
+    return Check("rocm_install", title, CheckStatus.WARN, "No ROCm installation found. " + advice)

@@ -1,0 +1,231 @@
+"""Checklist items about the environment: HSA_OVERRIDE_GFX_VERSION, GPU selection
+(an iGPU next to a dGPU, ROCR_VISIBLE_DEVICES) and the workload Python's torch build."""
+
+from __future__ import annotations
+
+from rocmpanel.machine.gfx import parse_override
+from rocmpanel.machine.gpu_model import SystemInfo
+from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind, HostFacts
+from rocmpanel.setup.compat import Verdict, VerdictStatus
+from rocmpanel.setup.compat_data import version_key
+from rocmpanel.setup.probe_report import ProbeReport
+
+USERMOD = "sudo usermod -aG render,video $USER"
+
+
+def _needed_overrides(verdicts: tuple[Verdict, ...]) -> set[str]:
+    return {v.override for v in verdicts if v.status is VerdictStatus.OVERRIDE and v.override}
+
+
+def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: HostFacts) -> Check:
+    title = "HSA_OVERRIDE_GFX_VERSION"
+    value = host.env.get("HSA_OVERRIDE_GFX_VERSION")
+    unset = Fix(FixKind.ENV_UNSET, "Unset HSA_OVERRIDE_GFX_VERSION", "HSA_OVERRIDE_GFX_VERSION")
+    if system.os == "windows":
+        if value is not None:
+            return Check(
+                "hsa_override",
+                title,
+                CheckStatus.WARN,
+                "Set, but it has no effect on Windows; remove it.",
+                unset,
+            )
+        return Check(
+            "hsa_override", title, CheckStatus.PASS, "Not set (it has no effect on Windows)."
+        )
+    # With a discrete GPU present, only discrete GPUs count: an override for an iGPU would
+    # apply to the dGPU too, and the iGPU is better hidden (see visible_devices).
+    pairs = list(zip(system.gpus, verdicts, strict=False))
+    if any(g.integrated is False for g, _ in pairs):
+        pairs = [(g, v) for g, v in pairs if g.integrated is False]
+    needed = _needed_overrides(tuple(v for _, v in pairs))
+    gfx_set = {g.gfx for g, _ in pairs if g.gfx}
+    if value is not None and not value.strip():
+        return Check(
+            "hsa_override",
+            title,
+            CheckStatus.FAIL,
+            "Set but empty: older runtimes take that as gfx000 and find no GPU. Unset it instead.",
+            unset,
+        )
+    if value is not None and parse_override(value) is None:
+        return Check(
+            "hsa_override",
+            title,
+            CheckStatus.FAIL,
+            f"'{value}' is not MAJOR.MINOR.STEP (e.g. 10.3.0): the runtime refuses it.",
+            unset,
+        )
+    if value is None:
+        if len(needed) == 1 and len(gfx_set) > 1:
+            return Check(
+                "hsa_override",
+                title,
+                CheckStatus.WARN,
+                f"One GPU needs HSA_OVERRIDE_GFX_VERSION={next(iter(needed))}, but "
+                "the variable applies to every GPU: use the per-node form "
+                "HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or hide the other GPUs "
+                "with HIP_VISIBLE_DEVICES.",
+            )
+        if len(needed) == 1:
+            want = next(iter(needed))
+            return Check(
+                "hsa_override",
+                title,
+                CheckStatus.WARN,
+                f"Not set, but this GPU needs HSA_OVERRIDE_GFX_VERSION={want} "
+                "(community workaround).",
+                Fix(
+                    FixKind.ENV_SET,
+                    f"Set HSA_OVERRIDE_GFX_VERSION={want}",
+                    "HSA_OVERRIDE_GFX_VERSION",
+                    want,
+                ),
+            )
+        if len(needed) > 1:
+            return Check(
+                "hsa_override",
+                title,
+                CheckStatus.WARN,
+                "GPUs of different generations need different overrides: use the "
+                "per-node form HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or hide "
+                "some GPUs with HIP_VISIBLE_DEVICES.",
+            )
+        return Check("hsa_override", title, CheckStatus.PASS, "Not set, and not needed.")
+    target = parse_override(value)
+    target_name = target.name if target else value
+    if not needed:
+        return Check(
+            "hsa_override",
+            title,
+            CheckStatus.WARN,
+            f"Set to {value} ({target_name}) but no GPU here needs it; it can break "
+            "natively supported GPUs.",
+            unset,
+        )
+    if len(gfx_set) > 1:
+        return Check(
+            "hsa_override",
+            title,
+            CheckStatus.WARN,
+            f"Set to {value}, which applies to every GPU ({', '.join(sorted(gfx_set))}): "
+            "use HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or HIP_VISIBLE_DEVICES.",
+            unset,
+        )
+    if value.strip() not in needed:
+        want = next(iter(needed))
+        return Check(
+            "hsa_override",
+            title,
+            CheckStatus.WARN,
+            f"Set to {value}, but this GPU is run with {want}.",
+            Fix(
+                FixKind.ENV_SET,
+                f"Set HSA_OVERRIDE_GFX_VERSION={want}",
+                "HSA_OVERRIDE_GFX_VERSION",
+                want,
+            ),
+        )
+    return Check(
+        "hsa_override",
+        title,
+        CheckStatus.PASS,
+        f"Set to {value} as this GPU needs (community workaround).",
+    )
+
+
+def visible_devices_check(system: SystemInfo, host: HostFacts) -> Check:
+    title = "GPU selection (iGPU next to dGPU)"
+    rocr = host.env.get("ROCR_VISIBLE_DEVICES")
+    if rocr is not None and rocr.strip() in ("", "-1"):
+        return Check(
+            "visible_devices",
+            title,
+            CheckStatus.FAIL,
+            "ROCR_VISIBLE_DEVICES is empty or -1, which hides every GPU.",
+            Fix(FixKind.ENV_UNSET, "Unset ROCR_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"),
+        )
+    igpus = [i for i, g in enumerate(system.gpus) if g.integrated]
+    dgpus = [i for i, g in enumerate(system.gpus) if g.integrated is False]
+    if not (igpus and dgpus):
+        return Check(
+            "visible_devices", title, CheckStatus.PASS, "No integrated GPU next to a discrete one."
+        )
+    if "HIP_VISIBLE_DEVICES" in host.env or rocr:
+        return Check(
+            "visible_devices",
+            title,
+            CheckStatus.PASS,
+            "An integrated GPU sits next to the discrete one; HIP_VISIBLE_DEVICES="
+            f"{host.env.get('HIP_VISIBLE_DEVICES', '')} / ROCR_VISIBLE_DEVICES="
+            f"{rocr or ''} selects the GPUs.",
+        )
+    value = ",".join(str(i) for i in dgpus)
+    return Check(
+        "visible_devices",
+        title,
+        CheckStatus.WARN,
+        "An integrated GPU is enumerated next to the discrete one; jobs may land on it "
+        "('invalid device function'). Hide it with HIP_VISIBLE_DEVICES (indices as "
+        "listed here, assuming HIP enumerates in the same order).",
+        Fix(FixKind.ENV_SET, f"Set HIP_VISIBLE_DEVICES={value}", "HIP_VISIBLE_DEVICES", value),
+    )
+
+
+def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
+    title = "PyTorch in the workload Python"
+    if probe is None:
+        return Check(
+            "torch_build",
+            title,
+            CheckStatus.SKIP,
+            "Not checked: run the probe (rocmpanel probe) or paste the output of "
+            "python -m torch.utils.collect_env.",
+        )
+    if not probe.torch_imported:
+        return Check(
+            "torch_build",
+            title,
+            CheckStatus.WARN,
+            "torch is not installed there; the PyTorch tab installs the right build.",
+        )
+    if probe.build == "cpu":
+        return Check(
+            "torch_build",
+            title,
+            CheckStatus.FAIL,
+            f"torch {probe.torch_version} is a CPU-only build; install a ROCm build.",
+        )
+    if probe.build == "cuda":
+        return Check(
+            "torch_build",
+            title,
+            CheckStatus.FAIL,
+            f"torch {probe.torch_version} is a CUDA build, useless on AMD GPUs.",
+        )
+    if not probe.cuda_available:
+        return Check(
+            "torch_build",
+            title,
+            CheckStatus.FAIL,
+            f"torch {probe.torch_version} (ROCm {probe.torch_hip}) sees no GPU.",
+        )
+    seen = {d.gfx for d in probe.devices if d.gfx}
+    detected = {g.gfx for g in system.gpus if g.gfx}
+    override = probe.env.get("HSA_OVERRIDE_GFX_VERSION")
+    if detected and seen and not seen & detected and not override:
+        return Check(
+            "torch_build",
+            title,
+            CheckStatus.WARN,
+            f"torch reports {', '.join(sorted(seen))}, detection found "
+            f"{', '.join(sorted(detected))}.",
+        )
+    hip = version_key(probe.torch_hip or "")
+    hip_text = f"ROCm {hip.major}.{hip.minor}" if hip else "ROCm"
+    return Check(
+        "torch_build",
+        title,
+        CheckStatus.PASS,
+        f"torch {probe.torch_version} ({hip_text}) sees {', '.join(sorted(seen)) or 'the GPU'}.",
+    )

@@ -1,0 +1,120 @@
+"""``rocmpanel doctor``: GPUs, compatibility verdicts and the stack checklist, headless.
+
+With ``--from FILE`` (repeatable) it diagnoses the system a pasted output describes instead
+of this one. Exit code 0 when no check fails, 1 when one does, 2 on a usage or input error.
+Imports no Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check GPUs, ROCm compatibility and the stack (or a pasted system's output)",
+        description="Report every AMD GPU, its ROCm compatibility verdict and a checklist of "
+        "the stack. Exit code 0 when no check fails.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the stable JSON report")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown report")
+    parser.add_argument(
+        "--from",
+        dest="from_files",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="diagnose pasted tool output instead of this machine (rocminfo, rocm-smi, "
+        "amd-smi, hipInfo, collect_env, lspci -nn, Win32_VideoController); repeatable, '-' "
+        "reads stdin",
+    )
+    parser.add_argument("--rocm-version", metavar="V", help="judge against this ROCm version")
+    parser.add_argument("--os", choices=("linux", "windows"), help="judge for this OS")
+    parser.add_argument(
+        "--sysfs-root",
+        metavar="DIR",
+        help="read a captured /sys tree (or cardN/device folder) instead of /sys",
+    )
+    parser.add_argument(
+        "--rocminfo-file",
+        metavar="FILE",
+        help="use this rocminfo output instead of running rocminfo",
+    )
+    parser.set_defaults(func=run)
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.setup.report import build_report
+
+    try:
+        if args.from_files:
+            from rocmpanel.setup.captured import analyse_texts
+
+            captured = analyse_texts(
+                [_read(p) for p in args.from_files], args.rocm_version, args.os
+            )
+            report = build_report(
+                captured.system,
+                captured.host,
+                captured.probe,
+                tuple(k.value for k in captured.kinds),
+            )
+        else:
+            report = _live_report(args)
+    except OSError as exc:
+        print(f"rocmpanel doctor: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except PanelError as exc:
+        print(f"rocmpanel doctor: {exc.message}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    elif args.markdown:
+        print(report.to_markdown(), end="")
+    else:
+        print(report.to_text(), end="")
+    return report.exit_code
+
+
+def _live_report(args: argparse.Namespace) -> Any:
+    from dataclasses import replace
+
+    from rocmpanel.machine.detect import detect
+    from rocmpanel.machine.host_facts import linux_host_facts, windows_host_facts
+    from rocmpanel.setup.checklist import HostFacts
+    from rocmpanel.setup.report import build_report
+
+    rocminfo_text = _read(args.rocminfo_file) if args.rocminfo_file else None
+    detection = detect(
+        sysfs_root=args.sysfs_root or "/sys", rocminfo_text=rocminfo_text, os_name=args.os
+    )
+    system = detection.system
+    if args.rocm_version:
+        system = replace(system, rocm_version=args.rocm_version)
+    if args.os and args.os != system.os:
+        system = replace(system, os=args.os)
+    if detection.live and system.os == "linux":
+        host = linux_host_facts(rocminfo=detection.rocminfo)
+    elif detection.live:
+        host = windows_host_facts()
+    else:
+        report = detection.rocminfo
+        host = HostFacts(
+            kfd_error=report.kfd_error if report else None,
+            wsl=bool(report and report.wsl),
+            hsa_status=report.hsa_status if report else None,
+        )
+    captured = () if detection.live else ("captured tree",)
+    return build_report(system, host, None, captured)

@@ -1,0 +1,172 @@
+"""The doctor report: verdicts and checks for one system, as JSON, text or Markdown.
+
+The JSON shape is stable (documented in docs/doctor-json.md); keys are only ever added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rocmpanel import __version__
+from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
+from rocmpanel.setup.checklist import Check, CheckStatus, HostFacts, run_checks
+from rocmpanel.setup.compat import Verdict, verdicts_for
+from rocmpanel.setup.probe_report import ProbeReport
+
+SCHEMA_VERSION = 1
+_MARK = {
+    CheckStatus.PASS: "ok",
+    CheckStatus.WARN: "warn",
+    CheckStatus.FAIL: "FAIL",
+    CheckStatus.SKIP: "skip",
+}
+
+
+def format_bytes(value: int | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value / 2**30:.1f} GiB"
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """Everything ``rocmpanel doctor`` and the Setup tab show about one system."""
+
+    system: SystemInfo
+    verdicts: tuple[Verdict, ...]
+    checks: tuple[Check, ...]
+    probe: ProbeReport | None = None
+    captured_from: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status is CheckStatus.FAIL for c in self.checks)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def gpu_rows(self) -> list[tuple[GpuInfo, Verdict]]:
+        return list(zip(self.system.gpus, self.verdicts, strict=True))
+
+    def to_dict(self) -> dict[str, Any]:
+        sys_ = self.system
+        return {
+            "schema": SCHEMA_VERSION,
+            "rocmpanel": __version__,
+            "captured_from": list(self.captured_from),
+            "system": {
+                "os": sys_.os,
+                "os_version": sys_.os_version,
+                "rocm_version": sys_.rocm_version,
+                "driver": sys_.driver,
+                "notes": list(sys_.notes),
+            },
+            "gpus": [
+                {
+                    "name": gpu.name,
+                    "gfx": gpu.gfx,
+                    "pci_id": gpu.pci_id,
+                    "bdf": gpu.bdf,
+                    "vram_bytes": gpu.vram_bytes,
+                    "integrated": gpu.integrated,
+                    "sources": list(gpu.sources),
+                    "verdict": verdict.as_dict(),
+                }
+                for gpu, verdict in self.gpu_rows()
+            ],
+            "checks": [
+                {
+                    "id": c.id,
+                    "title": c.title,
+                    "status": c.status.value,
+                    "message": c.message,
+                    "fix": c.fix.text if c.fix else None,
+                    "fix_kind": c.fix.kind.value if c.fix else None,
+                    "fix_env": {"name": c.fix.name, "value": c.fix.value}
+                    if c.fix and c.fix.name
+                    else None,
+                }
+                for c in self.checks
+            ],
+        }
+
+    def _system_lines(self) -> list[str]:
+        s = self.system
+        lines = [
+            f"OS: {s.os}" + (f" ({s.os_version})" if s.os_version else ""),
+            f"ROCm: {s.rocm_version or 'not found'}",
+            f"Driver: {s.driver or 'n/a'}",
+        ]
+        if self.captured_from:
+            lines.insert(0, f"Analysed from captured output: {', '.join(self.captured_from)}")
+        return lines
+
+    def to_text(self) -> str:
+        lines = ["rocmpanel doctor", "", *self._system_lines(), ""]
+        if not self.system.gpus:
+            lines.append("No AMD GPU found.")
+        for i, (gpu, verdict) in enumerate(self.gpu_rows()):
+            kind = {True: "integrated", False: "discrete"}.get(gpu.integrated or False, "")
+            lines.append(
+                f"GPU {i}: {gpu.name}  [{gpu.gfx or 'gfx n/a'}]  "
+                f"{format_bytes(gpu.vram_bytes)}  {kind}".rstrip()
+            )
+            lines.append(
+                f"  PCI {gpu.pci_id or 'n/a'} at {gpu.bdf or 'n/a'}; seen by "
+                f"{', '.join(gpu.sources)}"
+            )
+            override = f" (HSA_OVERRIDE_GFX_VERSION={verdict.override})" if verdict.override else ""
+            lines.append(f"  Verdict: {verdict.status.value}{override}: {verdict.reason}")
+            if verdict.source:
+                lines.append(f"  Source ({verdict.knowledge}): {verdict.source}")
+        lines += ["", "Checks:"]
+        for c in self.checks:
+            lines.append(f"  [{_MARK[c.status]:>4}] {c.title}: {c.message}")
+            if c.fix and c.status in (CheckStatus.FAIL, CheckStatus.WARN):
+                lines.append(f"         fix: {c.fix.text}")
+        if self.probe is not None:
+            lines += ["", "Workload Python:", *(f"  {x}" for x in self.probe.summary_lines())]
+        for note in self.system.notes:
+            lines.append(f"Note: {note}")
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self) -> str:
+        """A forum-ready report."""
+        lines = ["### rocmpanel doctor report", "", *(f"- {x}" for x in self._system_lines()), ""]
+        lines += ["| GPU | gfx | VRAM | PCI id | verdict |", "| --- | --- | --- | --- | --- |"]
+        for gpu, verdict in self.gpu_rows():
+            override = f" ({verdict.override})" if verdict.override else ""
+            lines.append(
+                f"| {gpu.name} | {gpu.gfx or 'n/a'} | {format_bytes(gpu.vram_bytes)} "
+                f"| {gpu.pci_id or 'n/a'} | {verdict.status.value}{override} |"
+            )
+        if not self.system.gpus:
+            lines.append("| no AMD GPU found | | | | |")
+        lines += ["", "| check | status | details |", "| --- | --- | --- |"]
+        for c in self.checks:
+            fix = (
+                f" Fix: `{c.fix.text}`"
+                if c.fix and c.status in (CheckStatus.FAIL, CheckStatus.WARN)
+                else ""
+            )
+            lines.append(f"| {c.title} | {c.status.value} | {c.message}{fix} |")
+        if self.probe is not None:
+            lines += ["", "```", *self.probe.summary_lines(), "```"]
+        notes = [*(v.reason for v in self.verdicts), *self.system.notes]
+        if notes:
+            lines += ["", *(f"- {n}" for n in notes)]
+        lines += ["", f"_Generated by rocmpanel {__version__}._"]
+        return "\n".join(lines) + "\n"
+
+
+def build_report(
+    system: SystemInfo,
+    host: HostFacts,
+    probe: ProbeReport | None = None,
+    captured_from: tuple[str, ...] = (),
+) -> DoctorReport:
+    verdicts = verdicts_for(system.gpus, system.os, system.rocm_version)
+    checks = run_checks(system, verdicts, host, probe)
+    return DoctorReport(system, verdicts, checks, probe, captured_from)

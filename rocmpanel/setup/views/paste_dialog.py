@@ -1,0 +1,81 @@
+"""The "Analyse pasted output" dialog: paste (or open) tool output from another machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.setup.captured import KNOWN_KINDS_TEXT
+
+
+class PasteDialog(QDialog):
+    """Collects the pasted text and the optional ROCm version / OS overrides."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Analyse pasted output")
+        self.resize(760, 520)
+        layout = QVBoxLayout(self)
+        hint = QLabel(
+            f"Paste the output of {KNOWN_KINDS_TEXT}. Several outputs of one machine "
+            "can be pasted one after another with “Add file…”."
+        )
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
+        self.text = QPlainTextEdit()
+        self.text.setPlaceholderText("Paste here…")
+        layout.addWidget(self.text, 1)
+        self.extra: list[str] = []
+        self.files_label = QLabel("")
+        layout.addWidget(self.files_label)
+        open_button = QPushButton("&Add file…")
+        open_button.clicked.connect(self._on_open_clicked)
+        form = QFormLayout()
+        self.rocm_version = QLineEdit()
+        self.rocm_version.setPlaceholderText("as the text says (e.g. 6.2.2)")
+        self.os_choice = QComboBox()
+        self.os_choice.addItems(["as the text says", "linux", "windows"])
+        form.addRow("&ROCm version:", self.rocm_version)
+        form.addRow("&OS:", self.os_choice)
+        layout.addLayout(form)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        analyse = buttons.addButton("&Analyse", QDialogButtonBox.ButtonRole.AcceptRole)
+        analyse.setDefault(True)
+        buttons.addButton(open_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _on_open_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open tool output")
+        if not path:
+            return
+        try:
+            self.extra.append(Path(path).read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            self.files_label.setText(f"Could not read {path}: {exc.strerror}")
+            return
+        self.files_label.setText(f"{len(self.extra)} file(s) added; last: {Path(path).name}")
+
+    def texts(self) -> list[str]:
+        pasted = self.text.toPlainText()
+        return ([pasted] if pasted.strip() else []) + self.extra
+
+    def rocm_version_value(self) -> str | None:
+        return self.rocm_version.text().strip() or None
+
+    def os_value(self) -> str | None:
+        return None if self.os_choice.currentIndex() == 0 else self.os_choice.currentText()

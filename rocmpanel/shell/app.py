@@ -1,0 +1,197 @@
+"""QApplication start-up: logging, the crash handler, the main window, the smoke test."""
+
+from __future__ import annotations
+
+import json
+import logging
+import logging.handlers
+import sys
+import time
+
+from rocmpanel import __version__
+from rocmpanel.base import paths
+
+log = logging.getLogger("rocmpanel")
+_T0 = time.perf_counter()
+
+
+# Messages the offscreen platform plugin prints for features it lacks; not our faults.
+BENIGN_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+def process_age_ms() -> float:
+    """Milliseconds since this process started, interpreter start-up included."""
+    try:  # Linux: both figures from the same clock, 10 ms resolution
+        import os
+
+        with open("/proc/self/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime", encoding="ascii") as handle:
+            uptime = float(handle.read().split()[0])
+        return max(0.0, (uptime - started) * 1000.0)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return (time.perf_counter() - _T0) * 1000.0
+
+
+def setup_logging() -> None:
+    """Log to a rotating file under the data dir (and stderr for warnings)."""
+    root = logging.getLogger()
+    if any(getattr(h, "_rocmpanel", False) for h in root.handlers):
+        return
+    root.setLevel(logging.INFO)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        paths.log_dir().mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            paths.log_dir() / "rocmpanel.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(fmt)
+    handler._rocmpanel = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+
+
+def _no_display() -> bool:
+    import os
+
+    return (
+        sys.platform.startswith("linux")
+        and not os.environ.get("QT_QPA_PLATFORM")
+        and not os.environ.get("DISPLAY")
+        and not os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
+def missing_xcb_library() -> str | None:
+    """What keeps Qt's X11 plugin from loading (e.g. "libxcb-cursor.so.0"), or None.
+
+    Qt aborts the whole process when no platform plugin loads, which on fresh Ubuntu and
+    Debian desktops is usually a missing xcb library (libxcb-cursor0 above all). Loading
+    the plugin first, as Qt would, turns that into a message that names the fix.
+    """
+    import ctypes
+    import importlib.util
+    import os
+    import re
+
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    x11 = platform.startswith("xcb") or (
+        not platform and os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
+    )
+    spec = importlib.util.find_spec("PySide6")
+    if not sys.platform.startswith("linux") or not x11 or spec is None:
+        return None
+    for location in spec.submodule_search_locations or ():
+        plugin = os.path.join(location, "Qt", "plugins", "platforms", "libqxcb.so")
+        if os.path.exists(plugin):
+            try:
+                ctypes.CDLL(plugin, mode=os.RTLD_LAZY)
+            except OSError as exc:
+                found = re.search(r"(lib[\w.+-]+\.so[\w.]*): cannot open", str(exc))
+                return found.group(1) if found else str(exc)
+    return None
+
+
+def run_gui(smoke_test: bool = False) -> int:
+    """Open the window; with ``smoke_test``, exit after the first paint with a JSON line."""
+    import os
+
+    if _no_display():
+        if not smoke_test:
+            print(
+                "rocmpanel: no display found (DISPLAY and WAYLAND_DISPLAY are unset). "
+                "Start it from a desktop session, or use the headless commands: "
+                "rocmpanel --help",
+                file=sys.stderr,
+            )
+            return 2
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    missing = missing_xcb_library()
+    if missing is not None:
+        print(
+            f"rocmpanel: Qt's X11 support needs {missing}, which is not installed.\n"
+            "Install the X11 libraries Qt needs and start rocmpanel again:\n"
+            "  Debian/Ubuntu: sudo apt install libxcb-cursor0 libxcb-icccm4 libxcb-image0 "
+            "libxcb-keysyms1 libxcb-render-util0 libxkbcommon-x11-0\n"
+            "  Fedora: sudo dnf install xcb-util-cursor xcb-util-wm xcb-util-image "
+            "xcb-util-keysyms xcb-util-renderutil libxkbcommon-x11\n"
+            "The headless commands work without them: rocmpanel --help",
+            file=sys.stderr,
+        )
+        return 2
+    setup_logging()
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtWidgets import QApplication
+
+    qt_problems: list[str] = []
+
+    def on_qt_message(mode: QtMsgType, _context: object, message: str) -> None:
+        if mode in (QtMsgType.QtDebugMsg, QtMsgType.QtInfoMsg) or message in BENIGN_QT_MESSAGES:
+            return
+        qt_problems.append(message)
+        log.warning("Qt: %s", message)
+        if smoke_test:
+            print(f"Qt: {message}", file=sys.stderr)
+
+    qInstallMessageHandler(on_qt_message)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("rocmpanel")
+    app.setApplicationDisplayName("rocmpanel")
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName("rocmpanel")
+    app.setDesktopFileName("rocmpanel")
+
+    from rocmpanel.gui.icons import app_icon
+    from rocmpanel.shell.crash_dialog import install_excepthook
+    from rocmpanel.shell.main_window import MainWindow
+
+    app.setWindowIcon(app_icon())
+    reporter = install_excepthook()
+    window = MainWindow()
+    reporter.set_parent_window(window)
+    log.info("rocmpanel %s started", __version__)
+
+    if smoke_test:
+        return _run_smoke_test(app, window, qt_problems)
+    window.show()
+    return app.exec()
+
+
+def _run_smoke_test(app, window, qt_problems: list[str]) -> int:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    state: dict[str, float | None] = {"paint_ms": None}
+
+    class PaintWatcher(QObject):
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and state["paint_ms"] is None:
+                state["paint_ms"] = process_age_ms()
+                # Let everything queued behind the first paint run, then report.
+                QTimer.singleShot(0, finish)
+            return False
+
+    def finish() -> None:
+        window.build_all_tabs()  # so the tab list is complete and every tab is exercised
+        report = {
+            "first_paint_ms": round(state["paint_ms"] or 0.0, 1),
+            "tabs": window.tab_titles(),
+            "torch_imported": "torch" in sys.modules,
+        }
+        print(json.dumps(report), flush=True)
+        window.close()
+        failed = qt_problems or window.tab_failures or report["torch_imported"]
+        for problem in window.tab_failures:
+            print(problem, file=sys.stderr)
+        app.exit(1 if failed else 0)
+
+    watcher = PaintWatcher()
+    app.installEventFilter(watcher)
+    window.show()
+    QTimer.singleShot(30_000, lambda: app.exit(3))  # never hang a CI run
+    code = app.exec()
+    app.removeEventFilter(watcher)
+    if qt_problems:
+        print(f"rocmpanel --smoke-test: {len(qt_problems)} Qt warning(s)", file=sys.stderr)
+    return int(code)

@@ -1,0 +1,60 @@
+"""Command line entry point: no arguments opens the window, subcommands run headless."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rocmpanel import __version__
+
+# The feature modules that add a subcommand, in the order ``--help`` lists them. Each
+# defines ``register(subparsers)``, which adds its parser and sets ``func(args) -> int``;
+# it imports only what argparse needs at the top, so ``--help`` and every command stay fast.
+COMMANDS: tuple[str, ...] = (
+    "rocmpanel.setup.cli",
+    "rocmpanel.envvars.cli",
+    "rocmpanel.monitor.cli",
+    "rocmpanel.pytorch.cli",
+    "rocmpanel.chat.cli",
+    "rocmpanel.setup.probe_cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rocmpanel",
+        description="Control panel for PyTorch and local LLMs on AMD GPUs with ROCm. "
+        "Without a command it opens the window.",
+    )
+    parser.add_argument("--version", action="version", version=f"rocmpanel {__version__}")
+    parser.add_argument(
+        "--smoke-test",
+        action="store_true",
+        help="open the window, wait for the first paint, print a JSON line and exit",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from rocmpanel.shell.app import run_gui
+
+        return run_gui(smoke_test=args.smoke_test)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def gui_main() -> None:
+    """Entry point of the ``rocmpanel-gui`` script (no console window on Windows)."""
+    sys.exit(main())

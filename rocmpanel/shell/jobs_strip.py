@@ -1,0 +1,166 @@
+"""The jobs strip: one chip per job (name, progress, step, cancel), click for its log."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QScrollArea,
+    QToolButton,
+    QWidget,
+)
+
+from rocmpanel.gui.log_view import JobLogDialog
+from rocmpanel.jobs.process import JobOutcome, JobState
+from rocmpanel.jobs.protocol import Progress
+from rocmpanel.jobs.runner import Job, JobManager
+
+FINISHED_CHIP_LINGER_MS = 60_000
+_STATE_TEXT = {
+    JobState.SUCCEEDED: "✓ done",
+    JobState.FAILED: "✗ failed",
+    JobState.CRASHED: "✗ crashed",
+    JobState.CANCELLED: "cancelled",
+}
+
+
+class JobChip(QFrame):
+    """One job in the strip."""
+
+    log_requested = Signal(object)  # Job
+    dismissed = Signal(object)  # JobChip
+
+    def __init__(self, job: Job, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.job = job
+        self.setObjectName("jobChip")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(f"{job.name}: click to see its log")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 4, 2)
+        self.name = QLabel(f"<b>{job.name}</b>")
+        self.bar = QProgressBar()
+        self.bar.setFixedWidth(110)
+        self.bar.setMaximumHeight(14)
+        self.bar.setTextVisible(False)
+        self.bar.setRange(0, 0)
+        self.step = QLabel("Starting…")
+        self.step.setMinimumWidth(80)
+        self.step.setMaximumWidth(260)
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setToolTip(f"Cancel {job.name}")
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        for widget in (self.name, self.bar, self.step, self.cancel_button):
+            layout.addWidget(widget)
+        job.progress_changed.connect(self._on_job_progress_changed)
+        job.finished.connect(self._on_job_finished)
+        if job.outcome is not None:
+            self._on_job_finished(job.outcome)
+
+    @Slot(object)
+    def _on_job_progress_changed(self, progress: Progress) -> None:
+        if progress.fraction is None:
+            self.bar.setRange(0, 0)
+        else:
+            self.bar.setRange(0, 1000)
+            self.bar.setValue(round(progress.fraction * 1000))
+        self.step.setText(progress.step or "")
+        self.step.setToolTip(progress.step or "")
+
+    @Slot(object)
+    def _on_job_finished(self, outcome: JobOutcome) -> None:
+        self.bar.setRange(0, 1000)
+        self.bar.setValue(1000 if outcome.was_successful() else 0)
+        self.bar.hide()
+        self.step.setText(_STATE_TEXT.get(outcome.state, outcome.state.value))
+        self.step.setToolTip(str(outcome))
+        self.cancel_button.setText("×")
+        self.cancel_button.setToolTip("Remove from the strip")
+        QTimer.singleShot(FINISHED_CHIP_LINGER_MS, self, self._dismiss)
+
+    @Slot()
+    def _on_cancel_clicked(self) -> None:
+        if self.job.running:
+            self.cancel_button.setEnabled(False)
+            self.step.setText("Cancelling…")
+            self.job.cancel()
+        else:
+            self._dismiss()
+
+    def _dismiss(self) -> None:
+        self.dismissed.emit(self)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.log_requested.emit(self.job)
+        super().mouseReleaseEvent(event)
+
+
+class JobsStrip(QWidget):
+    """Every job of the manager, newest last; says so when there are none."""
+
+    def __init__(self, manager: JobManager, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.manager = manager
+        self.chips: list[JobChip] = []
+        self.dialogs: list[JobLogDialog] = []
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(4, 0, 4, 0)
+        title = QLabel("Jobs:")
+        outer.addWidget(title)
+        self.empty = QLabel("none running")
+        self.empty.setEnabled(False)
+        outer.addWidget(self.empty)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setFixedHeight(34)
+        inner = QWidget()
+        self.row = QHBoxLayout(inner)
+        self.row.setContentsMargins(0, 0, 0, 0)
+        self.row.addStretch(1)
+        self.scroll.setWidget(inner)
+        outer.addWidget(self.scroll, 1)
+        self.spacer = QWidget()
+        outer.addWidget(self.spacer, 1)
+        manager.job_added.connect(self._on_manager_job_added)
+        for job in manager.jobs:
+            self._on_manager_job_added(job)
+        self._refresh_empty()
+
+    @Slot(object)
+    def _on_manager_job_added(self, job: Job) -> None:
+        chip = JobChip(job)
+        chip.log_requested.connect(self.show_log)
+        chip.dismissed.connect(self._on_chip_dismissed)
+        self.row.insertWidget(self.row.count() - 1, chip)
+        self.chips.append(chip)
+        self._refresh_empty()
+
+    @Slot(object)
+    def _on_chip_dismissed(self, chip: JobChip) -> None:
+        if chip in self.chips:
+            self.chips.remove(chip)
+            chip.deleteLater()
+        self._refresh_empty()
+
+    def _refresh_empty(self) -> None:
+        self.empty.setVisible(not self.chips)
+        self.scroll.setVisible(bool(self.chips))
+        self.spacer.setVisible(not self.chips)
+
+    @Slot(object)
+    def show_log(self, job: Job) -> JobLogDialog:
+        dialog = JobLogDialog(job, self.window())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.dialogs.append(dialog)
+        dialog.destroyed.connect(lambda *_: self.dialogs.remove(dialog))
+        dialog.show()
+        return dialog

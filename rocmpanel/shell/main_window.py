@@ -1,0 +1,282 @@
+"""The main window: tabs, jobs strip, log dock, status bar, menus; geometry restored."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.base.settings import Settings
+from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.log_view import LogView
+from rocmpanel.jobs.runner import Job, JobManager
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.shell.about import AboutDialog
+from rocmpanel.shell.jobs_strip import JobsStrip
+from rocmpanel.shell.settings_dialog import SettingsDialog
+from rocmpanel.shell.tabs import TABS
+
+log = logging.getLogger(__name__)
+
+DEFERRED_TABS_MS = 250  # the tabs not shown at start are built this long after first paint
+
+
+def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
+    # Imported at the first job, not at start-up (it reads the env catalogue and stores).
+    from rocmpanel.jobs.job_env import job_env_for
+
+    return job_env_for(spec)
+
+
+class _TabSlot(QWidget):
+    """A page of the tab widget that holds its tab once built."""
+
+    def __init__(self, entry, title: str) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.entry = entry
+        self.title = title
+        self.widget: QWidget | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+    def set_widget(self, widget: QWidget) -> None:
+        self.widget = widget
+        self.layout().addWidget(widget)
+
+
+class MainWindow(QMainWindow):
+    """The one window of rocmpanel."""
+
+    def __init__(self, settings: Settings | None = None, tabs=TABS) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.setWindowTitle("rocmpanel")
+        self.settings = settings if settings is not None else Settings.load()
+        self.jobs = JobManager(float(self.settings.get("job_cancel_grace_s")), self)
+        self.jobs.env_provider = _job_env_for
+        self.ctx = AppContext(self.settings, self.jobs, self.notify)
+        self.tab_failures: list[str] = []
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(4, 4, 4, 0)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        layout.addWidget(self.tabs, 1)
+        self.jobs_strip = JobsStrip(self.jobs)
+        layout.addWidget(self.jobs_strip)
+        self.setCentralWidget(central)
+        self._tab_actions: dict[QWidget, QAction] = {}
+        self._shown_once = False
+        self._add_tab_slots(tabs)
+        if self.tabs.count() == 0:
+            self.empty_label = QLabel(
+                "No tabs are available in this build. Help → About probes the workload "
+                "environment; the log is under View → Log."
+            )
+            self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.empty_label.setWordWrap(True)
+            self.tabs.hide()
+            layout.insertWidget(0, self.empty_label, 1)
+
+        self.log_view = LogView()
+        self.log_dock = QDockWidget("Log", self)
+        self.log_dock.setObjectName("logDock")
+        self.log_dock.setWidget(self.log_view)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
+        self.log_dock.hide()
+
+        self.status_jobs = QLabel()
+        self.statusBar().addPermanentWidget(self.status_jobs)
+        self.jobs.job_added.connect(self._on_jobs_changed)
+        self.jobs.job_finished.connect(self._on_jobs_job_finished)
+        self._build_menus()
+        self._restore_state()
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        if self.tabs.count():
+            self.ensure_tab(self.tabs.currentIndex())
+        self.statusBar().showMessage("Ready", 3000)
+        for problem in self.settings.problems:
+            self.notify(problem)
+
+    # -- construction ----------------------------------------------------------------
+    def _add_tab_slots(self, tabs) -> None:  # type: ignore[no-untyped-def]
+        """One page per tab; the tab itself is built when first needed (see ensure_tab)."""
+        for entry in tabs:
+            title = entry[2] if isinstance(entry, tuple) else entry.title
+            self.tabs.addTab(_TabSlot(entry, title), title)
+
+    def ensure_tab(self, index: int) -> QWidget | None:
+        """Build the tab at ``index`` if it is not built yet; None if it failed (then it
+        is removed: a tab appears only when it works)."""
+        slot = self.tabs.widget(index)
+        if not isinstance(slot, _TabSlot):
+            return None
+        if slot.widget is not None:
+            return slot.widget
+        entry = slot.entry
+        label = entry[1] if isinstance(entry, tuple) else entry.__name__
+        try:
+            cls = (
+                getattr(importlib.import_module(entry[0]), entry[1])
+                if isinstance(entry, tuple)
+                else entry
+            )
+            widget = cls(self.ctx, slot)
+        except Exception as exc:  # a broken tab must not take the window down
+            log.exception("tab %s failed to load", label)
+            message = f"The {label} tab could not load: {exc}"
+            self.tab_failures.append(message)
+            self.notify(message)
+            action = self._tab_actions.pop(slot, None)
+            if action is not None:
+                action.setVisible(False)
+            self.tabs.removeTab(index)
+            slot.deleteLater()
+            return None
+        slot.set_widget(widget)
+        alert = getattr(widget, "alert_raised", None)  # the Monitor's alerts
+        if alert is not None:
+            alert.connect(self.notify)
+        return widget
+
+    def build_all_tabs(self) -> None:
+        """Build every tab now (the smoke test and tests use this)."""
+        index = 0
+        while index < self.tabs.count():
+            if self.ensure_tab(index) is not None:
+                index += 1
+
+    @Slot(int)
+    def _on_tabs_current_changed(self, index: int) -> None:
+        if index >= 0:
+            self.ensure_tab(index)
+
+    @Slot()
+    def _build_next_deferred(self) -> None:
+        """After the first paint, build the other tabs one per event-loop turn."""
+        for index in range(self.tabs.count()):
+            slot = self.tabs.widget(index)
+            if isinstance(slot, _TabSlot) and slot.widget is None:
+                self.ensure_tab(index)
+                QTimer.singleShot(0, self, self._build_next_deferred)
+                return
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        settings_action = QAction("&Settings…", self)
+        settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        settings_action.triggered.connect(self.open_settings)
+        file_menu.addAction(settings_action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        toggle_log = self.log_dock.toggleViewAction()
+        toggle_log.setText("&Log")
+        toggle_log.setShortcut(QKeySequence("Ctrl+L"))
+        view_menu.addAction(toggle_log)
+        view_menu.addSeparator()
+        for index in range(self.tabs.count()):
+            slot = self.tabs.widget(index)
+            action = QAction(self.tabs.tabText(index), self)
+            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
+            action.triggered.connect(lambda _=False, w=slot: self.tabs.setCurrentWidget(w))
+            view_menu.addAction(action)
+            self._tab_actions[slot] = action
+
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About rocmpanel", self)
+        about.setShortcut(QKeySequence.StandardKey.HelpContents)
+        about.triggered.connect(self.open_about)
+        help_menu.addAction(about)
+
+    def _restore_state(self) -> None:
+        geometry = str(self.settings.get("window_geometry"))
+        if not geometry or not self.restoreGeometry(QByteArray.fromBase64(geometry.encode())):
+            self.resize(1180, 780)
+        state = str(self.settings.get("window_state"))
+        if state:
+            self.restoreState(QByteArray.fromBase64(state.encode()))
+        last = str(self.settings.get("last_tab"))
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index) == last:
+                self.tabs.setCurrentIndex(index)
+
+    # -- public ------------------------------------------------------------------------
+    def tab_titles(self) -> list[str]:
+        return [self.tabs.tabText(i) for i in range(self.tabs.count())]
+
+    def tab(self, title: str) -> QWidget | None:
+        """The tab called ``title`` (built now if needed), or None."""
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index) == title:
+                return self.ensure_tab(index)
+        return None
+
+    @Slot(str)
+    def notify(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10_000)
+
+    @Slot()
+    def open_settings(self) -> None:
+        SettingsDialog(self.settings, self).exec()
+
+    @Slot()
+    def open_about(self) -> None:
+        dialog = AboutDialog(self.ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+
+    # -- jobs --------------------------------------------------------------------------
+    @Slot(object)
+    def _on_jobs_changed(self, _job: Job | None = None) -> None:
+        running = len(self.jobs.running())
+        self.status_jobs.setText(f"{running} job{'s' if running != 1 else ''} running")
+
+    @Slot(object)
+    def _on_jobs_job_finished(self, job: Job) -> None:
+        self._on_jobs_changed()
+        if job.outcome is not None and not job.outcome.was_successful():
+            self.notify(f"{job.name}: {job.outcome.message}")
+
+    # -- closing -----------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.set("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
+        self.settings.set("window_state", bytes(self.saveState().toBase64()).decode())
+        if self.tabs.count():
+            self.settings.set("last_tab", self.tabs.tabText(self.tabs.currentIndex()))
+        try:
+            self.settings.save()
+        except PanelError as exc:
+            log.warning("settings not saved: %s", exc)
+        for index in range(self.tabs.count()):
+            slot = self.tabs.widget(index)
+            shutdown = getattr(getattr(slot, "widget", None), "shutdown", None)
+            if callable(shutdown):
+                try:
+                    shutdown()
+                except Exception:
+                    log.exception("tab shutdown failed")
+        self.jobs.shutdown()
+        self.log_view.detach()
+        super().closeEvent(event)

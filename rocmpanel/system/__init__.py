@@ -1,1 +1,0 @@
-"""Platform backends behind small interfaces: GPU discovery, environment stores."""

@@ -1,1 +1,0 @@
-"""Telemetry sources and the sampler's history buffers (Qt-free)."""

@@ -1,1 +1,0 @@
-"""The Qt views: main window, one module per tab, small widgets."""

@@ -1,0 +1,74 @@
+"""``rocmpanel env`` end to end in a temporary home."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rocmpanel.shell.cli import main
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["env", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_rejected_value_exits_non_zero_with_the_reason(tmp_path: Path, capsys) -> None:
+    code, _, err = _run(capsys, "set", "HSA_OVERRIDE_GFX_VERSION", "11.0", "--home", str(tmp_path))
+    assert code == 2
+    assert "refused" in err and "MAJOR.MINOR.STEP" in err
+    assert not (tmp_path / ".profile").exists()
+    code, out, _ = _run(
+        capsys, "set", "ROCR_VISIBLE_DEVICES", "", "--home", str(tmp_path), "--json"
+    )
+    assert code == 2 and "Unset the variable instead" in json.loads(out)["error"]
+
+
+def test_set_get_list_unset_undo(tmp_path: Path, capsys) -> None:
+    (tmp_path / ".profile").write_text("# mine\n")
+    home = ("--home", str(tmp_path))
+    assert _run(capsys, "set", "HSA_OVERRIDE_GFX_VERSION", "10.3.0", *home)[0] == 0
+    code, out, _ = _run(capsys, "get", "HSA_OVERRIDE_GFX_VERSION", "--json", *home)
+    data = json.loads(out)
+    assert code == 0 and data["stores"]["environment.d"] == "10.3.0"
+    assert data["stores"]["profile"] == "10.3.0" and data["stores"]["session"] is None
+    code, out, _ = _run(capsys, "list", "--json", *home)
+    row = next(r for r in json.loads(out)["variables"] if r["name"] == "HSA_OVERRIDE_GFX_VERSION")
+    assert row["status"] == "valid"
+    assert _run(capsys, "unset", "HSA_OVERRIDE_GFX_VERSION", "--store", "profile", *home)[0] == 0
+    assert (tmp_path / ".profile").read_text() == "# mine\n"
+    assert _run(capsys, "undo", *home)[0] == 0
+    assert "10.3.0" in (tmp_path / ".profile").read_text()
+    assert _run(capsys, "undo", *home)[0] == 0
+    assert (tmp_path / ".profile").read_text() == "# mine\n"
+    code, _, err = _run(capsys, "undo", *home)
+    assert code == 1 and "no apply to undo" in err
+
+
+def test_path_entries_and_dry_run(tmp_path: Path, capsys) -> None:
+    home = ("--home", str(tmp_path), "--store", "environment.d")
+    code, out, _ = _run(capsys, "set", "PATH", "/opt/rocm/bin", "--prepend", "--dry-run", *home)
+    assert code == 0 and "+PATH=/opt/rocm/bin:$PATH" in out
+    envd = tmp_path / ".config" / "environment.d" / "60-rocmpanel.conf"
+    assert not envd.exists()
+    assert _run(capsys, "set", "PATH", "/opt/rocm/bin", "--prepend", *home)[0] == 0
+    assert _run(capsys, "set", "PATH", "/opt/x/bin", "--append", *home)[0] == 0
+    assert "PATH=/opt/rocm/bin:$PATH:/opt/x/bin\n" in envd.read_text()
+    assert _run(capsys, "set", "PATH", "/opt/rocm/bin", "--remove-entry", *home)[0] == 0
+    assert "PATH=$PATH:/opt/x/bin\n" in envd.read_text()
+    code, _, err = _run(capsys, "set", "ROCM_PATH", "/x", "--append", *home)
+    assert code == 2 and "not a list variable" in err
+
+
+def test_conflict_exits_1_with_message(tmp_path: Path, capsys) -> None:
+    (tmp_path / ".profile").write_bytes(b"# >>> rocmpanel environment >>>\n")
+    code, _, err = _run(capsys, "set", "A_VAR", "1", "--home", str(tmp_path))
+    assert code == 1 and "markers are broken" in err
+
+
+@pytest.mark.parametrize("argv", [("get",), ("set", "A_VAR")])
+def test_usage_errors(tmp_path: Path, capsys, argv) -> None:
+    assert _run(capsys, *argv, "--home", str(tmp_path))[0] == 2

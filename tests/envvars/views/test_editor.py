@@ -1,0 +1,158 @@
+"""The environment editor: staging, preview, apply, undo and conflicts, offscreen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
+
+from rocmpanel.envvars.store import make_stores
+from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog
+from rocmpanel.envvars.views.editor import EnvEditor
+
+PROFILE = b"# mine\nexport EDITOR=vi\n"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / ".profile").write_bytes(PROFILE)
+    envd = tmp_path / ".config" / "environment.d"
+    envd.mkdir(parents=True)
+    (envd / "60-rocmpanel.conf").write_text("MIOPEN_FIND_MODE=FAST\n")
+    return tmp_path
+
+
+@pytest.fixture
+def editor(qtbot, home: Path) -> EnvEditor:
+    widget = EnvEditor(stores=make_stores("linux", home=home), environ={"HIP_VISIBLE_DEVICES": "0"})
+    qtbot.addWidget(widget)
+    widget.resize(1100, 700)
+    return widget
+
+
+def _row(editor: EnvEditor, name: str) -> int:
+    for row in range(editor.table.rowCount()):
+        if editor.table.item(row, 0).text() == name:
+            return row
+    raise AssertionError(f"{name} has no row")
+
+
+def _column(editor: EnvEditor, label: str) -> int:
+    for column in range(editor.table.columnCount()):
+        if editor.table.horizontalHeaderItem(column).text() == label:
+            return column
+    raise AssertionError(label)
+
+
+def test_table_shows_process_and_store_values(editor: EnvEditor) -> None:
+    row = _row(editor, "MIOPEN_FIND_MODE")
+    assert editor.table.item(row, _column(editor, "environment.d")).text() == "FAST"
+    assert editor.table.item(row, _column(editor, "Status")).text().startswith("valid")
+    hip = _row(editor, "HIP_VISIBLE_DEVICES")
+    assert editor.table.item(hip, _column(editor, "This process")).text() == "0"
+    assert "HIP programs" in editor.table.item(hip, 0).toolTip()
+    assert not editor.apply_button.isEnabled()
+
+
+def test_propose_stages_selects_apply_and_undo(qtbot, editor: EnvEditor, home: Path) -> None:
+    editor.propose("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+    assert editor.selected_name() == "HSA_OVERRIDE_GFX_VERSION"
+    row = _row(editor, "HSA_OVERRIDE_GFX_VERSION")
+    assert "→ 10.3.0" in editor.table.item(row, _column(editor, "~/.profile")).text()
+    assert '+export HSA_OVERRIDE_GFX_VERSION="10.3.0"' in editor.preview_text()
+    assert (home / ".profile").read_bytes() == PROFILE  # staged only
+    with qtbot.waitSignal(editor.applied, timeout=5000):
+        assert editor.apply()
+    assert b'HSA_OVERRIDE_GFX_VERSION="10.3.0"' in (home / ".profile").read_bytes()
+    assert editor.table.item(row, _column(editor, "environment.d")).text() == "10.3.0"
+    assert not editor.staged
+    with qtbot.waitSignal(editor.applied, timeout=5000):
+        assert editor.undo()
+    assert (home / ".profile").read_bytes() == PROFILE
+
+
+def test_invalid_proposal_cannot_be_applied(editor: EnvEditor, home: Path) -> None:
+    editor.propose("HSA_OVERRIDE_GFX_VERSION", "11.0")
+    assert not editor.apply_button.isEnabled()
+    assert "MAJOR.MINOR.STEP" in editor.message.text()
+    assert editor.apply() is False
+    assert (home / ".profile").read_bytes() == PROFILE
+
+
+def test_unset_proposal_and_store_choice(editor: EnvEditor, home: Path) -> None:
+    editor.target_boxes["profile"].setChecked(False)
+    editor.propose("MIOPEN_FIND_MODE", None)
+    assert (
+        "FAST → (unset)"
+        in editor.table.item(
+            _row(editor, "MIOPEN_FIND_MODE"), _column(editor, "environment.d")
+        ).text()
+    )
+    assert editor.apply()
+    assert "MIOPEN_FIND_MODE" not in (home / ".config/environment.d/60-rocmpanel.conf").read_text()
+    assert (home / ".profile").read_bytes() == PROFILE
+
+
+def test_conflict_offers_reload(qtbot, editor: EnvEditor, home: Path) -> None:
+    editor.propose("HSA_ENABLE_SDMA", "0")
+    (home / ".profile").write_bytes(PROFILE + b"# edited elsewhere\n")
+    assert editor.apply() is False
+    box = editor.findChild(QMessageBox)
+    assert box is not None and "+# edited elsewhere" in box.detailedText()
+    reload_button = next(b for b in box.buttons() if b.text() == "Reload")
+    reload_button.click()
+    qtbot.waitUntil(lambda: editor.snapshots["profile"].raw.endswith(b"elsewhere\n"))
+    assert editor.apply()
+    assert (home / ".profile").read_bytes().startswith(PROFILE + b"# edited elsewhere\n")
+
+
+def test_preview_dialog_opens(qtbot, editor: EnvEditor) -> None:
+    editor.propose("AMD_LOG_LEVEL", "3")
+    editor.show_preview()
+    dialog = editor.findChild(DiffDialog)
+    assert dialog is not None and "+AMD_LOG_LEVEL=3" in dialog.view.toPlainText()
+    dialog.reject()
+
+
+def test_edit_uses_the_dialog(editor: EnvEditor, monkeypatch) -> None:
+    editor.select("MIOPEN_FIND_MODE")
+
+    def accept(dialog: ValueDialog) -> bool:
+        assert dialog.choice is not None and dialog.value() == "FAST"
+        dialog.set_value("NORMAL")
+        return True
+
+    monkeypatch.setattr(editor, "_run_dialog", accept)
+    editor.edit_selected()
+    assert editor.staged == {"MIOPEN_FIND_MODE": "NORMAL"}
+
+
+def test_value_dialog_edits_path_as_a_list(qtbot) -> None:
+    from rocmpanel.envvars.catalogue import load_catalogue
+
+    dialog = ValueDialog(load_catalogue(), "linux", "PATH", "/opt/a:$PATH")
+    qtbot.addWidget(dialog)
+    assert dialog.list_editor is not None
+    assert dialog.list_editor.entries() == ["/opt/a", "$PATH"]
+    dialog.list_editor.list.setCurrentRow(1)
+    dialog.list_editor.move_entry(-1)
+    dialog.list_editor.add_entry()
+    dialog.list_editor.list.currentItem().setText("/opt/rocm/bin")
+    assert dialog.value() == "$PATH:/opt/a:/opt/rocm/bin"
+    dialog.list_editor.list.setCurrentRow(1)
+    dialog.list_editor.remove_entry()
+    assert dialog.value() == "$PATH:/opt/rocm/bin"
+
+
+def test_value_dialog_blocks_invalid_values(qtbot) -> None:
+    from rocmpanel.envvars.catalogue import load_catalogue
+
+    dialog = ValueDialog(load_catalogue(), "linux")
+    qtbot.addWidget(dialog)
+    dialog.name_box.setCurrentText("HSA_OVERRIDE_GFX_VERSION")
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    dialog.set_value("11.0")
+    assert not ok.isEnabled() and "2 parts" in dialog.verdict.text()
+    dialog.set_value("11.0.0")
+    assert ok.isEnabled() and "gfx1100" in dialog.verdict.text()

@@ -1,0 +1,162 @@
+"""The Monitor tab driven by captured sysfs trees (ROCMPANEL_SYSFS_ROOT): the sampler thread
+feeds the history, the plots receive data, alerts reach the status-bar signal, CSV works."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QApplication
+
+from rocmpanel.base.settings import Settings
+from rocmpanel.gui.context import AppContext
+from rocmpanel.jobs.runner import JobManager
+from rocmpanel.monitor.views.tab import MonitorTab
+
+
+def points(curve) -> int:  # type: ignore[no-untyped-def]
+    x, _ = curve.getData()
+    return 0 if x is None else len(x)
+
+
+def link_tree(root: Path, devices: list[Path]) -> Path:
+    for index, device in enumerate(devices):
+        card = root / "class" / "drm" / f"card{index}"
+        card.mkdir(parents=True)
+        (card / "device").symlink_to(device, target_is_directory=True)
+    return root
+
+
+@pytest.fixture
+def make_tab(qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
+    tabs: list[MonitorTab] = []
+
+    def make(sysfs_root: Path, **settings: object) -> tuple[MonitorTab, list[str]]:
+        monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(sysfs_root))
+        monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
+        s = Settings()
+        s.set("telemetry_interval_ms", 100)
+        for name, value in settings.items():
+            s.set(name, value)
+        notes: list[str] = []
+        tab = MonitorTab(AppContext(s, JobManager(), notes.append))
+        qtbot.addWidget(tab)
+        tab.resize(1200, 800)
+        tab.show()
+        tabs.append(tab)
+        return tab, notes
+
+    yield make
+    for tab in tabs:
+        tab.shutdown()
+
+
+def test_plots_receive_data_from_captured_trees(
+    make_tab, shared_fixtures: Path, tmp_path: Path, qtbot
+) -> None:  # type: ignore[no-untyped-def]
+    sysfs = shared_fixtures / "sysfs"
+    root = link_tree(tmp_path / "sys", [sysfs / "rx7900xt", sysfs / "rx6900xt"])
+    tab, _ = make_tab(root)
+
+    def plotted() -> bool:
+        if len(tab.panels) != 2:
+            return False
+        return all(points(p.curves["temp_edge_c"]) >= 3 for p in tab.panels.values())
+
+    qtbot.waitUntil(plotted, timeout=10_000)
+    assert not tab.no_gpu_label.isVisible()
+    first = tab.panels["0000:03:00.0"]
+    _, edge = first.curves["temp_edge_c"].getData()
+    assert set(edge.tolist()) == {53.0}
+    _, sclk = first.curves["sclk_mhz"].getData()
+    assert set(sclk.tolist()) == {31.0}
+    assert points(first.curves["vram_used_mib"]) == 0  # the rx7900xt snapshot has no VRAM
+    assert "not reported" in first.plots["memory"].titleLabel.text
+    second = tab.panels["0000:0c:00.0"]
+    _, vram = second.curves["vram_used_mib"].getData()
+    assert vram[-1] == pytest.approx(668274688 / 2**20 / 1024)
+    assert "16.0 GT/s x16" in second.header.details.text()
+    assert "edge 56 °C" in second.header.figures.text()
+    assert second.limit_lines["crit_junction"].value() == 110.0
+    assert second.limit_lines["power_cap"].value() == 289.0
+    assert "CPU" in tab.host_strip.label.text()
+    assert "°C" in first.values_at(tab.history.last.t)  # type: ignore[union-attr]
+
+    tab.window_combo.setCurrentIndex(3)  # 24 h
+    view = first.plots["util"].viewRange()[0]
+    assert view[1] - view[0] == pytest.approx(86400.0)
+
+    out = tmp_path / "export.csv"
+    rows = tab.export_csv(out, 60.0)
+    with out.open(newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert rows == len(table) >= 6
+    assert {r["source"] for r in table} == {"0000:03:00.0", "0000:0c:00.0", "host"}
+
+
+def test_pause_freezes_the_plots(make_tab, shared_fixtures: Path, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    root = link_tree(tmp_path / "sys", [shared_fixtures / "sysfs" / "rx6900xt"])
+    tab, _ = make_tab(root)
+    qtbot.waitUntil(lambda: len(tab.panels) == 1 and len(tab.history.gpus) == 1, timeout=10_000)
+    panel = next(iter(tab.panels.values()))
+    busy = panel.curves["busy_percent"]
+    qtbot.waitUntil(lambda: points(busy) >= 2)
+    tab.pause_button.setChecked(True)
+    frozen = points(busy)
+    samples = len(tab.history.gpus["0000:0c:00.0"])
+    qtbot.waitUntil(lambda: len(tab.history.gpus["0000:0c:00.0"]) >= samples + 3)
+    assert points(busy) == frozen  # while sampling goes on
+    tab.pause_button.setChecked(False)
+    qtbot.waitUntil(lambda: points(busy) > frozen)
+
+
+def test_no_gpu_is_said_plainly_and_host_still_shown(make_tab, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    tab, _ = make_tab(tmp_path / "empty-sys")
+    qtbot.waitUntil(lambda: tab.no_gpu_label.isVisible(), timeout=10_000)
+    assert "No AMD GPU found" in tab.no_gpu_label.text()
+    qtbot.waitUntil(lambda: "RAM" in tab.host_strip.label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: points(tab.host_strip.cpu_curve) >= 2)
+    assert tab.panels == {}
+
+
+def _hot_gpu(root: Path) -> Path:
+    """A small synthetic device: junction 107 °C against a 110 °C crit limit."""
+    device = root / "device"
+    hwmon = device / "hwmon" / "hwmon1"
+    hwmon.mkdir(parents=True)
+    (device / "uevent").write_text("DRIVER=amdgpu\nPCI_ID=1002:744C\nPCI_SLOT_NAME=0000:03:00.0\n")
+    (device / "gpu_busy_percent").write_text("99\n")
+    for name, text in {
+        "temp1_label": "junction",
+        "temp1_input": "107000",
+        "temp1_crit": "110000",
+    }.items():
+        (hwmon / name).write_text(text + "\n")
+    return device
+
+
+def test_alert_reaches_the_signal_and_the_tab(make_tab, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    root = link_tree(tmp_path / "sys", [_hot_gpu(tmp_path / "hot")])
+    tab, _ = make_tab(root, alert_desktop_notify=False)
+    with qtbot.waitSignal(tab.alert_raised, timeout=10_000) as blocker:
+        pass
+    assert "junction temperature 107 °C" in blocker.args[0]
+    assert tab.alert_banner.isVisible()
+    assert tab.alert_list.count() == 1
+    QApplication.processEvents()
+
+
+def test_crosshair_reads_out_values(make_tab, shared_fixtures: Path, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    root = link_tree(tmp_path / "sys", [shared_fixtures / "sysfs" / "rx6900xt"])
+    tab, _ = make_tab(root)
+    qtbot.waitUntil(lambda: len(tab.panels) == 1, timeout=10_000)
+    panel = next(iter(tab.panels.values()))
+    qtbot.waitUntil(lambda: points(panel.curves["power_w"]) >= 2, timeout=10_000)
+    plot = panel.plots["power"]
+    near_now = plot.vb.mapViewToScene(QPointF(-0.01, 100.0))
+    panel.graphics.scene().sigMouseMoved.emit(near_now)
+    assert all(line.isVisible() for line in panel.cursor_lines)
+    text = panel.readout.text()
+    assert "power 36.0 W" in text and "temp_edge 56.0 °C" in text

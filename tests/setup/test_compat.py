@@ -1,0 +1,117 @@
+"""Compatibility verdicts, and the integrity of the project's data files."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.setup.compat import VerdictStatus, supporting_versions, verdict_for
+from rocmpanel.setup.compat_data import load
+
+
+def _v(gfx: str, os_name: str, version: str | None, pci_id: str | None = None):
+    return verdict_for(GpuInfo("test", gfx=gfx, pci_id=pci_id), os_name, version)
+
+
+@pytest.mark.parametrize(
+    ("gfx", "os_name", "version", "status", "override"),
+    [
+        ("gfx1100", "linux", "6.2.2", VerdictStatus.SUPPORTED, None),
+        ("gfx942", "linux", "7.2.1", VerdictStatus.SUPPORTED, None),
+        ("gfx1031", "linux", "5.7.1", VerdictStatus.OVERRIDE, "10.3.0"),
+        ("gfx1102", "linux", "6.3.0", VerdictStatus.OVERRIDE, "11.0.0"),
+        ("gfx1101", "linux", "6.2.0", VerdictStatus.OVERRIDE, "11.0.0"),
+        ("gfx1101", "linux", "6.4.0", VerdictStatus.OVERRIDE, "11.0.0"),
+        ("gfx1101", "linux", "6.4.1", VerdictStatus.LIMITED, None),
+        ("gfx1201", "linux", "7.0.2", VerdictStatus.LIMITED, None),
+        ("gfx1201", "linux", "7.2.0", VerdictStatus.SUPPORTED, None),
+        ("gfx906", "linux", "6.1.0", VerdictStatus.LIMITED, None),
+        ("gfx906", "linux", "6.4.0", VerdictStatus.UNSUPPORTED, None),
+        ("gfx900", "linux", "5.7.0", VerdictStatus.UNSUPPORTED, None),
+        ("gfx1010", "linux", "6.2.0", VerdictStatus.UNSUPPORTED, None),
+        ("gfx90c", "linux", "6.2.0", VerdictStatus.UNSUPPORTED, None),
+        ("gfx1100", "linux", "9.1.0", VerdictStatus.UNKNOWN, None),
+        ("gfx1100", "windows", "6.2.4", VerdictStatus.SUPPORTED, None),
+        ("gfx1031", "windows", "6.1.2", VerdictStatus.LIMITED, None),
+        ("gfx1031", "windows", "7.2.0", VerdictStatus.UNSUPPORTED, None),
+        ("gfx1101", "windows", "6.0.0", VerdictStatus.UNSUPPORTED, None),
+        ("gfx1101", "windows", "6.0.2", VerdictStatus.SUPPORTED, None),
+        ("gfx1100", "windows", "6.3.0", VerdictStatus.UNKNOWN, None),
+    ],
+)
+def test_verdicts(gfx, os_name, version, status, override) -> None:
+    verdict = _v(gfx, os_name, version)
+    assert verdict.status is status, verdict.reason
+    assert verdict.override == override
+    assert verdict.reason.endswith(".")
+    if status not in (VerdictStatus.UNKNOWN,):
+        assert verdict.source
+
+
+def test_override_never_suggested_on_windows() -> None:
+    for gfx in ("gfx1031", "gfx1032", "gfx1103", "gfx1036"):
+        verdict = _v(gfx, "windows", "6.4.2")
+        assert verdict.override is None
+        assert verdict.status is not VerdictStatus.OVERRIDE
+
+
+def test_override_verdict_is_marked_community() -> None:
+    verdict = _v("gfx1031", "linux", "6.2.0")
+    assert verdict.knowledge == "community" and "not an AMD promise" in verdict.reason
+
+
+def test_consumer_rdna2_card_is_limited_on_linux() -> None:
+    verdict = _v("gfx1030", "linux", "6.2.0", pci_id="1002:73bf")
+    assert verdict.status is VerdictStatus.LIMITED and "W6800" in verdict.reason
+    pro = _v("gfx1030", "linux", "6.2.0", pci_id="1002:73a3")
+    assert pro.status is VerdictStatus.SUPPORTED
+
+
+def test_no_rocm_says_which_versions_would_work() -> None:
+    verdict = _v("gfx1100", "linux", None)
+    assert verdict.reason.startswith("No ROCm installed or stated. ROCm 6.0 to 7.2 on Linux")
+    assert supporting_versions("gfx906", "linux") == ["5.7", "6.0", "6.1", "6.2"]
+    assert "No ROCm release" in _v("gfx1010", "linux", None).reason
+
+
+def test_unknown_gfx_uses_pci_table_or_says_unknown() -> None:
+    verdict = verdict_for(GpuInfo("x", pci_id="1002:744c"), "linux", "6.2.0")
+    assert verdict.status is VerdictStatus.SUPPORTED
+    nothing = verdict_for(GpuInfo("x"), "linux", "6.2.0")
+    assert nothing.status is VerdictStatus.UNKNOWN
+
+
+def _yaml(name: str):
+    return yaml.safe_load(resources.files("rocmpanel.resources").joinpath(name).read_text())
+
+
+def test_every_data_entry_is_sourced() -> None:
+    for name, sections in (
+        ("compat.yaml", ("linux", "windows", "overrides", "linux_unlisted_products")),
+        ("pci_ids.yaml", ()),
+    ):
+        data = _yaml(name)
+        entries = [e for s in sections for e in data[s]]
+        if name == "pci_ids.yaml":
+            entries = list(data["devices"].values())
+        for entry in entries:
+            assert entry["status"] in ("official", "community"), entry
+            assert entry["src"], entry
+            for key in entry["src"]:
+                assert key in data["sources"], (name, key)
+
+
+def test_pci_table_covers_the_reference_matrix(shared_fixtures: Path) -> None:
+    reference = yaml.safe_load(
+        (shared_fixtures.parent / "reference/compat_matrix.yaml").read_text()
+    )
+    table = load().pci
+    for gpu in reference["gpus"]:
+        for raw in gpu.get("pci_ids", []):
+            device = raw.split()[0].split(":")[1]
+            assert device in table, (gpu["names"], raw)
+            assert table[device].gfx == gpu["gfx"], (gpu["names"], raw)

@@ -1,0 +1,127 @@
+"""``rocmpanel doctor``: output forms, exit codes, captured input, no Qt."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rocmpanel.shell.cli import main
+
+from ..machine.test_parsers import ROCMINFO
+from .test_captured import COLLECT_ENV
+
+
+def _file(tmp_path: Path, text: str, name: str = "out.txt") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["doctor", "--json", "--from", _file(tmp_path, ROCMINFO), "--rocm-version", "6.2.2"]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"schema", "system", "gpus", "checks"}
+    assert set(data["system"]) >= {"os", "os_version", "rocm_version", "driver"}
+    (gpu,) = data["gpus"]
+    assert set(gpu) >= {"name", "gfx", "pci_id", "vram_bytes", "integrated", "sources", "verdict"}
+    assert gpu["gfx"] == "gfx1030" and gpu["vram_bytes"] == 16760832 * 1024
+    assert set(gpu["verdict"]) >= {"status", "override", "reason", "source"}
+    assert gpu["verdict"]["status"] == "limited"  # consumer RDNA2 card
+    for check in data["checks"]:
+        assert set(check) >= {"id", "status", "message", "fix"}
+        assert check["status"] in ("pass", "warn", "fail", "skip")
+    failed = any(c["status"] == "fail" for c in data["checks"])
+    assert code == (1 if failed else 0)
+
+
+def test_exit_code_zero_without_failures(tmp_path: Path, capsys) -> None:
+    assert main(["doctor", "--from", _file(tmp_path, ROCMINFO), "--rocm-version", "6.2.2"]) == 0
+    out = capsys.readouterr().out
+    assert "AMD Radeon RX 6800 XT" in out and "gfx1030" in out
+
+
+def test_exit_code_one_on_failure(tmp_path: Path, capsys) -> None:
+    # collect_env with a CPU-only torch: the torch check fails
+    text = COLLECT_ENV.replace(
+        "ROCM used to build PyTorch: 6.2.41133-dd7f95766", "ROCM used to build PyTorch: N/A"
+    )
+    assert main(["doctor", "--from", _file(tmp_path, text)]) == 1
+    assert "CPU-only" in capsys.readouterr().out
+
+
+def test_several_files_and_markdown(tmp_path: Path, capsys) -> None:
+    files = [_file(tmp_path, ROCMINFO, "a.txt"), _file(tmp_path, COLLECT_ENV, "b.txt")]
+    main(["doctor", "--markdown", "--from", files[0], "--from", files[1]])
+    out = capsys.readouterr().out
+    assert out.startswith("### rocmpanel doctor report") and "| GPU | gfx |" in out
+
+
+def test_unknown_text_and_missing_file(tmp_path: Path, capsys) -> None:
+    assert main(["doctor", "--from", _file(tmp_path, "just some words")]) == 2
+    err = capsys.readouterr().err
+    assert "not output rocmpanel recognises" in err and "Traceback" not in err
+    assert main(["doctor", "--from", str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_captured_tree_and_rocminfo_file(tmp_path: Path, capsys) -> None:
+    dev = tmp_path / "card0"
+    dev.mkdir()
+    (dev / "uevent").write_text("DRIVER=amdgpu\nPCI_ID=1002:73DF\nPCI_SLOT_NAME=0000:0b:00.0\n")
+    main(["doctor", "--json", "--sysfs-root", str(dev), "--rocm-version", "6.3.0"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["gpus"][0]["verdict"] == {
+        **data["gpus"][0]["verdict"],
+        "status": "override",
+        "override": "10.3.0",
+    }
+    main(
+        [
+            "doctor",
+            "--json",
+            "--sysfs-root",
+            str(tmp_path / "none"),
+            "--rocminfo-file",
+            _file(tmp_path, ROCMINFO),
+        ]
+    )
+    assert json.loads(capsys.readouterr().out)["gpus"][0]["sources"] == ["rocminfo"]
+
+
+def test_windows_judgement_never_suggests_override(tmp_path: Path, capsys) -> None:
+    main(
+        [
+            "doctor",
+            "--json",
+            "--from",
+            _file(tmp_path, ROCMINFO),
+            "--os",
+            "windows",
+            "--rocm-version",
+            "6.2.4",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["system"]["os"] == "windows"
+    assert all(g["verdict"]["override"] is None for g in data["gpus"])
+
+
+def test_doctor_imports_no_qt(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from rocmpanel.shell.cli import main\n"
+        f"main(['doctor', '--json', '--sysfs-root', {str(tmp_path)!r}])\n"
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'torch'))]\n"
+        "print('HEAVY', bad)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout

@@ -1,0 +1,224 @@
+"""The main window shell: tabs, state restore, jobs strip, logs, dialogs, crash handler."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QWidget
+
+from rocmpanel.base.settings import Settings
+from rocmpanel.jobs.process import JobState
+from rocmpanel.jobs.protocol import Progress
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.shell.about import AboutDialog
+from rocmpanel.shell.crash_dialog import install_excepthook, uninstall_excepthook
+from rocmpanel.shell.main_window import MainWindow
+from rocmpanel.shell.settings_dialog import SettingsDialog
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "workers" / "scripts"
+
+
+class AlphaTab(QLabel):
+    title = "Alpha"
+
+    def __init__(self, ctx, parent=None):
+        super().__init__("alpha", parent)
+        self.shut = False
+
+    def shutdown(self):
+        self.shut = True
+
+
+class BetaTab(QLabel):
+    title = "Beta"
+
+    def __init__(self, ctx, parent=None):
+        super().__init__("beta", parent)
+
+
+class BrokenTab(QWidget):
+    title = "Broken"
+
+    def __init__(self, ctx, parent=None):
+        raise RuntimeError("no such hardware")
+
+
+@pytest.fixture
+def window(qtbot):
+    win = MainWindow(Settings.load(), tabs=(AlphaTab, BrokenTab, BetaTab))
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def spec(name: str, *args: str) -> JobSpec:
+    return JobSpec(name, SCRIPTS / f"{name}.py", args=args)
+
+
+def test_tabs_built_lazily_broken_tab_removed_and_reported(window) -> None:
+    assert window.tab_titles() == ["Alpha", "Broken", "Beta"]
+    assert window.tabs.widget(0).widget is not None  # the current tab is built at once
+    assert window.tabs.widget(2).widget is None  # the others after the first paint
+    window.build_all_tabs()
+    assert window.tab_titles() == ["Alpha", "Beta"]
+    assert window.tab_failures == ["The BrokenTab tab could not load: no such hardware"]
+    assert "could not load" in window.statusBar().currentMessage()
+
+
+def test_other_tabs_are_built_after_the_first_paint(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: window.tab_titles() == ["Alpha", "Beta"], timeout=5000)
+    assert isinstance(window.tab("Beta"), BetaTab)
+
+
+def test_tab_titles_match_the_registry() -> None:
+    import importlib
+
+    from rocmpanel.shell.tabs import TABS
+
+    for module, cls, title in TABS:
+        assert getattr(importlib.import_module(module), cls).title == title
+
+
+def test_geometry_and_last_tab_restored(qtbot, window) -> None:
+    window.resize(700, 500)
+    window.tabs.setCurrentIndex(1)
+    alpha = window.tab("Alpha")
+    window.close()
+    assert alpha.shut
+    again = MainWindow(Settings.load(), tabs=(AlphaTab, BetaTab))
+    qtbot.addWidget(again)
+    assert again.tabs.currentIndex() == 1
+    assert (again.width(), again.height()) == (700, 500)
+
+
+def test_job_chip_progress_done_and_log(qtbot, window) -> None:
+    job = window.jobs.start(spec("ok"))
+    with qtbot.waitSignal(job.finished, timeout=30_000):
+        pass
+    chip = window.jobs_strip.chips[-1]
+    assert chip.job is job and "done" in chip.step.text()
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    dialog = window.jobs_strip.dialogs[-1]
+    text = dialog.text.toPlainText()
+    assert "hello" in text and "[stderr] a line on stderr" in text
+    assert dialog.status.text().startswith("Succeeded")
+
+
+def test_cancel_button_reaps_hung_job(qtbot, window) -> None:
+    job = window.jobs.start(spec("hang"))
+    chip = window.jobs_strip.chips[-1]
+    with qtbot.waitSignal(job.progress_changed, timeout=30_000):
+        pass
+    started = time.monotonic()
+    with qtbot.waitSignal(job.finished, timeout=6_000):
+        qtbot.mouseClick(chip.cancel_button, Qt.MouseButton.LeftButton)
+    assert time.monotonic() - started < 5
+    assert job.state is JobState.CANCELLED
+    assert "cancelled" in chip.step.text()
+
+
+def test_crashed_job_reported_in_status_bar(qtbot, window) -> None:
+    job = window.jobs.start(spec("crash"))
+    with qtbot.waitSignal(job.finished, timeout=30_000):
+        pass
+    assert job.state is JobState.CRASHED
+    assert "exit code 139" in window.statusBar().currentMessage()
+    assert "crashed" in window.jobs_strip.chips[-1].step.text()
+
+
+def test_flooding_worker_does_not_stall_gui(qtbot, window) -> None:
+    lines = 200_000
+    job = window.jobs.start(spec("flood", str(lines)))
+    batches: list[int] = []
+    job.log_added.connect(lambda batch: batches.append(len(batch)))
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(10)
+    with qtbot.waitSignal(job.finished, timeout=120_000):
+        pass
+    timer.stop()
+    assert job.state is JobState.SUCCEEDED
+    delivered = sum(batches)
+    assert delivered >= lines  # every log line reached the GUI ...
+    assert len(batches) < delivered / 50  # ... in batches, not one slot call per line
+    assert len(job.log) == 5000
+    assert [line for line in job.log if line.stream == "worker"][-1].message.startswith(
+        "line 199999"
+    )
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert gaps and max(gaps) < 1.0  # the event loop kept turning throughout
+
+
+@pytest.fixture
+def reporter():
+    hook = install_excepthook()
+    yield hook
+    uninstall_excepthook()
+
+
+def test_excepthook_shows_crash_dialog_from_a_thread(qtbot, window, reporter) -> None:
+    reporter.set_parent_window(window)
+
+    def fail() -> None:
+        raise ValueError("boom in a thread")
+
+    thread = threading.Thread(target=fail)
+    thread.start()
+    thread.join()
+    qtbot.waitUntil(lambda: bool(reporter.dialogs), timeout=5_000)
+    dialog = reporter.dialogs[-1]
+    assert "ValueError: boom in a thread" in dialog.text.toPlainText()
+    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    assert "boom in a thread" in QGuiApplication.clipboard().text()
+    dialog.close()
+
+
+def test_about_box_probes_workload_python(qtbot, window) -> None:
+    about = AboutDialog(window.ctx, window)
+    qtbot.addWidget(about)
+    about.probe.start_probe()
+    with qtbot.waitSignal(about.probe.job.finished, timeout=120_000):
+        pass
+    assert about.probe.output.toPlainText().startswith("Python ")
+
+
+def test_about_box_reports_missing_interpreter(qtbot, window, tmp_path) -> None:
+    window.settings.set("workload_python", str(tmp_path / "missing"))
+    about = AboutDialog(window.ctx, window)
+    qtbot.addWidget(about)
+    about.probe.start_probe()
+    assert "does not exist" in about.probe.output.toPlainText()
+
+
+def test_settings_dialog_validates_and_saves(qtbot, window) -> None:
+    dialog = SettingsDialog(window.settings, window)
+    qtbot.addWidget(dialog)
+    assert "window_geometry" not in dialog.editors
+    dialog.editors["telemetry_interval_ms"].setValue(1000)
+    dialog.accept()
+    assert Settings.load().get("telemetry_interval_ms") == 1000
+
+
+def test_log_dock_receives_records(qtbot, window) -> None:
+    import logging
+
+    logging.getLogger("rocmpanel.test").warning("visible in the log dock")
+    qtbot.waitUntil(
+        lambda: "visible in the log dock" in window.log_view.toPlainText(), timeout=3000
+    )
+
+
+def test_shutdown_detaches_jobs_so_late_events_are_dropped(qtbot, window) -> None:
+    job = window.jobs.start(spec("hang"))
+    window.jobs.shutdown(timeout=5)
+    assert not job.running or job.wait(0) is not None
+    late = Progress(0.5, "late")
+    job._enqueue(late)  # what a straggling reader thread would do
+    assert late not in job._pending
