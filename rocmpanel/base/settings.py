@@ -1,233 +1,375 @@
-"""Every user setting, declared once (name, type, default, label), and its YAML store.
+"""Every user setting, declared once: sections as dataclasses, each option with its type,
+default, range, label and help, and the YAML file that keeps them.
 
-Other modules add their settings to ``SETTINGS`` here, so the whole list is in one place.
-Unknown keys in the file are kept (a newer version may have written them); values of the
-wrong type fall back to the default and are reported in ``Settings.problems``.
+Code reads typed values (``settings.chat.temperature`` is a float) and widgets take their
+limits from the declaration (``option_of(ChatSettings, "temperature").maximum``). Assigning
+a value checks it against its declaration and raises ValueError when it does not fit.
+
+The file stays flat (``chat_temperature: 0.7``): each option names its key, so files
+written by earlier versions keep working. Unknown keys are kept (a newer version may have
+written them); values of the wrong type fall back to the default and are reported in
+``Settings.problems``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ClassVar
 
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import write_atomic
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Setting:
-    """One user setting: its key, Python type, default, a label for the UI, and help."""
+class Option:
+    """How one setting is stored and shown: its key in the file, label, help and range."""
 
-    name: str
-    type: type
-    default: Any
+    key: str
     label: str
     help: str = ""
     minimum: float | None = None
     maximum: float | None = None
     visible: bool = True  # False: kept by the program itself, not shown in the Settings dialog
 
-    def coerce(self, value: Any) -> Any:
-        """Return ``value`` as this setting's type, or raise ValueError."""
-        if self.type is bool:
-            if isinstance(value, bool):
-                return value
-            raise ValueError(f"{self.name} must be true or false")
-        if self.type in (int, float) and isinstance(value, bool):
-            raise ValueError(f"{self.name} must be a number")
-        if self.type is float and isinstance(value, int):
-            value = float(value)
-        if not isinstance(value, self.type):
-            raise ValueError(f"{self.name} must be of type {self.type.__name__}")
-        if self.type in (int, float):
-            number = float(cast(float, value))
-            if self.minimum is not None and number < self.minimum:
-                raise ValueError(f"{self.name} must be at least {self.minimum}")
-            if self.maximum is not None and number > self.maximum:
-                raise ValueError(f"{self.name} must be at most {self.maximum}")
+
+def option(
+    default: Any,
+    key: str,
+    label: str,
+    help: str = "",
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    visible: bool = True,
+) -> Any:
+    """A dataclass field carrying its :class:`Option` (the one place a default is set)."""
+    meta = Option(key, label, help, minimum, maximum, visible)
+    return field(default=default, metadata={"option": meta})
+
+
+class Section:
+    """Base of the settings sections: assignments are checked against the declarations."""
+
+    title: ClassVar[str] = ""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        spec = _fields(type(self)).get(name)
+        if spec is not None:
+            value = _coerce(spec[0], spec[1], value)
+        object.__setattr__(self, name, value)
+
+
+@cache
+def _fields(cls: type) -> dict[str, tuple[Option, Any]]:
+    hints = typing.get_type_hints(cls)
+    return {
+        f.name: (f.metadata["option"], hints[f.name])
+        for f in dataclasses.fields(cls)
+        if "option" in f.metadata
+    }
+
+
+def _coerce(opt: Option, hint: Any, value: Any) -> Any:
+    """``value`` as the declared type, inside the declared range, or ValueError."""
+    args = typing.get_args(hint)
+    optional = (typing.get_origin(hint) in (typing.Union, types.UnionType)) and type(None) in args
+    if optional:
+        if value is None or value == "":
+            return None
+        hint = next(a for a in args if a is not type(None))
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        if isinstance(value, hint):
+            return value
+        parse = getattr(hint, "parse", hint)
+        try:
+            return parse(value)
+        except ValueError:
+            choices = ", ".join(str(m.value) for m in hint)
+            raise ValueError(f"{opt.key} must be one of {choices}") from None
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"{opt.key} must be true or false")
+    if hint in (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{opt.key} must be a number")
+        if hint is int and isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(f"{opt.key} must be a whole number")
+            value = int(value)
+        value = hint(value)
+        if opt.minimum is not None and value < opt.minimum:
+            raise ValueError(f"{opt.key} must be at least {_plain(opt.minimum)}")
+        if opt.maximum is not None and value > opt.maximum:
+            raise ValueError(f"{opt.key} must be at most {_plain(opt.maximum)}")
         return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{opt.key} must be text")
+        return value
+    raise TypeError(f"setting {opt.key} has an unsupported type {hint!r}")  # a declaration bug
 
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        "workload_python",
-        str,
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def _stored(value: Any) -> Any:
+    """A value as YAML keeps it (enums by their value)."""
+    return value.value if isinstance(value, Enum) else value
+
+
+@dataclass
+class GeneralSettings(Section):
+    title: ClassVar[str] = "General"
+
+    workload_python: str = option(
         "",
+        "workload_python",
         "Workload Python",
         "Interpreter that runs GPU jobs. Empty: the panel's own interpreter. Making a "
         "managed environment active (PyTorch tab) sets it.",
-    ),
-    Setting("window_geometry", str, "", "Window geometry", visible=False),
-    Setting("window_state", str, "", "Window state", visible=False),
-    Setting("last_tab", str, "", "Last tab", visible=False),
-    Setting(
-        "job_cancel_grace_s",
-        float,
+    )
+    job_cancel_grace_s: float = option(
         3.0,
+        "job_cancel_grace_s",
         "Cancel grace period (s)",
         "How long a cancelled job may clean up before it is killed.",
         minimum=0.1,
         maximum=60.0,
-    ),
-    Setting(
-        "telemetry_interval_ms",
-        int,
+    )
+
+
+@dataclass
+class WindowSettings(Section):
+    title: ClassVar[str] = "Window"
+
+    geometry: str = option("", "window_geometry", "Window geometry", visible=False)
+    state: str = option("", "window_state", "Window state", visible=False)
+    last_tab: str = option("", "last_tab", "Last tab", visible=False)
+
+
+@dataclass
+class MonitorSettings(Section):
+    """Sampling and alerts; alerts are read on every sample, so changes apply at once."""
+
+    title: ClassVar[str] = "Monitor"
+
+    interval_ms: int = option(
         500,
+        "telemetry_interval_ms",
         "Sampling interval (ms)",
         "How often the Monitor reads the GPUs.",
         minimum=100,
         maximum=5000,
-    ),
-    # Monitor alerts (rocmpanel.monitor.alerts): read on every sample, so changes apply at once.
-    Setting("alerts_enabled", bool, True, "Telemetry alerts", "Warn about heat, VRAM and power."),
-    Setting(
-        "alert_temp_margin_c",
-        float,
+    )
+    alerts_enabled: bool = option(
+        True, "alerts_enabled", "Telemetry alerts", "Warn about heat, VRAM and power."
+    )
+    alert_temp_margin_c: float = option(
         5.0,
+        "alert_temp_margin_c",
         "Alert: °C below crit",
         "Warn when a GPU temperature comes this close to its crit limit.",
         minimum=0.0,
         maximum=50.0,
-    ),
-    Setting(
-        "alert_vram_percent",
-        float,
+    )
+    alert_vram_percent: float = option(
         90.0,
+        "alert_vram_percent",
         "Alert: VRAM use (%)",
         "Warn when VRAM stays above this share of the total for the hold time.",
         minimum=10.0,
         maximum=100.0,
-    ),
-    Setting("alert_vram_hold_s", float, 5.0, "Alert: VRAM hold (s)", minimum=0.0, maximum=3600.0),
-    Setting(
-        "alert_power_hold_s",
-        float,
+    )
+    alert_vram_hold_s: float = option(
+        5.0, "alert_vram_hold_s", "Alert: VRAM hold (s)", minimum=0.0, maximum=3600.0
+    )
+    alert_power_hold_s: float = option(
         10.0,
+        "alert_power_hold_s",
         "Alert: power at cap hold (s)",
         "Warn when the GPU's power stays at its cap this long.",
         minimum=0.0,
         maximum=3600.0,
-    ),
-    Setting(
-        "alert_cooldown_s",
-        float,
+    )
+    alert_cooldown_s: float = option(
         300.0,
+        "alert_cooldown_s",
         "Alert cooldown (s)",
         "After an alert, the same alert on the same GPU stays quiet this long.",
         minimum=0.0,
         maximum=86400.0,
-    ),
-    Setting(
-        "alert_desktop_notify",
-        bool,
+    )
+    alert_desktop_notify: bool = option(
         True,
+        "alert_desktop_notify",
         "Alert desktop notifications",
         "Also show alerts as desktop notifications (where a system tray exists).",
-    ),
-    # Chat: the model panel keeps its last choices here (the recent models are in sqlite).
-    Setting("chat_last_model", str, "", "Last chat model", visible=False),
-    Setting(
+    )
+
+
+@dataclass
+class ChatSettings(Section):
+    """The model panel's last choices and the sampling defaults of the tab and the CLI."""
+
+    title: ClassVar[str] = "Chat"
+
+    last_model: str = option("", "chat_last_model", "Last chat model", visible=False)
+    precision: Precision | None = option(
+        None,
         "chat_precision",
-        str,
-        "",
         "Chat precision",
         "nf4, int8, fp16, bf16 or fp32; empty: NF4 on a GPU, bf16 on the CPU.",
         visible=False,
-    ),
-    Setting("chat_device", str, "auto", "Chat device", "auto, cuda or cpu.", visible=False),
-    Setting(
-        "chat_context_length",
-        int,
+    )
+    device: Device = option(
+        Device.AUTO, "chat_device", "Chat device", "auto, gpu or cpu.", visible=False
+    )
+    context_length: int = option(
         4096,
+        "chat_context_length",
         "Chat context length",
         "Tokens of conversation kept for the model (the KV cache grows with it).",
         minimum=256,
         maximum=1_048_576,
         visible=False,
-    ),
-    Setting("chat_temperature", float, 0.7, "Temperature", minimum=0.0, maximum=5.0, visible=False),
-    Setting("chat_top_p", float, 0.95, "Top-p", minimum=0.0, maximum=1.0, visible=False),
-    Setting("chat_top_k", int, 50, "Top-k", minimum=0, maximum=100_000, visible=False),
-    Setting(
-        "chat_repetition_penalty",
-        float,
+    )
+    temperature: float = option(
+        0.7, "chat_temperature", "Temperature", minimum=0.0, maximum=5.0, visible=False
+    )
+    top_p: float = option(0.95, "chat_top_p", "Top-p", minimum=0.0, maximum=1.0, visible=False)
+    top_k: int = option(50, "chat_top_k", "Top-k", minimum=0, maximum=100_000, visible=False)
+    repetition_penalty: float = option(
         1.1,
+        "chat_repetition_penalty",
         "Repetition penalty",
         minimum=0.5,
         maximum=3.0,
         visible=False,
-    ),
-    Setting(
-        "chat_max_new_tokens", int, 512, "Max new tokens", minimum=1, maximum=65_536, visible=False
-    ),
-    Setting(
-        "chat_seed", int, -1, "Seed", "-1: random.", minimum=-1, maximum=2**31 - 1, visible=False
-    ),
-    Setting("chat_system_prompt", str, "", "System prompt", visible=False),
-    Setting(
-        "torch_index_mirror",
-        str,
+    )
+    max_new_tokens: int = option(
+        512, "chat_max_new_tokens", "Max new tokens", minimum=1, maximum=65_536, visible=False
+    )
+    seed: int = option(
+        -1, "chat_seed", "Seed", "-1: random.", minimum=-1, maximum=2**31 - 1, visible=False
+    )
+    system_prompt: str = option("", "chat_system_prompt", "System prompt", visible=False)
+
+
+@dataclass
+class PyTorchSettings(Section):
+    title: ClassVar[str] = "PyTorch"
+
+    index_mirror: str = option(
         "",
+        "torch_index_mirror",
         "PyTorch index mirror",
         "Replaces https://download.pytorch.org/whl in install plans (e.g. a local mirror). "
         "Empty: the public index.",
-    ),
-    Setting(
-        "torch_amd_repo_mirror",
-        str,
+    )
+    amd_repo_mirror: str = option(
         "",
+        "torch_amd_repo_mirror",
         "AMD wheel mirror",
         "Replaces https://repo.radeon.com in install plans. Empty: AMD's server.",
-    ),
-    Setting(
-        "pypi_index_url",
-        str,
+    )
+    pypi_index_url: str = option(
         "",
+        "pypi_index_url",
         "PyPI mirror",
         "Index for dependencies of AMD-hosted wheels. Empty: https://pypi.org/simple.",
-    ),
-    Setting(
-        "torch_base_python",
-        str,
+    )
+    base_python: str = option(
         "",
+        "torch_base_python",
         "Base Python for new environments",
         "Interpreter new PyTorch environments are created from (AMD's Windows wheels need "
         "Python 3.12). Empty: the panel's own.",
-    ),
-    Setting(
-        "torch_use_pip_config",
-        bool,
+    )
+    use_pip_config: bool = option(
         False,
+        "torch_use_pip_config",
         "Use my pip configuration",
         "Let installs read pip.conf and PIP_* variables. Off: only the planned index is used, "
         "so no other torch build can slip in.",
-    ),
-    Setting(
-        "env_backups_keep",
-        int,
+    )
+
+
+@dataclass
+class EnvironmentSettings(Section):
+    title: ClassVar[str] = "Environment variables"
+
+    backups_keep: int = option(
         20,
+        "env_backups_keep",
         "Environment backups kept",
         "How many backups of each environment file the variable editor keeps.",
         minimum=1,
         maximum=1000,
-    ),
-)
+    )
 
-BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+SECTIONS: dict[str, type[Section]] = {
+    "general": GeneralSettings,
+    "window": WindowSettings,
+    "monitor": MonitorSettings,
+    "chat": ChatSettings,
+    "pytorch": PyTorchSettings,
+    "environment": EnvironmentSettings,
+}
+
+
+def option_of(section: type[Section], name: str) -> Option:
+    """The declaration of ``section.name`` (widgets take their limits from it)."""
+    return _fields(section)[name][0]
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared option, with where it lives, as the Settings dialog lists them."""
+
+    section: str
+    name: str
+    option: Option
+    type: Any
+    default: Any
+
+
+def declared() -> Iterator[Declared]:
+    """Every option of every section, in declaration order."""
+    for section, cls in SECTIONS.items():
+        defaults = cls()
+        for name, (opt, hint) in _fields(cls).items():
+            yield Declared(section, name, opt, hint, getattr(defaults, name))
 
 
 class Settings:
-    """The settings file in memory. ``get``/``set`` check names and types; ``save`` is atomic."""
+    """The settings file in memory: typed sections; ``save`` writes atomically."""
+
+    general: GeneralSettings
+    window: WindowSettings
+    monitor: MonitorSettings
+    chat: ChatSettings
+    pytorch: PyTorchSettings
+    environment: EnvironmentSettings
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else paths.settings_file()
-        self._values: dict[str, Any] = {}
+        for name, cls in SECTIONS.items():
+            setattr(self, name, cls())
         self._extra: dict[str, Any] = {}
         self.problems: list[str] = []
 
@@ -252,40 +394,38 @@ class Settings:
         if not isinstance(data, dict):
             settings.problems.append(f"{settings.path} is not a mapping; using defaults")
             return settings
+        by_key = {d.option.key: d for d in declared()}
         for key, value in data.items():
-            setting = BY_NAME.get(str(key))
-            if setting is None:
+            where = by_key.get(str(key))
+            if where is None:
                 settings._extra[str(key)] = value
                 continue
             try:
-                settings._values[setting.name] = setting.coerce(value)
+                setattr(getattr(settings, where.section), where.name, value)
             except ValueError as exc:
                 settings.problems.append(f"{exc}; using the default")
         return settings
 
-    def get(self, name: str) -> Any:
-        setting = BY_NAME.get(name)
-        if setting is None:
-            raise KeyError(f"unknown setting {name!r}")
-        return self._values.get(name, setting.default)
+    def value(self, item: Declared) -> Any:
+        return getattr(getattr(self, item.section), item.name)
 
-    def set(self, name: str, value: Any) -> None:
-        setting = BY_NAME.get(name)
-        if setting is None:
-            raise KeyError(f"unknown setting {name!r}")
-        self._values[name] = setting.coerce(value)
+    def assign(self, item: Declared, value: Any) -> None:
+        """Set one declared option (ValueError when the value does not fit)."""
+        setattr(getattr(self, item.section), item.name, value)
 
     def as_dict(self) -> dict[str, Any]:
-        return {s.name: self.get(s.name) for s in SETTINGS}
+        """Every option by its file key, as the file would keep it."""
+        return {d.option.key: _stored(self.value(d)) for d in declared()}
 
     def save(self) -> None:
         """Write every non-default value (and unknown keys) atomically."""
         import yaml
 
         data = dict(self._extra)
-        data.update(
-            {k: v for k, v in self._values.items() if v != BY_NAME[k].default},
-        )
+        for item in declared():
+            value = self.value(item)
+            if value != item.default:
+                data[item.option.key] = _stored(value)
         text = yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
         try:
             write_atomic(self.path, text.encode("utf-8"))

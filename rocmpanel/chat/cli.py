@@ -120,6 +120,7 @@ def _precheck(
 
 
 def run(args: argparse.Namespace) -> int:
+    from rocmpanel.base.enums import Device
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
     from rocmpanel.chat.memory_estimate import Precision, read_amd_vram
@@ -133,16 +134,18 @@ def run(args: argparse.Namespace) -> int:
     from rocmpanel.jobs.protocol import Result, WorkerError
 
     settings = Settings.load()
-    device = args.device or str(settings.get("chat_device"))
+    device = args.device or (
+        "auto" if settings.chat.device is Device.AUTO else settings.chat.device.torch_name
+    )
     precision = Precision(
         args.precision or ("nf4" if device != "cpu" and read_amd_vram() else "bf16")
     )
-    context = args.context or int(settings.get("chat_context_length"))
+    context = args.context or settings.chat.context_length
     ok, why = _precheck(args, device, precision, context)
     if not ok:
         print(f"rocmpanel chat: {why}", file=sys.stderr)
         return 2
-    python = args.python if args.python is not None else settings.get("workload_python")
+    python = args.python if args.python is not None else settings.general.workload_python
     one_shot = args.prompt is not None
     session = _Session(args, python, stream=not args.json)
     try:
@@ -183,16 +186,14 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     sampling = Sampling(
-        temperature=args.temperature
-        if args.temperature is not None
-        else float(settings.get("chat_temperature")),
-        top_p=float(settings.get("chat_top_p")),
-        top_k=int(settings.get("chat_top_k")),
-        repetition_penalty=float(settings.get("chat_repetition_penalty")),
-        max_new_tokens=args.max_new_tokens or int(settings.get("chat_max_new_tokens")),
-        seed=args.seed if args.seed is not None else int(settings.get("chat_seed")),
+        temperature=args.temperature if args.temperature is not None else settings.chat.temperature,
+        top_p=settings.chat.top_p,
+        top_k=settings.chat.top_k,
+        repetition_penalty=settings.chat.repetition_penalty,
+        max_new_tokens=args.max_new_tokens or settings.chat.max_new_tokens,
+        seed=args.seed if args.seed is not None else settings.chat.seed,
     )
-    system = args.system if args.system is not None else str(settings.get("chat_system_prompt"))
+    system = args.system if args.system is not None else settings.chat.system_prompt
     history: list[tuple[str, str]] = []
     counter = 0
     try:

@@ -13,48 +13,12 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from rocmpanel.base.enums import Precision
 from rocmpanel.chat.model_check import ModelCheck, ModelShape, format_bytes
 from rocmpanel.machine.sysfs import read_int, read_text
 
 GIB = 1024**3
 AMD_VENDOR = "0x1002"
-
-
-class Precision(Enum):
-    """How the weights are held in memory."""
-
-    NF4 = "nf4"
-    INT8 = "int8"
-    FP16 = "fp16"
-    BF16 = "bf16"
-    FP32 = "fp32"
-
-    @property
-    def label(self) -> str:
-        return {
-            "nf4": "4-bit NF4 (bitsandbytes)",
-            "int8": "8-bit (bitsandbytes)",
-            "fp16": "float16",
-            "bf16": "bfloat16",
-            "fp32": "float32",
-        }[self.value]
-
-    @property
-    def weight_bytes_per_param(self) -> float:
-        # NF4: half a byte plus one fp32 absmax per 64-weight block (double quantization
-        # would shave a little more); int8: one byte plus a per-row scale.
-        return {"nf4": 0.5 + 4 / 64, "int8": 1.0 + 0.01, "fp16": 2.0, "bf16": 2.0}.get(
-            self.value, 4.0
-        )
-
-    @property
-    def quantized(self) -> bool:
-        return self in (Precision.NF4, Precision.INT8)
-
-    @property
-    def compute_bytes(self) -> int:
-        """Bytes per value of activations and KV cache."""
-        return 4 if self is Precision.FP32 else 2
 
 
 # What runs on a CPU-only torch, best first. fp16 matmuls on CPU work but are slow and

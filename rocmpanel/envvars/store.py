@@ -299,7 +299,7 @@ def _backups_keep() -> int:
     from rocmpanel.base.settings import Settings
 
     try:
-        return int(Settings.load().get("env_backups_keep"))
+        return Settings.load().environment.backups_keep
     except (PanelError, KeyError, ValueError):
         return KEEP_BACKUPS
 

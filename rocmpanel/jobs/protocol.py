@@ -1,8 +1,17 @@
 """The JSON-lines protocol between the panel and a worker, as typed events.
 
-Child → panel: one JSON object per line with an ``event`` key: ``progress``, ``log``,
-``result``, ``error`` or ``token``. Panel → child (interactive jobs): ``{"op": ...}``.
-A line that is not such an object becomes a :class:`RawLine`, which is logged, never fatal.
+Child → panel: one JSON object per line with an ``event`` key:
+
+- ``progress`` ``{fraction, step}``, ``log`` ``{message, level}``, ``result`` ``{data}``,
+  ``error`` ``{message, kind, detail, ...}``: every job;
+- ``check`` ``{check: {id, name, status, ...}}``: one finished check of a suite (validation);
+- ``token`` ``{text, id, n}`` and ``reply`` ``{id, text, ...figures}``: a streamed chat reply
+  and its end, both carrying the request id they answer.
+
+Panel → child (interactive jobs): ``{"op": ...}``. A line that is not such an object, or
+an event this panel does not know, becomes a :class:`RawLine`: logged, never fatal.
+Workers cannot import this module; ``workers/_wire.py`` writes the same shapes and
+``tests/jobs/test_protocol.py`` checks the two agree.
 """
 
 from __future__ import annotations
@@ -11,6 +20,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from rocmpanel.base.enums import CheckStatus
 
 
 @dataclass(frozen=True)
@@ -49,8 +60,31 @@ class WorkerError:
 
 @dataclass(frozen=True)
 class Token:
-    """A piece of streamed text (chat)."""
+    """A piece of streamed text (chat): ``request_id`` is the request it answers,
+    ``count`` the tokens it holds (None: not reported)."""
 
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    request_id: int | None = None
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class CheckDone:
+    """One finished check of a suite, sent the moment it ends; ``record`` is the whole
+    check as the worker reported it (figure, value, unit, detail, error, fix id)."""
+
+    id: str
+    name: str
+    status: CheckStatus
+    record: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReplyDone:
+    """The end of a chat reply to request ``request_id``: its text and figures."""
+
+    request_id: int | None
     text: str
     data: Mapping[str, Any] = field(default_factory=dict)
 
@@ -62,13 +96,17 @@ class RawLine:
     text: str
 
 
-Event = Progress | LogLine | Result | WorkerError | Token | RawLine
+Event = Progress | LogLine | Result | WorkerError | Token | CheckDone | ReplyDone | RawLine
 
 MAX_LINE_CHARS = 1_000_000
 
 
 def _extra(obj: Mapping[str, Any], *known: str) -> dict[str, Any]:
     return {k: v for k, v in obj.items() if k not in known and k != "event"}
+
+
+def _opt_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_line(line: str) -> Event:
@@ -104,7 +142,24 @@ def parse_line(line: str) -> Event:
                 _extra(obj, "message", "kind", "detail"),
             )
         if kind == "token":
-            return Token(str(obj.get("text", "")), _extra(obj, "text"))
+            return Token(
+                str(obj.get("text", "")),
+                _extra(obj, "text"),
+                request_id=_opt_int(obj.get("id")),
+                count=_opt_int(obj.get("n")),
+            )
+        if kind == "check":
+            record = obj.get("check")
+            if not isinstance(record, dict) or not record.get("id"):
+                return RawLine(text)
+            return CheckDone(
+                str(record["id"]),
+                str(record.get("name") or record["id"]),
+                CheckStatus.parse(record.get("status")),
+                record,
+            )
+        if kind == "reply":
+            return ReplyDone(_opt_int(obj.get("id")), str(obj.get("text", "")), _extra(obj, "text"))
     except (TypeError, ValueError):
         return RawLine(text)
     return RawLine(text)

@@ -6,6 +6,7 @@ the chat memory check and the UI read them. ``None`` means "not known / not repo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -34,3 +35,24 @@ class SystemInfo:
     driver: str | None = None
     gpus: tuple[GpuInfo, ...] = ()
     notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """What was found about the host; None = not known (captured text, other OS)."""
+
+    kfd_present: bool | None = None
+    kfd_rw: bool | None = None
+    kfd_error: str | None = None  # e.g. "Permission denied" (rocminfo's words)
+    render_nodes: tuple[str, ...] | None = None
+    render_rw: bool | None = None
+    user: str | None = None
+    process_groups: frozenset[str] | None = None  # groups this login session has
+    member_groups: frozenset[str] | None = None  # groups /etc/group lists the user in
+    existing_groups: frozenset[str] = frozenset({"render", "video"})
+    amdgpu_loaded: bool | None = None
+    rocm_installs: tuple[str, ...] | None = None
+    rocm_path_valid: bool | None = None
+    wsl: bool = False
+    hsa_status: str | None = None  # rocminfo's HSA_STATUS_ERROR_*, if any
+    env: Mapping[str, str] = field(default_factory=dict)

@@ -11,10 +11,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from rocmpanel.machine.gpu_model import SystemInfo
+from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
 from rocmpanel.machine.parsers.rocminfo import RocminfoReport
 from rocmpanel.machine.rocm_version import find_rocm_installs
-from rocmpanel.setup.checklist import HostFacts
 
 ENV_KEYS = (
     "HSA_OVERRIDE_GFX_VERSION",

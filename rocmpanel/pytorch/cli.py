@@ -223,14 +223,14 @@ def run_envs(args: argparse.Namespace) -> int:
                     print("Nothing removed.")
                     return 1
             env = managed_envs.remove_env(args.remove)
-            if settings.get("workload_python") == str(env.python):
+            if settings.general.workload_python == str(env.python):
                 managed_envs.activate(settings, "")
                 print("It was the active environment: the panel's own Python is used now.")
             print(f"Removed {env.path}")
             return 0
     except PanelError as exc:
         return _fail(str(exc))
-    active = str(settings.get("workload_python"))
+    active = settings.general.workload_python
     items = managed_envs.interpreters()
     if args.json:
         print(json.dumps([{**vars(i), "active": i.python == active} for i in items], indent=2))

@@ -290,5 +290,5 @@ def record_dict(env: ManagedEnv) -> dict[str, Any]:
 
 def activate(settings: Settings, python: str) -> None:
     """Make ``python`` the workload Python (the setting every GPU job uses) and save."""
-    settings.set("workload_python", python)
+    settings.general.workload_python = python
     settings.save()

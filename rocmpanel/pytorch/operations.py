@@ -74,15 +74,15 @@ def detect_machine() -> Machine:
 
 def mirrors_from(settings: Settings) -> Mirrors:
     return Mirrors(
-        pytorch_index=str(settings.get("torch_index_mirror")),
-        amd_repo=str(settings.get("torch_amd_repo_mirror")),
-        pypi_index=str(settings.get("pypi_index_url")),
+        pytorch_index=settings.pytorch.index_mirror,
+        amd_repo=settings.pytorch.amd_repo_mirror,
+        pypi_index=settings.pytorch.pypi_index_url,
     )
 
 
 def base_python(settings: Settings) -> str:
     """The interpreter new environments are made from."""
-    return resolve_python(str(settings.get("torch_base_python")))
+    return resolve_python(str(settings.pytorch.base_python))
 
 
 def python_version_of(python: str) -> str | None:
@@ -145,7 +145,7 @@ def prepare_install(
         job_env=install_plan.job_env,
     )
     spec = managed_envs.install_job_spec(
-        ticket, base_python(settings), isolate_pip_config=not settings.get("torch_use_pip_config")
+        ticket, base_python(settings), isolate_pip_config=not settings.pytorch.use_pip_config
     )
     return ticket, spec
 
@@ -179,7 +179,7 @@ def resolve_target(
                 f"No managed environment named {env_name!r}.", "`rocmpanel torch envs` lists them."
             )
         return str(env.python), env.name, dict(env.job_env)
-    chosen = python if python is not None else str(settings.get("workload_python"))
+    chosen = python if python is not None else settings.general.workload_python
     env = managed_envs.env_for_python(chosen) if chosen else None
     if env is not None:
         return chosen, env.name, dict(env.job_env)

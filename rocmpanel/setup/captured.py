@@ -18,9 +18,8 @@ from typing import Any
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.machine.gfx import normalise_gfx
-from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
+from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
 from rocmpanel.machine.parsers import smi as smi_parse
-from rocmpanel.setup.checklist import HostFacts
 from rocmpanel.setup.probe_report import ProbeDevice, ProbeReport
 
 

@@ -9,8 +9,8 @@ runs privileged commands itself.
 
 from __future__ import annotations
 
-from rocmpanel.machine.gpu_model import SystemInfo
-from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind, HostFacts
+from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
+from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind
 from rocmpanel.setup.checklist_env import (
     USERMOD,
     hsa_override_check,

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from rocmpanel.machine.gfx import parse_override
-from rocmpanel.machine.gpu_model import SystemInfo
-from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind, HostFacts
+from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
+from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.compat_data import version_key
 from rocmpanel.setup.probe_report import ProbeReport

@@ -92,8 +92,8 @@ def _live_report(args: argparse.Namespace) -> Any:
     from dataclasses import replace
 
     from rocmpanel.machine.detect import detect
+    from rocmpanel.machine.gpu_model import HostFacts
     from rocmpanel.machine.host_facts import linux_host_facts, windows_host_facts
-    from rocmpanel.setup.checklist import HostFacts
     from rocmpanel.setup.report import build_report
 
     rocminfo_text = _read(args.rocminfo_file) if args.rocminfo_file else None

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from rocmpanel.jobs.spec import JobSpec, prepare
     from rocmpanel.setup.probe_report import ProbeReport
 
-    python = args.python if args.python is not None else Settings.load().get("workload_python")
+    python = args.python if args.python is not None else Settings.load().general.workload_python
     try:
         job = JobProcess(
             prepare(with_job_env(JobSpec("probe", "probe", python=python))),

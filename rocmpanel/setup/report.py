@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocmpanel import __version__
-from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
-from rocmpanel.setup.checklist import Check, CheckStatus, HostFacts, run_checks
+from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
+from rocmpanel.setup.checklist import Check, CheckStatus, run_checks
 from rocmpanel.setup.compat import Verdict, verdicts_for
 from rocmpanel.setup.probe_report import ProbeReport
 

@@ -62,7 +62,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
-        self.jobs = JobManager(float(self.settings.get("job_cancel_grace_s")), self)
+        self.jobs = JobManager(float(self.settings.general.job_cancel_grace_s), self)
         self.jobs.env_provider = _job_env_for
         self.ctx = AppContext(self.settings, self.jobs, self.notify)
         self.tab_failures: list[str] = []
@@ -211,13 +211,13 @@ class MainWindow(QMainWindow):
         help_menu.addAction(about)
 
     def _restore_state(self) -> None:
-        geometry = str(self.settings.get("window_geometry"))
+        geometry = self.settings.window.geometry
         if not geometry or not self.restoreGeometry(QByteArray.fromBase64(geometry.encode())):
             self.resize(1180, 780)
-        state = str(self.settings.get("window_state"))
+        state = self.settings.window.state
         if state:
             self.restoreState(QByteArray.fromBase64(state.encode()))
-        last = str(self.settings.get("last_tab"))
+        last = self.settings.window.last_tab
         for index in range(self.tabs.count()):
             if self.tabs.tabText(index) == last:
                 self.tabs.setCurrentIndex(index)
@@ -261,10 +261,10 @@ class MainWindow(QMainWindow):
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.settings.set("window_geometry", bytes(self.saveGeometry().toBase64()).decode())
-        self.settings.set("window_state", bytes(self.saveState().toBase64()).decode())
+        self.settings.window.geometry = bytes(self.saveGeometry().toBase64()).decode()
+        self.settings.window.state = bytes(self.saveState().toBase64()).decode()
         if self.tabs.count():
-            self.settings.set("last_tab", self.tabs.tabText(self.tabs.currentIndex()))
+            self.settings.window.last_tab = self.tabs.tabText(self.tabs.currentIndex())
         try:
             self.settings.save()
         except PanelError as exc:

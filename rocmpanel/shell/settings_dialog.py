@@ -18,23 +18,24 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.settings import BY_NAME, SETTINGS, Setting, Settings
+from rocmpanel.base.settings import Declared, Settings, declared
 
 
-def _editor_for(setting: Setting, value: Any) -> QWidget:
-    if setting.type is bool:
+def _editor_for(item: Declared, value: Any) -> QWidget:
+    opt = item.option
+    if item.type is bool:
         box = QCheckBox()
         box.setChecked(bool(value))
         return box
-    if setting.type is int:
+    if item.type is int:
         spin = QSpinBox()
-        spin.setRange(int(setting.minimum or 0), int(setting.maximum or 2_000_000_000))
+        spin.setRange(int(opt.minimum or 0), int(opt.maximum or 2_000_000_000))
         spin.setValue(int(value))
         return spin
-    if setting.type is float:
+    if item.type is float:
         dspin = QDoubleSpinBox()
         dspin.setDecimals(2)
-        dspin.setRange(float(setting.minimum or 0.0), float(setting.maximum or 1e9))
+        dspin.setRange(float(opt.minimum or 0.0), float(opt.maximum or 1e9))
         dspin.setValue(float(value))
         return dspin
     line = QLineEdit(str(value))
@@ -42,7 +43,7 @@ def _editor_for(setting: Setting, value: Any) -> QWidget:
     return line
 
 
-def _value_of(setting: Setting, editor: QWidget) -> Any:
+def _value_of(editor: QWidget) -> Any:
     if isinstance(editor, QCheckBox):
         return editor.isChecked()
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
@@ -52,7 +53,7 @@ def _value_of(setting: Setting, editor: QWidget) -> Any:
 
 
 class SettingsDialog(QDialog):
-    """Edits every visible setting; saves atomically on OK."""
+    """Edits every visible setting; checks them all, then saves atomically on OK."""
 
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -60,14 +61,14 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         layout = QVBoxLayout(self)
         form = QFormLayout()
-        self.editors: dict[str, QWidget] = {}
-        for setting in SETTINGS:
-            if not setting.visible:
+        self.editors: list[tuple[Declared, QWidget]] = []
+        for item in declared():
+            if not item.option.visible:
                 continue
-            editor = _editor_for(setting, settings.get(setting.name))
-            editor.setToolTip(setting.help)
-            self.editors[setting.name] = editor
-            form.addRow(setting.label + ":", editor)
+            editor = _editor_for(item, settings.value(item))
+            editor.setToolTip(item.option.help)
+            self.editors.append((item, editor))
+            form.addRow(item.option.label + ":", editor)
         layout.addLayout(form)
         self.error = QLabel()
         self.error.setStyleSheet("color: #c0392b")
@@ -80,10 +81,17 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
+    def editor(self, key: str) -> QWidget | None:
+        """The editor of the setting stored as ``key``; None when it is not shown."""
+        return next((e for item, e in self.editors if item.option.key == key), None)
+
     def accept(self) -> None:
+        trial = Settings(self.settings.path)
         try:
-            for name, editor in self.editors.items():
-                self.settings.set(name, _value_of(BY_NAME[name], editor))
+            for item, editor in self.editors:  # every value is checked before any is kept
+                trial.assign(item, _value_of(editor))
+            for item, _ in self.editors:
+                self.settings.assign(item, trial.value(item))
             self.settings.save()
         except (ValueError, PanelError) as exc:
             self.error.setText(str(exc))

@@ -99,7 +99,7 @@ def generate(engine: Any, cmd: dict) -> None:
 
     def flush() -> None:
         if pending:
-            _wire.token("".join(pending), id=request, n=counts[0])
+            _wire.token("".join(pending), request_id=request, count=counts[0])
             pending.clear()
             counts[0] = 0
             counts[1] = time.perf_counter()

@@ -46,8 +46,26 @@ def error(message: str, kind: str = "error", detail: str = "", **fields: Any) ->
     emit("error", message=message, kind=kind, detail=detail, **fields)
 
 
-def token(text: str, **fields: Any) -> None:
-    emit("token", text=text, **fields)
+def token(text: str, request_id: int | None = None, count: int | None = None) -> None:
+    """A piece of a streamed reply to request ``request_id`` holding ``count`` tokens."""
+    emit("token", text=text, id=request_id, n=count)
+
+
+def check(record: dict[str, Any]) -> None:
+    """One finished check of a suite (``record`` has id, name and status at least)."""
+    emit("check", check=record)
+
+
+def reply(request_id: int | None, text: str, **figures: Any) -> None:
+    """The end of a chat reply: its text and figures."""
+    emit("reply", id=request_id, text=text, **figures)
+
+
+# Copies of rocmpanel.base.enums (a worker cannot import rocmpanel); tests/base/test_enums.py
+# checks they match the originals.
+CHECK_STATUSES = ("pass", "warn", "fail", "skip")
+PRECISIONS = ("nf4", "int8", "fp16", "bf16", "fp32")
+DEVICES = ("auto", "gpu", "cpu")
 
 
 def run_main(main: Any) -> None:

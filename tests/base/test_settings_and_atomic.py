@@ -7,8 +7,9 @@ import pytest
 
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import backup_file, write_atomic
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.settings import SETTINGS, Settings
+from rocmpanel.base.settings import ChatSettings, Settings, declared, option_of
 
 
 def test_settings_live_under_rocmpanel_home(_private_home: Path) -> None:
@@ -20,12 +21,12 @@ def test_defaults_roundtrip_and_unknown_keys_kept(tmp_path: Path) -> None:
     path = tmp_path / "settings.yaml"
     path.write_text("future_key: 7\ntelemetry_interval_ms: 250\n")
     settings = Settings.load(path)
-    assert settings.get("telemetry_interval_ms") == 250
-    assert settings.get("workload_python") == ""
-    settings.set("workload_python", "/opt/py")
+    assert settings.monitor.interval_ms == 250
+    assert settings.general.workload_python == ""
+    settings.general.workload_python = "/opt/py"
     settings.save()
     again = Settings.load(path)
-    assert again.get("workload_python") == "/opt/py"
+    assert again.general.workload_python == "/opt/py"
     assert "future_key: 7" in path.read_text()
 
 
@@ -33,7 +34,7 @@ def test_bad_values_fall_back_and_are_reported(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("telemetry_interval_ms: 5\njob_cancel_grace_s: yes\n")
     settings = Settings.load(path)
-    assert settings.get("telemetry_interval_ms") == 500
+    assert settings.monitor.interval_ms == 500
     assert len(settings.problems) == 2
 
 
@@ -41,14 +42,41 @@ def test_broken_yaml_is_reported_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("a: [unclosed\n")
     settings = Settings.load(path)
-    assert settings.problems and settings.get("last_tab") == ""
+    assert settings.problems and settings.window.last_tab == ""
 
 
-def test_every_setting_default_is_valid() -> None:
-    for setting in SETTINGS:
-        assert setting.coerce(setting.default) == setting.default
-    with pytest.raises(KeyError):
-        Settings().get("nope")
+def test_every_setting_default_is_valid_and_keys_are_unique() -> None:
+    items = list(declared())
+    settings = Settings()
+    for item in items:
+        settings.assign(item, item.default)  # a default outside its own range raises here
+        assert settings.value(item) == item.default
+    assert len({i.option.key for i in items}) == len(items)
+
+
+def test_values_are_typed_and_checked_against_their_declaration() -> None:
+    settings = Settings()
+    assert isinstance(settings.chat.temperature, float)
+    settings.chat.top_k = 40.0  # a whole float from YAML becomes an int
+    assert settings.chat.top_k == 40 and isinstance(settings.chat.top_k, int)
+    with pytest.raises(ValueError, match="at most 5"):
+        settings.chat.temperature = option_of(ChatSettings, "temperature").maximum + 1  # type: ignore[operator]
+    with pytest.raises(ValueError, match="true or false"):
+        settings.monitor.alerts_enabled = "yes"  # type: ignore[assignment]
+    with pytest.raises(ValueError, match="one of"):
+        settings.chat.device = "tpu"  # type: ignore[assignment]
+
+
+def test_enums_round_trip_through_the_file_and_old_spellings_load(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("chat_device: cuda\nchat_precision: ''\n")
+    settings = Settings.load(path)
+    assert settings.chat.device is Device.GPU and settings.chat.precision is None
+    settings.chat.precision = Precision.NF4
+    settings.save()
+    text = path.read_text()
+    assert "chat_precision: nf4" in text and "chat_device: gpu" in text
+    assert Settings.load(path).chat.precision is Precision.NF4
 
 
 def test_write_atomic_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def test_registered_interpreters_and_activate():
     _, env = _finished("active-one")
     settings = Settings.load()
     managed_envs.activate(settings, str(env.python))
-    assert Settings.load().get("workload_python") == str(env.python)
+    assert Settings.load().general.workload_python == str(env.python)
     kinds = [(i.managed, i.python) for i in managed_envs.interpreters()]
     assert kinds == [(True, str(env.python)), (False, registered)]
     data = managed_envs.record_dict(env)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
-from rocmpanel.setup.checklist import CheckStatus, FixKind, HostFacts, run_checks
+from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
+from rocmpanel.setup.checklist import CheckStatus, FixKind, run_checks
 from rocmpanel.setup.compat import verdicts_for
 from rocmpanel.setup.probe_report import ProbeReport
 

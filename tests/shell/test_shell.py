@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QSpinBox, QWidget
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.jobs.process import JobState
@@ -190,7 +190,7 @@ def test_about_box_probes_workload_python(qtbot, window) -> None:
 
 
 def test_about_box_reports_missing_interpreter(qtbot, window, tmp_path) -> None:
-    window.settings.set("workload_python", str(tmp_path / "missing"))
+    window.settings.general.workload_python = str(tmp_path / "missing")
     about = AboutDialog(window.ctx, window)
     qtbot.addWidget(about)
     about.probe.start_probe()
@@ -200,10 +200,12 @@ def test_about_box_reports_missing_interpreter(qtbot, window, tmp_path) -> None:
 def test_settings_dialog_validates_and_saves(qtbot, window) -> None:
     dialog = SettingsDialog(window.settings, window)
     qtbot.addWidget(dialog)
-    assert "window_geometry" not in dialog.editors
-    dialog.editors["telemetry_interval_ms"].setValue(1000)
+    assert dialog.editor("window_geometry") is None  # kept by the program, not shown
+    spin = dialog.editor("telemetry_interval_ms")
+    assert isinstance(spin, QSpinBox) and spin.maximum() == 5000  # range from the declaration
+    spin.setValue(1000)
     dialog.accept()
-    assert Settings.load().get("telemetry_interval_ms") == 1000
+    assert Settings.load().monitor.interval_ms == 1000
 
 
 def test_log_dock_receives_records(qtbot, window) -> None:

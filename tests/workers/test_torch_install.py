@@ -184,7 +184,7 @@ def test_success_switches_to_the_new_env_and_keeps_the_old(home: Path, index: Lo
     assert outcome.result is not None and outcome.result["installed"] == {"tinypkg": "2.0"}
     env = managed_envs.find_env("newer")
     assert env is not None and imports_tinypkg(env.python) == "2.0"
-    assert Settings.load().get("workload_python") == str(env.python)
+    assert Settings.load().general.workload_python == str(env.python)
     assert imports_tinypkg(previous_python()) == "1.0"
     steps = [e.step for e in events if isinstance(e, Progress)]
     assert "Creating the environment" in steps and any(s.startswith("Resolving") for s in steps)
@@ -198,7 +198,7 @@ def test_success_switches_to_the_new_env_and_keeps_the_old(home: Path, index: Lo
 
 
 def test_missing_package_fails_and_leaves_previous_env(home: Path, index: LocalIndex):
-    before = Settings.load().get("workload_python")
+    before = Settings.load().general.workload_python
     ticket, job = install(
         "broken", ["--no-cache-dir", "--index-url", index.url, "doesnotexist==1.0"]
     )
@@ -207,12 +207,12 @@ def test_missing_package_fails_and_leaves_previous_env(home: Path, index: LocalI
     assert "doesnotexist" in outcome.message and outcome.message.startswith("pip install failed")
     assert not ticket.path.exists()
     assert managed_envs.find_env("broken") is None
-    assert Settings.load().get("workload_python") == before == previous_python()
+    assert Settings.load().general.workload_python == before == previous_python()
     assert imports_tinypkg(previous_python()) == "1.0"
 
 
 def test_cancel_mid_install_removes_partial_env(home: Path, index: LocalIndex):
-    before = Settings.load().get("workload_python")
+    before = Settings.load().general.workload_python
     logs: list[str] = []
 
     def on_event(event: object) -> None:
@@ -228,7 +228,7 @@ def test_cancel_mid_install_removes_partial_env(home: Path, index: LocalIndex):
     outcome = finish(ticket, job)
     assert outcome.state is JobState.CANCELLED
     assert not ticket.path.exists()
-    assert Settings.load().get("workload_python") == before
+    assert Settings.load().general.workload_python == before
     assert imports_tinypkg(previous_python()) == "1.0"
     assert any("slowpkg" in line for line in logs)
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.enums import Device
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
 from rocmpanel.chat.memory_estimate import (
@@ -80,7 +81,9 @@ class ModelPanel(QWidget):
         form.addRow("Re&cent:", self.recent_combo)
         self.precision_combo = QComboBox()
         for precision in Precision:
-            self.precision_combo.addItem(precision.label, precision)
+            self.precision_combo.addItem(
+                precision.label, precision.value
+            )  # Qt keeps str enums as text
         self.precision_combo.setToolTip(
             "How the weights are held. On a GPU: NF4 (default), 8-bit, fp16, bf16, fp32. "
             "On the CPU: bf16 (default) and fp32, and NF4/8-bit through bitsandbytes' CPU "
@@ -179,22 +182,21 @@ class ModelPanel(QWidget):
     # -- settings ----------------------------------------------------------------------
     def _restore(self) -> None:
         s = self.settings
-        self.temperature_spin.setValue(float(s.get("chat_temperature")))
-        self.top_p_spin.setValue(float(s.get("chat_top_p")))
-        self.top_k_spin.setValue(int(s.get("chat_top_k")))
-        self.repetition_spin.setValue(float(s.get("chat_repetition_penalty")))
-        self.max_new_spin.setValue(int(s.get("chat_max_new_tokens")))
-        self.seed_spin.setValue(int(s.get("chat_seed")))
-        self._preferred_context = int(s.get("chat_context_length"))
+        self.temperature_spin.setValue(float(s.chat.temperature))
+        self.top_p_spin.setValue(float(s.chat.top_p))
+        self.top_k_spin.setValue(int(s.chat.top_k))
+        self.repetition_spin.setValue(float(s.chat.repetition_penalty))
+        self.max_new_spin.setValue(int(s.chat.max_new_tokens))
+        self.seed_spin.setValue(int(s.chat.seed))
+        self._preferred_context = s.chat.context_length
         self.context_spin.setValue(self._preferred_context)
-        self.system_edit.setPlainText(str(s.get("chat_system_prompt")))
-        device = str(s.get("chat_device"))
+        self.system_edit.setPlainText(str(s.chat.system_prompt))
+        device = "auto" if s.chat.device is Device.AUTO else s.chat.device.torch_name
         self.device_combo.setCurrentIndex(max(0, self.device_combo.findData(device)))
-        saved = str(s.get("chat_precision"))
         default = Precision.NF4 if self.has_amd_gpu else Precision.BF16
-        precision = Precision(saved) if saved in {p.value for p in Precision} else default
-        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision))
-        last = str(s.get("chat_last_model"))
+        precision = s.chat.precision or default
+        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision.value))
+        last = s.chat.last_model
         if last:
             self.folder_edit.setText(last)
             self.refresh_check()
@@ -202,17 +204,17 @@ class ModelPanel(QWidget):
     def save_settings(self) -> None:
         s = self.settings
         try:
-            s.set("chat_temperature", self.temperature_spin.value())
-            s.set("chat_top_p", self.top_p_spin.value())
-            s.set("chat_top_k", self.top_k_spin.value())
-            s.set("chat_repetition_penalty", self.repetition_spin.value())
-            s.set("chat_max_new_tokens", self.max_new_spin.value())
-            s.set("chat_seed", self.seed_spin.value())
-            s.set("chat_context_length", self._preferred_context)
-            s.set("chat_system_prompt", self.system_edit.toPlainText())
-            s.set("chat_device", str(self.device_combo.currentData()))
-            s.set("chat_precision", self.precision().value)
-            s.set("chat_last_model", self.folder_edit.text().strip())
+            s.chat.temperature = self.temperature_spin.value()
+            s.chat.top_p = self.top_p_spin.value()
+            s.chat.top_k = self.top_k_spin.value()
+            s.chat.repetition_penalty = self.repetition_spin.value()
+            s.chat.max_new_tokens = self.max_new_spin.value()
+            s.chat.seed = self.seed_spin.value()
+            s.chat.context_length = self._preferred_context
+            s.chat.system_prompt = self.system_edit.toPlainText()
+            s.chat.device = Device.parse(self.device_combo.currentData())
+            s.chat.precision = self.precision()
+            s.chat.last_model = self.folder_edit.text().strip()
             s.save()
         except (ValueError, PanelError) as exc:
             self.status_label.setText(f"Settings not saved: {exc}")
@@ -227,10 +229,13 @@ class ModelPanel(QWidget):
     # -- values ------------------------------------------------------------------------
     def precision(self) -> Precision:
         data = self.precision_combo.currentData()
-        return data if isinstance(data, Precision) else Precision.NF4
+        try:
+            return Precision(str(data))
+        except ValueError:
+            return Precision.NF4
 
     def set_precision(self, precision: Precision) -> None:
-        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision))
+        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision.value))
 
     def device(self) -> str:
         return str(self.device_combo.currentData())

@@ -94,7 +94,7 @@ class MonitorTab(QWidget):
         self._tray: QSystemTrayIcon | None = None
         self._build()
         self.sampler = SamplerThread(
-            self.sysfs_root, self.proc_root, int(ctx.settings.get("telemetry_interval_ms")), self
+            self.sysfs_root, self.proc_root, ctx.settings.monitor.interval_ms, self
         )
         self.sampler.gpus_found.connect(self._on_sampler_gpus_found)
         self.sampler.sample_ready.connect(self._on_sampler_sample_ready)
@@ -136,7 +136,7 @@ class MonitorTab(QWidget):
         self.interval_spin.setRange(100, 5000)
         self.interval_spin.setSingleStep(100)
         self.interval_spin.setSuffix(" ms")
-        self.interval_spin.setValue(int(self.ctx.settings.get("telemetry_interval_ms")))
+        self.interval_spin.setValue(int(self.ctx.settings.monitor.interval_ms))
         self.interval_spin.setToolTip("Sampling interval (slower while the window is hidden)")
         self.interval_spin.editingFinished.connect(self._on_interval_spin_edited)
         interval_label.setBuddy(self.interval_spin)
@@ -246,12 +246,12 @@ class MonitorTab(QWidget):
     def _rules(self) -> AlertRules:
         s = self.ctx.settings
         return AlertRules(
-            enabled=bool(s.get("alerts_enabled")),
-            temp_margin_c=float(s.get("alert_temp_margin_c")),
-            vram_percent=float(s.get("alert_vram_percent")),
-            vram_hold_s=float(s.get("alert_vram_hold_s")),
-            power_hold_s=float(s.get("alert_power_hold_s")),
-            cooldown_s=float(s.get("alert_cooldown_s")),
+            enabled=s.monitor.alerts_enabled,
+            temp_margin_c=s.monitor.alert_temp_margin_c,
+            vram_percent=s.monitor.alert_vram_percent,
+            vram_hold_s=s.monitor.alert_vram_hold_s,
+            power_hold_s=s.monitor.alert_power_hold_s,
+            cooldown_s=s.monitor.alert_cooldown_s,
         )
 
     def _raise_alert(self, alert: Alert) -> None:
@@ -264,7 +264,7 @@ class MonitorTab(QWidget):
         self.alert_banner.show()
         log.warning("telemetry alert: %s", alert.message)
         self.alert_raised.emit(alert.message)
-        if bool(self.ctx.settings.get("alert_desktop_notify")):
+        if self.ctx.settings.monitor.alert_desktop_notify:
             self._notify_desktop(alert.message)
 
     def _notify_desktop(self, message: str) -> None:
@@ -327,7 +327,7 @@ class MonitorTab(QWidget):
         value = self.interval_spin.value()
         self.sampler.set_interval(value)
         try:
-            self.ctx.settings.set("telemetry_interval_ms", value)
+            self.ctx.settings.monitor.interval_ms = value
             self.ctx.settings.save()
         except (PanelError, ValueError) as exc:
             self.ctx.notify(f"Could not save the sampling interval: {exc}")

@@ -8,8 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from rocmpanel.machine.gpu_model import SystemInfo
-from rocmpanel.setup.checklist import HostFacts
+from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
 
 log = logging.getLogger(__name__)
 

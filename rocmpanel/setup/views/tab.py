@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
 from rocmpanel.base.errors import PanelError
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.machine.gpu_model import SystemInfo
-from rocmpanel.setup.checklist import Check, FixKind, HostFacts
+from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
+from rocmpanel.setup.checklist import Check, FixKind
 from rocmpanel.setup.probe_report import ProbeReport
 from rocmpanel.setup.report import DoctorReport, build_report
 from rocmpanel.setup.views.checklist_box import ChecklistBox, clear_grid

@@ -37,9 +37,9 @@ def make_tab(qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: i
         monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(sysfs_root))
         monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
         s = Settings()
-        s.set("telemetry_interval_ms", 100)
+        s.monitor.interval_ms = 100
         for name, value in settings.items():
-            s.set(name, value)
+            setattr(s.monitor, name, value)
         notes: list[str] = []
         tab = MonitorTab(AppContext(s, JobManager(), notes.append))
         qtbot.addWidget(tab)

@@ -87,7 +87,7 @@ def test_failed_install_keeps_active_env_and_removes_partial(qtbot, ctx):
         with qtbot.waitSignal(tab.plan_changed, timeout=5000):
             tab.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
             tab.replan()
-        before = ctx.settings.get("workload_python")
+        before = ctx.settings.general.workload_python
         with qtbot.waitSignal(tab.install_finished, timeout=120_000) as blocker:
             tab.install_button.click()
             assert tab.cancel_button.isEnabled()
@@ -95,7 +95,7 @@ def test_failed_install_keeps_active_env_and_removes_partial(qtbot, ctx):
         assert not outcome.was_successful()
         assert "Install failed" in tab.step_label.text() and "partial" in tab.step_label.text()
         assert not (managed_envs.envs_dir() / "pytorch-2.12-rocm7.2").exists()
-        assert ctx.settings.get("workload_python") == before
+        assert ctx.settings.general.workload_python == before
         assert "python -m venv" in tab.log_text.toPlainText()
         assert tab.install_button.isEnabled()
     finally:
@@ -205,7 +205,7 @@ def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path):
         assert blocker.args[0].was_successful(), str(blocker.args[0])
         env = managed_envs.find_env("pytorch-2.12-rocm7.2")
         assert env is not None and env.installed["torch"] == "2.12.0"
-        assert ctx.settings.get("workload_python") == str(env.python)
+        assert ctx.settings.general.workload_python == str(env.python)
         assert "now active" in tab.step_label.text()
         assert tab.progress.value() == 1000
         listed = [
@@ -238,8 +238,8 @@ def test_env_list_activate_and_remove_with_confirmation(qtbot, ctx, monkeypatch)
     envs.tree.setCurrentItem(managed)
     assert envs.remove_button.isEnabled()
     envs.activate_button.click()
-    assert ctx.settings.get("workload_python") == str(path / "bin" / "python")
-    assert Settings.load().get("workload_python") == str(path / "bin" / "python")
+    assert ctx.settings.general.workload_python == str(path / "bin" / "python")
+    assert Settings.load().general.workload_python == str(path / "bin" / "python")
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
     envs.tree.setCurrentItem(
@@ -254,7 +254,7 @@ def test_env_list_activate_and_remove_with_confirmation(qtbot, ctx, monkeypatch)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     envs.remove_button.click()
     assert not path.exists()
-    assert ctx.settings.get("workload_python") == ""
+    assert ctx.settings.general.workload_python == ""
 
 
 @pytest.mark.torch

@@ -12,8 +12,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.runner import JobManager
-from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
-from rocmpanel.setup.checklist import HostFacts
+from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
 from rocmpanel.setup.views.gpu_card import GpuCard
 from rocmpanel.setup.views.tab import SetupTab
 
