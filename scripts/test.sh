@@ -11,5 +11,5 @@ fi
 export QT_QPA_PLATFORM=offscreen
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/mypy rocmpanel/core rocmpanel/telemetry
+.venv/bin/mypy rocmpanel
 .venv/bin/python -m pytest "$@"

@@ -20,7 +20,6 @@ import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -71,14 +70,21 @@ class Section:
         object.__setattr__(self, name, value)
 
 
-@cache
+_FIELDS: dict[type, dict[str, tuple[Option, Any]]] = {}
+
+
 def _fields(cls: type) -> dict[str, tuple[Option, Any]]:
-    hints = typing.get_type_hints(cls)
-    return {
-        f.name: (f.metadata["option"], hints[f.name])
-        for f in dataclasses.fields(cls)
-        if "option" in f.metadata
-    }
+    """Each declared option of a section class with its resolved type (computed once)."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls)
+        found = {
+            f.name: (f.metadata["option"], hints[f.name])
+            for f in dataclasses.fields(cls)
+            if "option" in f.metadata
+        }
+        _FIELDS[cls] = found
+    return found
 
 
 def _coerce(opt: Option, hint: Any, value: Any) -> Any:
