@@ -35,10 +35,10 @@ if str(WORKERS) not in sys.path:
 
 import _chat_load  # noqa: E402
 
-from rocmpanel.chat.memory_estimate import Precision  # noqa: E402
+from rocmpanel.base.enums import Device, Precision  # noqa: E402
 from rocmpanel.chat.protocol import GenerateRequest, LoadRequest, Sampling  # noqa: E402
 from rocmpanel.jobs.process import JobProcess  # noqa: E402
-from rocmpanel.jobs.protocol import Result, Token, WorkerError  # noqa: E402
+from rocmpanel.jobs.protocol import ReplyDone, Result, Token, WorkerError  # noqa: E402
 from rocmpanel.jobs.spec import JobSpec, prepare  # noqa: E402
 
 MESSAGES = (("user", "Tell me how tokens stream into the chat window."),)
@@ -62,7 +62,7 @@ class RawModel:
         import transformers
 
         self.torch = torch
-        cuda = device != "cpu" and torch.cuda.is_available()
+        cuda = Device.parse(device) is not Device.CPU and torch.cuda.is_available()
         self.device = "cuda" if cuda else "cpu"
         # The worker's own weight arguments (dtype, quantization, device map), so both
         # sides load exactly the same model.
@@ -124,7 +124,7 @@ class WorkerModel:
         spec = JobSpec("chat-bench", "chat", interactive=True)
         self.job = JobProcess(prepare(spec), self._on_event, self.events.put)
         self.job.start()
-        load = LoadRequest(str(folder), Precision(precision), device, 4096)
+        load = LoadRequest(str(folder), Precision(precision), Device.parse(device), 4096)
         self.job.send(load.op, **load.fields())
         answer = self.events.get(timeout=600)
         if not isinstance(answer, Result):
@@ -135,7 +135,7 @@ class WorkerModel:
     def _on_event(self, event: Any) -> None:
         if isinstance(event, Token):
             self.events.put((time.perf_counter(), event))
-        elif isinstance(event, (Result, WorkerError)):
+        elif isinstance(event, (Result, ReplyDone, WorkerError)):
             self.events.put(event)
 
     def run(self, tokens: int) -> tuple[float, float, int]:
@@ -144,7 +144,7 @@ class WorkerModel:
             self.request,
             MESSAGES,
             SYSTEM,
-            Sampling(temperature=0.0, repetition_penalty=1.0, max_new_tokens=tokens),
+            Sampling.declared(temperature=0.0, repetition_penalty=1.0, max_new_tokens=tokens),
         )
         stamps: list[float] = []
         started = time.perf_counter()
@@ -153,7 +153,7 @@ class WorkerModel:
             event = self.events.get(timeout=600)
             if isinstance(event, tuple):
                 stamps.append(event[0])
-            elif isinstance(event, Result):
+            elif isinstance(event, ReplyDone) and event.request_id == self.request:
                 return _figures(started, stamps, int(event.data["new_tokens"]))
             else:
                 raise SystemExit(f"the worker failed: {event}")
@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=256, help="hidden size of the built model")
     parser.add_argument("--layers", type=int, default=4, help="layers of the built model")
     parser.add_argument("--precision", default="fp32", choices=[p.value for p in Precision])
-    parser.add_argument("--device", default="cpu", choices=("auto", "cuda", "cpu"))
+    parser.add_argument("--device", default="cpu", choices=("auto", "gpu", "cpu", "cuda"))
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()

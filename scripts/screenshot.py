@@ -5,12 +5,18 @@
 
 ``--sysfs-root`` (a /sys-like tree) or ``--device-dir`` (captured amdgpu
 ``/sys/class/drm/cardN/device`` folders, linked into a temporary /sys-like tree) make the
-Monitor tab show that captured system instead of this machine (ROCMPANEL_SYSFS_ROOT).
-The README's screenshot is made with two recorded trees (RX 6900 XT, RX 7900 XT):
+window show that captured system instead of this machine: the Monitor tab samples it
+(ROCMPANEL_SYSFS_ROOT, read by ``rocmpanel/monitor/views/tab.py``) and the shared machine
+inventory (``rocmpanel/machine/inventory.py``, which Setup, PyTorch, Chat and Help → About
+read) is detected from it. The README's screenshot is made with two recorded trees
+(RX 6900 XT, RX 7900 XT):
 
     python scripts/screenshot.py --tab Monitor --wait-ms 8000 \\
         --device-dir ../shared/fixtures/sysfs/rx6900xt \\
         --device-dir ../shared/fixtures/sysfs/rx7900xt
+
+``--tab all`` saves one picture per tab, named after the tab (``screenshot-setup.png``...).
+Settings and data go to a temporary ROCMPANEL_HOME, so nothing of the user's is read.
 """
 
 from __future__ import annotations
@@ -22,10 +28,24 @@ import tempfile
 from pathlib import Path
 
 
+def _captured_root(device_dirs: list[str]) -> Path:
+    """A /sys-like tree whose class/drm/cardN/device are links to ``device_dirs``."""
+    root = Path(tempfile.mkdtemp(prefix="rocmpanel-sysfs-"))
+    for index, device in enumerate(device_dirs):
+        card = root / "class" / "drm" / f"card{index}"
+        card.mkdir(parents=True)
+        (card / "device").symlink_to(Path(device).resolve(), target_is_directory=True)
+    return root
+
+
+def _out_for(out: Path, title: str, every_tab: bool) -> Path:
+    return out.with_name(f"{out.stem}-{title.lower()}{out.suffix}") if every_tab else out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/screenshot.png")
-    parser.add_argument("--tab", default="", help="title of the tab to show")
+    parser.add_argument("--tab", default="", help="title of the tab to show, or 'all'")
     parser.add_argument("--size", default="1280x820")
     parser.add_argument("--sysfs-root", default=None)
     parser.add_argument("--device-dir", action="append", default=[], help="captured device dir")
@@ -34,41 +54,54 @@ def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ROCMPANEL_HOME", tempfile.mkdtemp(prefix="rocmpanel-shot-"))
     if args.device_dir:
-        root = Path(tempfile.mkdtemp(prefix="rocmpanel-sysfs-"))
-        for index, device in enumerate(args.device_dir):
-            card = root / "class" / "drm" / f"card{index}"
-            card.mkdir(parents=True)
-            (card / "device").symlink_to(Path(device).resolve(), target_is_directory=True)
-        args.sysfs_root = str(root)
+        args.sysfs_root = str(_captured_root(args.device_dir))
     if args.sysfs_root:
         os.environ["ROCMPANEL_SYSFS_ROOT"] = str(Path(args.sysfs_root).resolve())
 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from rocmpanel.gui.inventory import InventoryHolder
+    from rocmpanel.machine.inventory import Inventory, detect_inventory
     from rocmpanel.shell.main_window import MainWindow
 
+    def detector() -> Inventory:
+        if args.sysfs_root:
+            return detect_inventory(sysfs_root=os.environ["ROCMPANEL_SYSFS_ROOT"])
+        return detect_inventory()
+
+    def wait(ms: int) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
     app = QApplication(sys.argv[:1])
-    window = MainWindow()
+    window = MainWindow(inventory=InventoryHolder(detector))
     width, height = (int(v) for v in args.size.split("x"))
     window.resize(width, height)
-    if args.tab:
-        titles = window.tab_titles()
-        if args.tab not in titles:
-            print(f"no tab {args.tab!r}; tabs are {titles}", file=sys.stderr)
+    titles = window.tab_titles()
+    every_tab = args.tab == "all"
+    wanted = titles if every_tab else [args.tab] if args.tab else []
+    for title in wanted:
+        if title not in titles:
+            print(f"no tab {title!r}; tabs are {titles}", file=sys.stderr)
             return 2
-        window.tabs.setCurrentIndex(titles.index(args.tab))
+    if wanted:
+        window.tabs.setCurrentIndex(titles.index(wanted[0]))
     window.show()
-    loop = QEventLoop()
-    QTimer.singleShot(args.wait_ms, loop.quit)
-    loop.exec()
+    wait(args.wait_ms)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not window.grab().save(str(out)):
-        print(f"could not save {out}", file=sys.stderr)
-        return 1
-    print(out)
-    window.close()
+    for title in wanted or [window.tabs.tabText(window.tabs.currentIndex())]:
+        if title in window.tab_titles():
+            window.tabs.setCurrentIndex(window.tab_titles().index(title))
+            wait(300 if every_tab else 0)
+        path = _out_for(out, title, every_tab)
+        if not window.grab().save(str(path)):
+            print(f"could not save {path}", file=sys.stderr)
+            return 1
+        print(path)
+    window.close()  # waits for background calls, then the tabs are gone
     app.processEvents()
     return 0
 

@@ -50,3 +50,11 @@ def backups_dir() -> Path:
 
 def database_file() -> Path:
     return data_dir() / "rocmpanel.sqlite3"
+
+
+def validation_database_file() -> Path:
+    return data_dir() / "validation.sqlite3"
+
+
+def chat_database_file() -> Path:
+    return data_dir() / "chat.sqlite3"

@@ -3,6 +3,8 @@
 With ``--prompt`` it answers once and exits (``--json`` prints the reply and its figures);
 without, it is a REPL: ``/new`` starts over, ``/exit`` (or Ctrl-D) quits, Ctrl-C stops a
 reply. The model folder is checked and its memory need estimated before anything loads.
+The chat itself is the same :class:`~rocmpanel.chat.session.ChatSession` the Chat tab uses;
+the worker's events are handled on the main thread, in order.
 """
 
 from __future__ import annotations
@@ -12,10 +14,20 @@ import contextlib
 import json
 import queue
 import sys
-from typing import Any
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-PRECISION_CHOICES = ("nf4", "int8", "fp16", "bf16", "fp32")
+from rocmpanel.base.enums import Device, Precision
+
+if TYPE_CHECKING:  # imported where used, so that `rocmpanel --help` stays quick
+    from rocmpanel.chat.free_memory import Budget
+    from rocmpanel.chat.protocol import LoadedModel, Reply, Sampling
+    from rocmpanel.chat.session import ChatSession
+
 LOAD_TIMEOUT_S = 1800.0
+STOP_TIMEOUT_S = 60.0
+DEVICE_CHOICES = ("auto", "gpu", "cpu", "cuda")  # "cuda": torch's name for a GPU
 
 
 def register(subparsers: Any) -> None:
@@ -25,7 +37,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
     parser.add_argument(
         "--precision",
-        choices=PRECISION_CHOICES,
+        choices=[p.value for p in Precision],
         default=None,
         help="weights in memory (default: nf4 on an AMD GPU, else bf16); on the CPU "
         "bf16/fp32 work, and nf4/int8 through bitsandbytes' CPU kernels",
@@ -36,7 +48,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--temperature", type=float, default=None)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--context", type=int, default=None, help="context length in tokens")
-    parser.add_argument("--device", choices=("auto", "cuda", "cpu"), default=None)
+    parser.add_argument(
+        "--device",
+        type=str.lower,
+        choices=DEVICE_CHOICES,
+        default=None,
+        help="where the model runs (default: setting; cuda is the same as gpu)",
+    )
     parser.add_argument("--python", default=None, help="workload interpreter (default: setting)")
     parser.add_argument(
         "--trust-remote-code",
@@ -50,19 +68,17 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-class _Session:
-    """The worker job and a queue of what it said (filled on the reader thread)."""
+class _WorkerEvents:
+    """The worker job and a queue of everything it says (filled on its reader threads,
+    read on the main thread, so the session is only ever touched there)."""
 
-    def __init__(self, args: argparse.Namespace, python: str, stream: bool) -> None:
+    def __init__(self, args: argparse.Namespace, python: str) -> None:
         from rocmpanel.chat.protocol import ALLOW_HUB_ARG, WORKER
         from rocmpanel.jobs.job_env import with_job_env
         from rocmpanel.jobs.process import JobProcess
-        from rocmpanel.jobs.protocol import Progress, Result, Token, WorkerError
         from rocmpanel.jobs.spec import JobSpec, prepare
 
         self.events: queue.Queue[Any] = queue.Queue()
-        self.stream = stream
-        self._types = (Progress, Result, Token, WorkerError)
         spec = JobSpec(
             "chat",
             WORKER,
@@ -70,36 +86,26 @@ class _Session:
             python=python,
             interactive=True,
         )
-        self.job = JobProcess(
-            prepare(with_job_env(spec)), self._on_event, lambda o: self.events.put(o)
-        )
+        self.job = JobProcess(prepare(with_job_env(spec)), self.events.put, self.events.put)
 
-    def _on_event(self, event: Any) -> None:
-        Progress, Result, Token, WorkerError = self._types
-        if isinstance(event, Token):
-            if self.stream:
-                sys.stdout.write(event.text)
-                sys.stdout.flush()
-        elif isinstance(event, Progress):
-            if self.stream and event.step:
-                print(f"… {event.step}", file=sys.stderr)
-        elif isinstance(event, (Result, WorkerError)):
-            self.events.put(event)
-
-    def wait(self, timeout: float) -> Any:
-        """The next result, error or exit outcome (None on timeout)."""
+    def next(self, deadline: float) -> Any:
+        """The next event or exit outcome; None once ``deadline`` (monotonic) has passed."""
         try:
-            return self.events.get(timeout=timeout)
+            return self.events.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             return None
 
 
+class _Stopped(Exception):
+    """The worker failed or went away: the message to print."""
+
+
 def _precheck(
-    args: argparse.Namespace, device: str, precision: Any, context: int
+    args: argparse.Namespace, device: Device, precision: Precision, context: int, budget: Budget
 ) -> tuple[bool, str]:
     """Check the folder and warn when the estimate says it will not fit."""
     from rocmpanel.base.errors import PanelError
-    from rocmpanel.chat.memory_estimate import Fit, estimate_for, judge_device
+    from rocmpanel.chat.memory_estimate import Fit, estimate_for, judge_fit
     from rocmpanel.chat.model_check import check_model
 
     try:
@@ -110,142 +116,190 @@ def _precheck(
         print(f"rocmpanel chat: warning: {warning}", file=sys.stderr)
     if not check.ok:
         return False, " ".join(check.problems)
-    where = "cpu" if device == "cpu" else "gpu"
-    estimate = estimate_for(check, precision, context, device=where)
+    estimate = estimate_for(check, precision, context, device=device)
     if estimate is not None:
-        verdict = judge_device(estimate, where)
+        verdict = judge_fit(estimate, device, budget.free, total=budget.total)
         if verdict.fit is Fit.WONT_FIT:
             print(f"rocmpanel chat: warning: {verdict.message}", file=sys.stderr)
     return True, ""
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocmpanel.base.enums import Device
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
-    from rocmpanel.chat.memory_estimate import Precision, read_amd_vram
-    from rocmpanel.chat.protocol import (
-        GenerateRequest,
-        LoadedModel,
-        LoadRequest,
-        Reply,
-        Sampling,
-    )
-    from rocmpanel.jobs.protocol import Result, WorkerError
+    from rocmpanel.chat.free_memory import ram_budget, sysfs_gpu_budget
+    from rocmpanel.chat.memory_estimate import default_precision, estimate_device
+    from rocmpanel.chat.protocol import LoadRequest, Sampling
+    from rocmpanel.chat.session import ChatSession
 
     settings = Settings.load()
-    device = args.device or (
-        "auto" if settings.chat.device is Device.AUTO else settings.chat.device.torch_name
-    )
-    precision = Precision(
-        args.precision or ("nf4" if device != "cpu" and read_amd_vram() else "bf16")
-    )
+    device = Device.parse(args.device) if args.device else settings.chat.device
+    gpu = sysfs_gpu_budget()  # a CLI may read sysfs itself (it has no GUI thread)
+    has_amd_gpu = gpu.total is not None
+    precision = Precision(args.precision) if args.precision else None
+    precision = precision or default_precision(device, has_amd_gpu)
     context = args.context or settings.chat.context_length
-    ok, why = _precheck(args, device, precision, context)
+    where = estimate_device(device, has_amd_gpu)
+    budget = gpu if where is Device.GPU else ram_budget()
+    ok, why = _precheck(args, where, precision, context, budget)
     if not ok:
         print(f"rocmpanel chat: {why}", file=sys.stderr)
         return 2
     python = args.python if args.python is not None else settings.general.workload_python
-    one_shot = args.prompt is not None
-    session = _Session(args, python, stream=not args.json)
+    worker = _WorkerEvents(args, python)
     try:
-        session.job.start()
+        worker.job.start()
     except PanelError as exc:
         print(f"rocmpanel chat: {exc.message}", file=sys.stderr)
         return 2
-
-    def fail(message: str) -> int:
-        print(f"rocmpanel chat: {message}", file=sys.stderr)
-        if session.job.running:
-            session.job.cancel()
-        return 1
-
-    def answer(event: Any) -> Any:
-        if isinstance(event, WorkerError):
-            suggestion = event.data.get("suggestion")
-            return fail(event.message + (f" {suggestion}" if suggestion else ""))
-        if not isinstance(event, Result):
-            return fail(f"the chat worker stopped: {event}" if event else "no answer in time")
-        return event.data
-
-    load = LoadRequest(
-        path=args.model,
-        precision=precision,
-        device=device,
-        context_length=context,
-        trust_remote_code=args.trust_remote_code,
-    )
-    session.job.send(load.op, **load.fields())
-    loaded = answer(session.wait(LOAD_TIMEOUT_S))
-    if isinstance(loaded, int):
-        return loaded
-    info = LoadedModel.from_dict(loaded)
-    if not args.json:
-        print(
-            f"Loaded {info.path} ({info.precision} on {info.device_name}) in {info.load_s} s.",
-            file=sys.stderr,
-        )
-    sampling = Sampling(
-        temperature=args.temperature if args.temperature is not None else settings.chat.temperature,
-        top_p=settings.chat.top_p,
-        top_k=settings.chat.top_k,
-        repetition_penalty=settings.chat.repetition_penalty,
-        max_new_tokens=args.max_new_tokens or settings.chat.max_new_tokens,
-        seed=args.seed if args.seed is not None else settings.chat.seed,
-    )
-    system = args.system if args.system is not None else settings.chat.system_prompt
-    history: list[tuple[str, str]] = []
-    counter = 0
+    session = ChatSession()
+    session.use_worker(worker.job, args.allow_hub)
+    stream = not args.json
     try:
-        while True:
-            if one_shot:
-                prompt = args.prompt
-            else:
-                try:
-                    prompt = input("\n> ")
-                except EOFError:
-                    break
-                if prompt.strip() == "/exit":
-                    break
-                if prompt.strip() == "/new":
-                    history.clear()
-                    continue
-                if not prompt.strip():
-                    continue
-            counter += 1
-            history.append(("user", prompt))
-            request = GenerateRequest(counter, tuple(history), system, sampling)
-            session.job.send(request.op, **request.fields())
-            try:
-                data = answer(session.wait(LOAD_TIMEOUT_S))
-            except KeyboardInterrupt:
-                session.job.send("stop")
-                data = answer(session.wait(60))
-            if isinstance(data, int):
-                return data
-            reply = Reply.from_dict(data)
-            history.append(("assistant", reply.text))
-            if args.json:
-                print(
-                    json.dumps(
-                        {
-                            "reply": reply.text,
-                            "finish": reply.finish,
-                            "model": loaded,
-                            "figures": reply.figures.as_dict(),
-                        }
-                    )
-                )
-            else:
-                print(f"\n[{reply.figures.summary()}]", file=sys.stderr)
-            if one_shot:
-                break
+        load = LoadRequest(
+            path=args.model,
+            precision=precision,
+            device=device,
+            context_length=context,
+            trust_remote_code=args.trust_remote_code,
+        )
+        session.load(load)
+        loaded, loaded_data = _wait_for_load(session, worker, stream)
+        if stream:
+            print(
+                f"Loaded {loaded.path} ({loaded.precision.value} on {loaded.device_name}) "
+                f"in {loaded.load_s} s.",
+                file=sys.stderr,
+            )
+        changes: dict[str, Any] = {}
+        if args.temperature is not None:
+            changes["temperature"] = args.temperature
+        if args.max_new_tokens:
+            changes["max_new_tokens"] = args.max_new_tokens
+        if args.seed is not None:
+            changes["seed"] = args.seed
+        sampling = Sampling.from_settings(settings.chat, **changes)
+        system = args.system if args.system is not None else settings.chat.system_prompt
+        _converse(args, session, worker, system, sampling, loaded_data)
+    except _Stopped as exc:
+        print(f"rocmpanel chat: {exc}", file=sys.stderr)
+        if worker.job.running:
+            worker.job.cancel()
+        return 1
+    except PanelError as exc:
+        print(f"rocmpanel chat: {exc.message}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         pass
     finally:
-        if session.job.running:
-            with contextlib.suppress(PanelError):
-                session.job.send("exit")
-            if session.job.wait(10) is None:
-                session.job.cancel()
+        if worker.job.running:
+            with contextlib.suppress(PanelError):  # it may go between the check and the send
+                worker.job.send("exit")
+            if worker.job.wait(10) is None:
+                worker.job.cancel()
     return 0
+
+
+def _handle(session: ChatSession, worker: _WorkerEvents, event: Any, stream: bool) -> Any:
+    """Feed one worker event to the session; what it means for the CLI (or None)."""
+    from rocmpanel.jobs.process import JobOutcome
+    from rocmpanel.jobs.protocol import Progress, ReplyDone, Result, Token, WorkerError
+
+    if event is None:
+        raise _Stopped("no answer in time")
+    if isinstance(event, Token):
+        streamed = session.on_tokens([event])
+        if streamed is not None and stream:
+            sys.stdout.write(streamed.text)
+            sys.stdout.flush()
+        return None
+    if isinstance(event, Progress):
+        if stream and event.step:
+            print(f"… {event.step}", file=sys.stderr)
+        return None
+    if isinstance(event, ReplyDone):
+        return session.on_reply(event)
+    if isinstance(event, Result):
+        return session.on_result(event)
+    if isinstance(event, WorkerError):
+        raise _Stopped(session.on_error(event).message)
+    if isinstance(event, JobOutcome):
+        failure = session.on_worker_exit(worker.job, event)
+        raise _Stopped(failure.message if failure is not None else str(event))
+    return None  # log lines and the rest
+
+
+def _wait_for_load(
+    session: ChatSession, worker: _WorkerEvents, stream: bool
+) -> tuple[LoadedModel, Mapping[str, Any]]:
+    """The loaded model, and the worker's whole report of it (``--json`` prints that)."""
+    from rocmpanel.chat.protocol import LoadedModel
+    from rocmpanel.jobs.protocol import Result
+
+    deadline = time.monotonic() + LOAD_TIMEOUT_S
+    while True:
+        event = worker.next(deadline)
+        loaded = _handle(session, worker, event, stream)
+        if isinstance(loaded, LoadedModel) and isinstance(event, Result):
+            return loaded, event.data
+
+
+def _wait_for_reply(session: ChatSession, worker: _WorkerEvents, stream: bool) -> Reply:
+    from rocmpanel.chat.protocol import Reply
+
+    deadline = time.monotonic() + LOAD_TIMEOUT_S
+    while True:
+        try:
+            reply = _handle(session, worker, worker.next(deadline), stream)
+        except KeyboardInterrupt:
+            if session.stop():  # Ctrl-C ends the reply; a second one ends the chat
+                deadline = time.monotonic() + STOP_TIMEOUT_S
+                continue
+            raise
+        if isinstance(reply, Reply):
+            return reply
+
+
+def _converse(
+    args: argparse.Namespace,
+    session: ChatSession,
+    worker: _WorkerEvents,
+    system: str,
+    sampling: Sampling,
+    loaded_data: Mapping[str, Any],
+) -> None:
+    stream = not args.json
+    one_shot = args.prompt is not None
+    while True:
+        if one_shot:
+            prompt = args.prompt
+        else:
+            try:
+                prompt = input("\n> ")
+            except EOFError:
+                return
+            if prompt.strip() == "/exit":
+                return
+            if prompt.strip() == "/new":
+                session.new_conversation()
+                continue
+            if not prompt.strip():
+                continue
+        session.add_user_message(prompt)
+        session.start_reply(system, sampling)
+        reply = _wait_for_reply(session, worker, stream)
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "reply": reply.text,
+                        "finish": reply.finish,
+                        "model": dict(loaded_data),
+                        "figures": reply.figures.as_dict(),
+                    }
+                )
+            )
+        else:
+            print(f"\n[{reply.figures.summary()}]", file=sys.stderr)
+        if one_shot:
+            return

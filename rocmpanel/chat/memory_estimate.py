@@ -1,30 +1,24 @@
-"""Will this model fit? Weights + KV cache + overhead, against free VRAM or RAM.
+"""Will this model fit? Weights + KV cache + overhead, against the memory available.
 
 The estimate is deliberately simple and errs on the large side: weights at the chosen
 precision (bitsandbytes keeps embeddings and the output head in the compute dtype), the KV
 cache for the chosen context (2 × layers × kv heads × head dim × tokens), and an overhead for
-the runtime context, activations and allocator slack. Free VRAM comes from amdgpu sysfs,
-which counts graphics allocations that ``torch.cuda.mem_get_info`` ignores.
+the runtime context, activations and allocator slack. What is available comes from
+:mod:`rocmpanel.chat.free_memory` (the card's free VRAM, or free RAM).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 
-from rocmpanel.base.enums import Precision
-from rocmpanel.chat.model_check import ModelCheck, ModelShape, format_bytes
-from rocmpanel.machine.sysfs import read_int, read_text
-
-GIB = 1024**3
-AMD_VENDOR = "0x1002"
-
+from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.units import GIB, format_memory
+from rocmpanel.chat.model_check import ModelCheck, ModelShape
 
 # What runs on a CPU-only torch, best first. fp16 matmuls on CPU work but are slow and
 # some kernels are missing, so it is not offered there.
 CPU_PRECISIONS = (Precision.BF16, Precision.FP32, Precision.NF4, Precision.INT8)
-GPU_PRECISIONS = (Precision.NF4, Precision.INT8, Precision.FP16, Precision.BF16, Precision.FP32)
 SMALLER = {
     Precision.FP32: Precision.BF16,
     Precision.BF16: Precision.INT8,
@@ -62,10 +56,22 @@ class FitVerdict:
     """The estimate against the memory available on the target device."""
 
     estimate: MemoryEstimate
-    device: str  # "gpu" or "cpu"
+    device: Device  # GPU or CPU
     available: int | None
     fit: Fit
     message: str
+
+
+def default_precision(device: Device, has_amd_gpu: bool) -> Precision:
+    """NF4 where a load lands on an AMD GPU, bf16 on the CPU."""
+    return Precision.NF4 if estimate_device(device, has_amd_gpu) is Device.GPU else Precision.BF16
+
+
+def estimate_device(device: Device, has_amd_gpu: bool) -> Device:
+    """Where a load will land (GPU or CPU), as far as the panel can tell without torch."""
+    if device is Device.AUTO:
+        return Device.GPU if has_amd_gpu else Device.CPU
+    return device
 
 
 def _non_quantized_params(shape: ModelShape) -> int:
@@ -82,7 +88,7 @@ def estimate_memory(
     precision: Precision,
     context: int,
     *,
-    device: str = "gpu",
+    device: Device = Device.GPU,
 ) -> MemoryEstimate:
     """Bytes for ``parameters`` weights at ``precision`` plus a ``context``-token KV cache."""
     if parameters < 0 or context < 0:
@@ -99,13 +105,13 @@ def estimate_memory(
         kv *= precision.compute_bytes
     # Runtime context (HIP/CUDA kernels, or the interpreter with torch on CPU), plus
     # activations and allocator slack proportional to the model.
-    fixed = int(0.5 * GIB) if device == "gpu" else int(0.4 * GIB)
+    fixed = int(0.4 * GIB) if device is Device.CPU else int(0.5 * GIB)
     overhead = fixed + int(0.08 * (weights + kv))
     return MemoryEstimate(precision, context, int(weights), int(kv), overhead)
 
 
 def estimate_for(
-    check: ModelCheck, precision: Precision, context: int, *, device: str = "gpu"
+    check: ModelCheck, precision: Precision, context: int, *, device: Device = Device.GPU
 ) -> MemoryEstimate | None:
     """The estimate for a checked folder, or None when its size is unknown."""
     if check.parameters is None:
@@ -113,28 +119,48 @@ def estimate_for(
     return estimate_memory(check.parameters, check.shape, precision, context, device=device)
 
 
-def judge_fit(estimate: MemoryEstimate, device: str, available: int | None) -> FitVerdict:
-    """Compare with what is free; above 90 % of it is tight, above 100 % won't fit."""
-    need = format_bytes(estimate.total)
-    where = "VRAM" if device == "gpu" else "RAM"
+def judge_fit(
+    estimate: MemoryEstimate,
+    device: Device,
+    available: int | None,
+    *,
+    total: int | None = None,
+) -> FitVerdict:
+    """Compare with what is free; above 90 % of it is tight, above 100 % won't fit.
+
+    When the free memory is not known but the device's ``total`` is (a GPU the Monitor
+    has not read yet), a need above the total still won't fit; below it, the verdict is
+    unknown and says how much the device has in all.
+    """
+    need = format_memory(estimate.total)
+    where = device.memory_name
     if available is None:
+        if total is not None and estimate.total > total:
+            return FitVerdict(
+                estimate,
+                device,
+                None,
+                Fit.WONT_FIT,
+                f"Needs about {need} but the device has only {format_memory(total)} of {where}:"
+                f" it will not fit.{_smaller_hint(estimate)}",
+            )
+        known = f" (of {format_memory(total)} in all)" if total is not None else ""
         return FitVerdict(
-            estimate, device, None, Fit.UNKNOWN, f"Needs about {need}; free {where} is unknown."
+            estimate,
+            device,
+            None,
+            Fit.UNKNOWN,
+            f"Needs about {need}; free {where} is unknown{known}.",
         )
-    free = format_bytes(available)
+    free = format_memory(available)
     if estimate.total > available:
-        smaller = SMALLER.get(estimate.precision)
-        hint = (
-            f" Try {smaller.label} or a shorter context."
-            if smaller
-            else (" Try a shorter context or a smaller model.")
-        )
         return FitVerdict(
             estimate,
             device,
             available,
             Fit.WONT_FIT,
-            f"Needs about {need} but only {free} of {where} is free: it will not fit.{hint}",
+            f"Needs about {need} but only {free} of {where} is free: it will not fit."
+            + _smaller_hint(estimate),
         )
     if estimate.total > 0.9 * available:
         return FitVerdict(
@@ -150,66 +176,8 @@ def judge_fit(estimate: MemoryEstimate, device: str, available: int | None) -> F
     )
 
 
-@dataclass(frozen=True)
-class VramReading:
-    """One AMD card's VRAM from sysfs (bytes)."""
-
-    card: str
-    total: int
-    used: int
-
-    @property
-    def free(self) -> int:
-        return max(0, self.total - self.used)
-
-
-def read_amd_vram(drm_root: Path | str = "/sys/class/drm") -> list[VramReading]:
-    """VRAM of every AMD card under ``drm_root``; cards without the files are skipped."""
-    root = Path(drm_root)
-    readings: list[VramReading] = []
-    try:
-        cards = sorted(p for p in root.iterdir() if p.name.startswith("card") and "-" not in p.name)
-    except OSError:
-        return readings
-    for card in cards:
-        reading = read_device_vram(card / "device", card.name)
-        if reading is not None:
-            readings.append(reading)
-    return readings
-
-
-def read_device_vram(device: Path, card: str) -> VramReading | None:
-    """One ``cardN/device`` folder's VRAM, or None (not AMD, or the files are missing)."""
-    if read_text(device / "vendor") != AMD_VENDOR:
-        return None
-    total = read_int(device / "mem_info_vram_total")
-    used = read_int(device / "mem_info_vram_used")
-    if total is None or used is None or total <= 0:
-        return None
-    return VramReading(card, total, used)
-
-
-def free_vram(drm_root: Path | str = "/sys/class/drm") -> int | None:
-    """Free VRAM of the AMD card with the most of it, or None when none reports."""
-    readings = read_amd_vram(drm_root)
-    return max((r.free for r in readings), default=None)
-
-
-def free_ram() -> int | None:
-    """Available system memory (psutil), or None when it cannot be read."""
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil is a dependency
-        return None
-    try:
-        return int(psutil.virtual_memory().available)
-    except OSError:  # pragma: no cover - only on exotic platforms
-        return None
-
-
-def judge_device(
-    estimate: MemoryEstimate, device: str, drm_root: Path | str = "/sys/class/drm"
-) -> FitVerdict:
-    """``judge_fit`` with the free memory read from this machine."""
-    available = free_vram(drm_root) if device == "gpu" else free_ram()
-    return judge_fit(estimate, device, available)
+def _smaller_hint(estimate: MemoryEstimate) -> str:
+    smaller = SMALLER.get(estimate.precision)
+    if smaller is not None:
+        return f" Try {smaller.label} or a shorter context."
+    return " Try a shorter context or a smaller model."

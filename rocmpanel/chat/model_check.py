@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.units import format_count, format_memory
 
 # Model types loaded by transformers' own code that share LLaMA's decoder layout closely
 # enough for the memory estimate (GQA attention, a KV cache of 2 × layers × kv heads).
@@ -25,20 +26,6 @@ LLAMA_FAMILY = frozenset(
 )
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
 MAX_HEADER_BYTES = 100 * 1024 * 1024
-DTYPE_BYTES = {
-    "F64": 8,
-    "F32": 4,
-    "F16": 2,
-    "BF16": 2,
-    "I64": 8,
-    "I32": 4,
-    "I16": 2,
-    "I8": 1,
-    "U8": 1,
-    "BOOL": 1,
-    "F8_E4M3": 1,
-    "F8_E5M2": 1,
-}
 
 
 class TemplateSource(Enum):
@@ -95,31 +82,13 @@ class ModelCheck:
         lines = [
             f"Model: {self.folder}",
             f"Architecture: {self.architecture or 'n/a'} ({self.model_type or 'n/a'})",
-            f"Parameters: {params}; weights on disk {format_bytes(self.weight_bytes)}"
+            f"Parameters: {params}; weights on disk {format_memory(self.weight_bytes)}"
             f" in {len(self.weight_files)} safetensors file(s), {self.weight_dtype or 'n/a'}",
             f"Chat template: {self.template.value}",
         ]
         lines += [f"Problem: {p}" for p in self.problems]
         lines += [f"Warning: {w}" for w in self.warnings]
         return lines
-
-
-def format_count(count: int) -> str:
-    for unit, size in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if count >= size:
-            return f"{count / size:.2f}{unit}"
-    return str(count)
-
-
-def format_bytes(count: int | float | None) -> str:
-    if count is None:
-        return "n/a"
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(value) < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
-        value /= 1024
-    return f"{value:.2f} GiB"  # pragma: no cover - the loop always returns
 
 
 def read_safetensors_header(path: Path) -> dict[str, Any]:

@@ -1,18 +1,26 @@
 """The chat worker's commands and answers as typed records (the worker itself is stdlib).
 
 The panel builds a :class:`LoadRequest` or :class:`GenerateRequest` and sends
-``request.op, **request.fields()`` through an interactive job; the worker answers with
-result events whose ``kind`` is ``loaded``, ``reply`` or ``unloaded``, read back here.
+``request.op, **request.fields()`` through an interactive job. The worker answers a load or
+an unload with a result event (``kind`` ``loaded``/``unloaded``), streams a reply as token
+events and ends it with a reply event, both carrying the request id
+(:class:`rocmpanel.jobs.protocol.Token`, :class:`rocmpanel.jobs.protocol.ReplyDone`).
+Every sampling value is sent explicitly; their defaults and ranges are declared once, in
+:class:`rocmpanel.base.settings.ChatSettings`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rocmpanel.chat.memory_estimate import SMALLER, Precision
+from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.settings import ChatSettings
+from rocmpanel.chat.memory_estimate import SMALLER
 from rocmpanel.chat.store import ReplyFigures
+from rocmpanel.jobs.protocol import ReplyDone
 
 WORKER = "chat"
 ALLOW_HUB_ARG = "--allow-hub"
@@ -22,22 +30,40 @@ ALLOW_HUB_ARG = "--allow-hub"
 class Sampling:
     """How the next token is picked. ``temperature`` 0 means greedy; ``seed`` -1: random."""
 
-    temperature: float = 0.7
-    top_p: float = 0.95
-    top_k: int = 50
-    repetition_penalty: float = 1.1
-    max_new_tokens: int = 512
-    seed: int = -1
+    temperature: float
+    top_p: float
+    top_k: int
+    repetition_penalty: float
+    max_new_tokens: int
+    seed: int
+
+    @classmethod
+    def from_settings(cls, chat: ChatSettings, **changes: Any) -> Sampling:
+        """The sampling values of ``chat`` (the user's settings), with ``changes``."""
+        sampling = cls(
+            temperature=chat.temperature,
+            top_p=chat.top_p,
+            top_k=chat.top_k,
+            repetition_penalty=chat.repetition_penalty,
+            max_new_tokens=chat.max_new_tokens,
+            seed=chat.seed,
+        )
+        return dataclasses.replace(sampling, **changes) if changes else sampling
+
+    @classmethod
+    def declared(cls, **changes: Any) -> Sampling:
+        """The declared defaults (``ChatSettings``), with ``changes``."""
+        return cls.from_settings(ChatSettings(), **changes)
 
 
 @dataclass(frozen=True)
 class LoadRequest:
-    """Load a model folder at a precision on a device ("auto", "cuda" or "cpu")."""
+    """Load a model folder at a precision on a device (auto, GPU or CPU)."""
 
     path: str
-    precision: Precision = Precision.NF4
-    device: str = "auto"
-    context_length: int = 4096
+    precision: Precision
+    device: Device
+    context_length: int
     trust_remote_code: bool = False
 
     op: ClassVar[str] = "load"
@@ -46,10 +72,16 @@ class LoadRequest:
         return {
             "path": self.path,
             "precision": self.precision.value,
-            "device": self.device,
+            "device": self.device.value,
             "context_length": self.context_length,
             "trust_remote_code": self.trust_remote_code,
         }
+
+    def smaller(self) -> LoadRequest:
+        """The same load with less precision or, at the smallest, half the context: what to
+        offer after an out-of-memory or a killed worker."""
+        precision, context = smaller_setting(self.precision, self.context_length)
+        return dataclasses.replace(self, precision=precision, context_length=context)
 
 
 @dataclass(frozen=True)
@@ -58,8 +90,8 @@ class GenerateRequest:
 
     id: int
     messages: tuple[tuple[str, str], ...]
-    system: str = ""
-    sampling: Sampling = Sampling()
+    system: str
+    sampling: Sampling
 
     op: ClassVar[str] = "generate"
 
@@ -78,18 +110,22 @@ class GenerateRequest:
         }
 
 
-def messages_from(pairs: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    return tuple((str(r), str(c)) for r, c in pairs)
+def _opt_int(data: Mapping[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value)
 
 
 @dataclass(frozen=True)
 class LoadedModel:
-    """What the worker reported after a load."""
+    """What the worker reported after a load (``bdf``: its GPU's PCI slot, when known)."""
 
     path: str
-    precision: str
-    device: str
+    precision: Precision
+    device: Device
     device_name: str
+    bdf: str | None
     parameters: int | None
     context_length: int
     load_s: float | None
@@ -97,28 +133,39 @@ class LoadedModel:
     memory_kind: str
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LoadedModel:
-        def opt_int(key: str) -> int | None:
-            value = data.get(key)
-            return int(value) if isinstance(value, (int, float)) else None
-
+    def from_result(cls, data: Mapping[str, Any], requested: LoadRequest) -> LoadedModel:
+        """Read a ``loaded`` result; what it lacks or garbles is taken from ``requested``."""
+        try:
+            precision = Precision(str(data.get("precision")))
+        except ValueError:
+            precision = requested.precision
+        try:
+            device = Device.parse(data.get("device"))
+        except ValueError:
+            device = requested.device
         load_s = data.get("load_s")
+        bdf = data.get("bdf")
         return cls(
-            path=str(data.get("path", "")),
-            precision=str(data.get("precision", "")),
-            device=str(data.get("device", "")),
+            path=str(data.get("path") or requested.path),
+            precision=precision,
+            device=device,
             device_name=str(data.get("device_name", "")),
-            parameters=opt_int("parameters"),
-            context_length=opt_int("context_length") or 0,
+            bdf=str(bdf).lower() if isinstance(bdf, str) and bdf else None,
+            parameters=_opt_int(data, "parameters"),
+            context_length=_opt_int(data, "context_length") or 0,
             load_s=float(load_s) if isinstance(load_s, (int, float)) else None,
-            memory_bytes=opt_int("memory_bytes"),
+            memory_bytes=_opt_int(data, "memory_bytes"),
             memory_kind=str(data.get("memory_kind", "")),
         )
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.device is Device.GPU
 
 
 @dataclass(frozen=True)
 class Reply:
-    """A finished reply: its full text and figures."""
+    """A finished reply to request ``id``: its full text and figures."""
 
     id: int | None
     text: str
@@ -126,13 +173,12 @@ class Reply:
     finish: str
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Reply:
-        raw_id = data.get("id")
+    def from_done(cls, done: ReplyDone) -> Reply:
         return cls(
-            id=int(raw_id) if isinstance(raw_id, int) else None,
-            text=str(data.get("text", "")),
-            figures=ReplyFigures.from_dict(data),
-            finish=str(data.get("finish", "")),
+            id=done.request_id,
+            text=done.text,
+            figures=ReplyFigures.from_dict(done.data),
+            finish=str(done.data.get("finish", "")),
         )
 
 

@@ -1,23 +1,32 @@
-"""Saved chats in the panel's sqlite database: conversations, messages, recent models.
+"""Saved chats in their own sqlite file (``data/chat.sqlite3``): conversations, messages,
+recent models.
 
-Tables are prefixed ``chat_`` because the database is shared with other features. Every
-reply keeps its figures (tokens, time to first token, speed, peak memory), so a conversation
-exported later still says how it was produced.
+The file has a schema version (``PRAGMA user_version``) and migrations
+(:mod:`rocmpanel.base.sqlite`): 1 is the schema of the shared ``rocmpanel.sqlite3`` that
+earlier versions kept chats in (hence the ``chat_`` table prefix), 2 carries the chats a
+user already has over from that legacy file when this one is created. Every reply keeps its
+figures (tokens, time to first token, speed, peak memory), so a conversation exported later
+still says how it was produced.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rocmpanel.base import paths
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.sqlite import Migration, connect
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_conversations (
@@ -45,6 +54,8 @@ CREATE TABLE IF NOT EXISTS chat_recent_models (
     last_used REAL NOT NULL
 );
 """
+LEGACY_TABLES = ("chat_conversations", "chat_messages", "chat_recent_models")
+WHAT = "chat history"
 ROLES = ("system", "user", "assistant")
 RECENT_KEPT = 12
 TITLE_CHARS = 60
@@ -60,8 +71,8 @@ class ReplyFigures:
     tokens_per_s: float | None = None
     peak_memory_bytes: int | None = None
     memory_kind: str | None = None  # "vram" (torch allocator peak) or "rss" (process)
-    device: str | None = None
-    precision: str | None = None
+    device: Device | None = None
+    precision: Precision | None = None
     stopped: bool = False
 
     @classmethod
@@ -83,13 +94,17 @@ class ReplyFigures:
             tokens_per_s=num("tokens_per_s", float),
             peak_memory_bytes=num("peak_memory_bytes", int),
             memory_kind=text("memory_kind"),
-            device=text("device"),
-            precision=text("precision"),
+            device=_parsed(Device.parse, data.get("device")),
+            precision=_parsed(Precision, data.get("precision")),
             stopped=bool(data.get("stopped", False)),
         )
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain values (enums as their text), as exports and the database keep them."""
+        data = asdict(self)
+        data["device"] = self.device.value if self.device is not None else None
+        data["precision"] = self.precision.value if self.precision is not None else None
+        return data
 
     def summary(self) -> str:
         def fmt(value: float | int | None, pattern: str) -> str:
@@ -108,6 +123,16 @@ class ReplyFigures:
         if self.stopped:
             parts.append("stopped")
         return " · ".join(parts)
+
+
+def _parsed(parse: Callable[[str], Any], value: object) -> Any:
+    """``parse(value)``, or None for a missing or unknown value (an old or odd record)."""
+    if value is None:
+        return None
+    try:
+        return parse(str(value))
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -139,25 +164,68 @@ def title_from(text: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
+def _carry_over_legacy(legacy: Path | None) -> Callable[[sqlite3.Connection], None]:
+    """Migration 2: copy the chats of the legacy shared file, when it has any."""
+
+    def carry_over(db: sqlite3.Connection) -> None:
+        if legacy is None or not legacy.is_file():
+            return  # ATTACH would create an empty file
+        # ATTACH works inside the migration's transaction; DETACH would not, and needs
+        # not: the connection is closed after this one use.
+        db.execute("ATTACH DATABASE ? AS legacy", (str(legacy),))
+        present = {
+            str(row[0])
+            for row in db.execute("SELECT name FROM legacy.sqlite_master WHERE type = 'table'")
+        }
+        if not set(LEGACY_TABLES) <= present:
+            return
+        db.execute(
+            "INSERT INTO chat_conversations (id, title, model, system_prompt, created, updated)"
+            " SELECT id, title, model, system_prompt, created, updated"
+            " FROM legacy.chat_conversations"
+        )
+        db.execute(
+            "INSERT INTO chat_messages (id, conversation_id, position, role, content, figures,"
+            " created) SELECT id, conversation_id, position, role, content, figures, created"
+            " FROM legacy.chat_messages"
+            " WHERE conversation_id IN (SELECT id FROM legacy.chat_conversations)"
+        )
+        db.execute(
+            "INSERT INTO chat_recent_models (path, precision, last_used)"
+            " SELECT path, precision, last_used FROM legacy.chat_recent_models"
+        )
+        log.info("carried the chat history over from %s", legacy)
+
+    return carry_over
+
+
+def migrations(legacy: Path | None) -> tuple[Migration, ...]:
+    """The chat file's migrations; ``legacy`` is the shared file earlier versions used."""
+    return (
+        Migration(1, "conversations, messages and recent models", SCHEMA),
+        Migration(2, "carry over the chats of rocmpanel.sqlite3", _carry_over_legacy(legacy)),
+    )
+
+
 class ChatStore:
-    """Conversations in sqlite; every method opens a short connection (thread-safe use)."""
+    """Conversations in sqlite; every method opens a short connection (thread-safe use).
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else paths.database_file()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as db:
-                db.executescript(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise PanelError(f"Could not open the chat history at {self.path}.", str(exc)) from exc
+    ``path`` defaults to ``data/chat.sqlite3``; ``legacy`` (by default the shared
+    ``data/rocmpanel.sqlite3`` when ``path`` is the default) is read once, when the file
+    is created. Failures are PanelErrors that name the file.
+    """
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(self.path, timeout=5.0)) as db:
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA foreign_keys = ON")
-            with db:  # one transaction, committed on success
-                yield db
+    def __init__(self, path: Path | None = None, legacy: Path | None = None) -> None:
+        if path is None:
+            path = paths.chat_database_file()
+            legacy = legacy if legacy is not None else paths.database_file()
+        self.path = path
+        self._migrations = migrations(legacy)
+        with self._connect():
+            pass  # create or migrate the file now, so a broken one is reported at once
+
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path, self._migrations, WHAT)
 
     # -- conversations -----------------------------------------------------------------
     def create(self, title: str = "New chat", model: str = "", system_prompt: str = "") -> int:
@@ -169,12 +237,6 @@ class ChatStore:
                 (title, model, system_prompt, now, now),
             )
             return int(cursor.lastrowid or 0)
-
-    def rename(self, conversation_id: int, title: str) -> None:
-        with self._connect() as db:
-            db.execute(
-                "UPDATE chat_conversations SET title = ? WHERE id = ?", (title, conversation_id)
-            )
 
     def update_header(self, conversation_id: int, *, model: str, system_prompt: str) -> None:
         with self._connect() as db:
@@ -289,13 +351,14 @@ class ChatStore:
                 db.execute("DELETE FROM chat_messages WHERE id = ?", (message_id,))
 
     # -- recent models -----------------------------------------------------------------
-    def remember_model(self, path: str, precision: str = "") -> None:
+    def remember_model(self, path: str, precision: Precision) -> None:
+        """Put ``path`` first among the recent models, with the precision it was loaded at."""
         with self._connect() as db:
             db.execute(
                 "INSERT INTO chat_recent_models (path, precision, last_used) VALUES (?, ?, ?)"
                 " ON CONFLICT(path) DO UPDATE SET precision = excluded.precision,"
                 " last_used = excluded.last_used",
-                (path, precision, time.time()),
+                (path, Precision(precision).value, time.time()),
             )
             db.execute(
                 "DELETE FROM chat_recent_models WHERE path NOT IN (SELECT path FROM"
@@ -303,44 +366,12 @@ class ChatStore:
                 (RECENT_KEPT,),
             )
 
-    def recent_models(self) -> list[tuple[str, str]]:
-        """(path, last precision) pairs, most recent first."""
+    def recent_models(self) -> list[tuple[str, Precision | None]]:
+        """(path, last precision) pairs, most recent first (None: not recorded)."""
         with self._connect() as db:
             return [
-                (str(r["path"]), str(r["precision"]))
+                (str(r["path"]), _parsed(Precision, r["precision"] or None))
                 for r in db.execute(
                     "SELECT path, precision FROM chat_recent_models ORDER BY last_used DESC"
                 )
             ]
-
-
-# -- export ----------------------------------------------------------------------------
-def export_json(conversation: Conversation) -> str:
-    data = {
-        "title": conversation.title,
-        "model": conversation.model,
-        "system_prompt": conversation.system_prompt,
-        "created": conversation.created,
-        "messages": [
-            {
-                "role": m.role,
-                "content": m.content,
-                **({"figures": m.figures.as_dict()} if m.figures else {}),
-            }
-            for m in conversation.messages
-        ],
-    }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def export_markdown(conversation: Conversation) -> str:
-    lines = [f"# {conversation.title}", ""]
-    if conversation.model:
-        lines += [f"Model: `{conversation.model}`", ""]
-    if conversation.system_prompt:
-        lines += ["**System:** " + conversation.system_prompt, ""]
-    for message in conversation.messages:
-        lines += [f"## {message.role.capitalize()}", "", message.content.rstrip(), ""]
-        if message.figures:
-            lines += [f"*{message.figures.summary()}*", ""]
-    return "\n".join(lines)

@@ -9,7 +9,6 @@ keep the value safely (no newline, no shell command substitution).
 from __future__ import annotations
 
 import functools
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -211,8 +210,3 @@ def load_catalogue() -> Catalogue:
         return parse_catalogue(_catalogue_text())
     except OSError as exc:
         raise PanelError("The environment-variable catalogue is missing.", str(exc)) from exc
-
-
-def process_value(name: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """The value in this process (None = not set)."""
-    return (os.environ if environ is None else environ).get(name)

@@ -8,7 +8,7 @@ plan (and therefore never reaches a disk or the registry).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rocmpanel.base.errors import PanelError
@@ -159,7 +159,3 @@ def with_entry(value: str, entry: str, platform: str, *, first: bool = False) ->
 def without_entry(value: str, entry: str, platform: str) -> str:
     """``value`` with every occurrence of ``entry`` removed; the rest kept as is."""
     return join_entries([e for e in list_entries(value, platform) if e != entry], platform)
-
-
-def changes_from_mapping(values: Mapping[str, str | None]) -> tuple[EnvChange, ...]:
-    return tuple(EnvChange(name, value) for name, value in values.items())

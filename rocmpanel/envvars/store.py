@@ -5,12 +5,18 @@ A store reads its variables into a :class:`StoreSnapshot`, plans changes purely
 write is backed up first and recorded in the undo journal; :func:`apply_plans` writes
 several stores as one step (all or none) and :func:`undo_last` restores the exact previous
 bytes (or registry values) of the last apply.
+
+Every call here is synchronous and may be slow (file writes, registry writes, and on Windows
+a WM_SETTINGCHANGE broadcast that waits on each top-level window): the GUI runs them through
+``run_in_background``. One lock serialises applies and undos within the process, so a
+background apply never interleaves with another one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import stat
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,6 +32,9 @@ from rocmpanel.envvars.catalogue import current_platform
 from rocmpanel.envvars.plan import EnvChange, FilePlan, decode, plan_text_file, text_diff
 
 KEEP_BACKUPS = 20
+
+# Held for a whole apply or undo: preflight, writes, journal and broadcast are one step.
+_WRITE_LOCK = threading.RLock()
 
 
 class EnvConflictError(PanelError):
@@ -221,8 +230,35 @@ class ApplyResult:
     message: str
 
 
+@dataclass(frozen=True)
+class StoresRead:
+    """Every store read once: a snapshot per store (a failed read gives an empty snapshot
+    whose ``problem`` says why) and the errors of the reads that failed."""
+
+    snapshots: Mapping[str, StoreSnapshot]
+    errors: tuple[PanelError, ...] = ()
+
+
+def read_stores(stores: Mapping[str, EnvStore]) -> StoresRead:
+    """Read every store; a store that cannot be read does not stop the others."""
+    snapshots: dict[str, StoreSnapshot] = {}
+    errors: list[PanelError] = []
+    for key, store in stores.items():
+        try:
+            snapshots[key] = store.read()
+        except PanelError as exc:
+            errors.append(exc)
+            snapshots[key] = StoreSnapshot(key, store.target(), {}, None, exc.message)
+    return StoresRead(snapshots, tuple(errors))
+
+
 def apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> ApplyResult:
     """Write every changed plan, or none: a failure restores the stores already written."""
+    with _WRITE_LOCK:
+        return _apply_plans(stores, plans)
+
+
+def _apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> ApplyResult:
     todo = [plan for plan in plans if plan.changed]
     if not todo:
         return ApplyResult((), "Nothing to change.")
@@ -273,6 +309,11 @@ def _restore_all(stores: Mapping[str, EnvStore], records: Sequence[dict[str, Any
 
 def undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
     """Restore what the last apply replaced; the journal entry is dropped only on success."""
+    with _WRITE_LOCK:
+        return _undo_last(stores)
+
+
+def _undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
     entry = env_journal.peek()
     if entry is None:
         raise PanelError("There is no apply to undo.")
@@ -309,12 +350,17 @@ def make_stores(
     home: Path | None = None,
     registry: Any = None,
     broadcast: Callable[[], None] | None = None,
+    keep: int | None = None,
 ) -> dict[str, EnvStore]:
-    """The stores of this platform by key, persistent ones first, then the session store."""
+    """The stores of this platform by key, persistent ones first, then the session store.
+
+    ``keep``: backups kept per store (default: the ``env_backups_keep`` setting, read from
+    disk; the GUI passes the value it already holds).
+    """
     from rocmpanel.envvars.stores.session import SessionStore
 
     platform = platform or current_platform()
-    keep = _backups_keep()
+    keep = _backups_keep() if keep is None else keep
     stores: list[EnvStore] = []
     if platform == "windows":
         from rocmpanel.envvars.stores.windows import WindowsUserStore

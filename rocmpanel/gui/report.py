@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from rocmpanel.base.errors import PanelError
 
@@ -23,7 +23,16 @@ _pending: list[str] = []
 
 
 class _TextTarget(Protocol):
+    """A label."""
+
     def setText(self, text: str, /) -> None: ...
+
+
+@runtime_checkable
+class _PlainTextTarget(Protocol):
+    """A text box (QPlainTextEdit, QTextEdit): the message goes in as plain text."""
+
+    def setPlainText(self, text: str, /) -> None: ...
 
 
 def user_message(error: BaseException, doing: str = "") -> str:
@@ -38,13 +47,13 @@ def report(
     error: BaseException,
     doing: str = "",
     *,
-    label: _TextTarget | None = None,
+    label: _TextTarget | _PlainTextTarget | None = None,
     dialog_parent: object | None = None,
 ) -> str:
     """Log ``error`` with its detail and show its message; returns the message shown.
 
     ``doing``: what was being done, in a few words ("Deleting rocm7").
-    ``label``: show the message there instead of the status bar.
+    ``label``: show the message there (a label, or a text box) instead of the status bar.
     ``dialog_parent``: show a warning dialog over this widget instead.
     """
     message = user_message(error, doing)
@@ -53,7 +62,9 @@ def report(
         log.warning("%s%s%s", prefix, error.message, f"\n{error.detail}" if error.detail else "")
     else:
         log.error("%s%s", prefix, message, exc_info=error)
-    if label is not None:
+    if isinstance(label, _PlainTextTarget):
+        label.setPlainText(message)
+    elif label is not None:
         label.setText(message)
     elif dialog_parent is not None:
         from PySide6.QtWidgets import QMessageBox, QWidget
@@ -82,3 +93,10 @@ def set_sink(sink: Callable[[str], None] | None) -> None:
         pending, _pending[:] = list(_pending), []
         for message in pending:
             sink(message)
+
+
+def release_sink(sink: Callable[[str], None]) -> None:
+    """Stop sending to ``sink`` (a window closing); another window's sink stays."""
+    global _sink
+    if _sink == sink:
+        _sink = None

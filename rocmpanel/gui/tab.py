@@ -23,6 +23,7 @@ class Tab(Protocol):
 class TabFactory(Protocol):
     """A tab class: ``Cls(ctx, parent)``."""
 
+    __name__: str  # the class's name, for messages about a tab that failed to load
     title: ClassVar[str]
 
     def __call__(self, ctx: AppContext, parent: object | None = ..., /) -> Tab: ...

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 
 from rocmpanel.envvars.stores.session import job_env_overrides
+from rocmpanel.jobs import workload
 from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.pytorch import managed_envs
 
 
 def job_env_for(spec: JobSpec) -> dict[str, str | None]:
     """The env overrides ``spec`` should run with. PanelError if the session file is bad."""
     env: dict[str, str | None] = {}
-    managed = managed_envs.env_for_python(spec.python) if spec.python else None
+    managed = workload.env_for_python(spec.python) if spec.python else None
     if managed is not None:
         env.update(managed.job_env)
     env.update(job_env_overrides())

@@ -46,10 +46,6 @@ class JobState(Enum):
     CANCELLED = "cancelled"
     CRASHED = "crashed"  # non-zero exit, signal, or no result
 
-    @property
-    def is_final(self) -> bool:
-        return self is not JobState.RUNNING
-
 
 @dataclass(frozen=True)
 class JobOutcome:

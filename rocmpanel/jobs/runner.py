@@ -23,7 +23,16 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState
-from rocmpanel.jobs.protocol import Event, LogLine, Progress, Result, Token, WorkerError
+from rocmpanel.jobs.protocol import (
+    CheckDone,
+    Event,
+    LogLine,
+    Progress,
+    ReplyDone,
+    Result,
+    Token,
+    WorkerError,
+)
 from rocmpanel.jobs.spec import JobSpec, prepare
 
 log = logging.getLogger(__name__)
@@ -40,6 +49,8 @@ class Job(QObject):
     log_added = Signal(list)  # list[LogLine], a batch
     tokens_received = Signal(list)  # list[Token], a batch
     result_received = Signal(object)  # Result
+    check_done = Signal(object)  # CheckDone, one finished check of a suite
+    reply_received = Signal(object)  # ReplyDone (the end of a chat reply)
     error_reported = Signal(object)  # WorkerError
     finished = Signal(object)  # JobOutcome
     _wake = Signal()
@@ -156,11 +167,17 @@ class Job(QObject):
                 flush()
                 if isinstance(item, Result):
                     self.result_received.emit(item)
+                elif isinstance(item, ReplyDone):
+                    self.reply_received.emit(item)
                 elif isinstance(item, WorkerError):
                     self.log.append(LogLine(f"error: {item.message}", "error"))
                     self.error_reported.emit(item)
+                elif isinstance(item, CheckDone):
+                    self.check_done.emit(item)
                 elif isinstance(item, JobOutcome):
                     self._finish(item)
+                else:  # a newer event this panel does not know: logged, never fatal
+                    log.debug("job %s: ignored event %r", self.name, item)
         flush()
 
     def _finish(self, outcome: JobOutcome) -> None:

@@ -1,13 +1,15 @@
-"""Finding this machine's GPUs: every source read, then merged into one record per GPU.
+"""Finding a machine's GPUs: every source read, then merged into one record per GPU.
 
-Linux sources, best first: rocminfo (what ROCm itself sees), KFD topology, DRM sysfs, and
-``lspci -nn`` as a last resort; Windows: PowerShell CIM + registry, and hipInfo. Records are
-matched by PCI slot (BDF), then KFD node, then PCI id or gfx target, and each field is taken
-from the source that knows it best. A GPU seen only through sysfs or lspci gets its gfx
-target and family name from resources/pci_ids.yaml.
+Linux sources, best first: rocminfo (what ROCm itself sees), KFD topology, DRM sysfs with
+amdgpu's IP discovery table, and ``lspci -nn`` as a last resort; Windows: PowerShell CIM +
+registry, and hipInfo. Records are matched by PCI slot (BDF), then KFD node, then PCI id or
+gfx target, and each field is taken from the source that knows it best. A GPU no source
+names a target for gets its gfx target and family name from the PCI id table
+(:mod:`rocmpanel.machine.pci_ids`).
 
-``detect_system`` is the stable entry point other tabs use; ``detect`` also returns the raw
-rocminfo report and notes the checklist needs.
+:func:`rocmpanel.machine.inventory.detect_inventory` is the entry point that also gathers
+the host facts; ``detect`` is the GPU part (live, or a captured /sys tree), and
+``detect_system`` its stable short form for callers that need only the SystemInfo.
 """
 
 from __future__ import annotations
@@ -20,11 +22,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rocmpanel.machine import drm_sysfs, kfd_topology, rocm_version
+from rocmpanel.machine import drm_sysfs, kfd_topology, pci_ids, rocm_version
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.parsers import lspci as lspci_parse
 from rocmpanel.machine.parsers.rocminfo import RocminfoReport, gpus_from_rocminfo, parse_rocminfo
-from rocmpanel.setup.compat_data import CompatData, load
 
 # For each field, the sources in the order they are trusted.
 _NAME_ORDER = (
@@ -38,7 +39,7 @@ _NAME_ORDER = (
     "lspci",
     "kfd",
 )
-_GFX_ORDER = ("rocminfo", "kfd", "hipinfo", "collect_env", "amd-smi", "rocm-smi")
+_GFX_ORDER = ("rocminfo", "kfd", "ip_discovery", "hipinfo", "collect_env", "amd-smi", "rocm-smi")
 _VRAM_ORDER = ("drm", "kfd", "rocm-smi", "amd-smi", "rocminfo", "hipinfo", "cim")
 _PCI_ORDER = ("drm", "kfd", "lspci", "rocminfo", "rocm-smi", "amd-smi", "cim")
 _BDF_ORDER = ("drm", "kfd", "lspci", "rocminfo", "rocm-smi", "amd-smi", "hipinfo")
@@ -76,16 +77,18 @@ def _matches(group: list[GpuInfo], rec: GpuInfo) -> bool:
     nodes = {g.kfd_node for g in group if g.kfd_node is not None}
     if rec.kfd_node is not None and nodes:
         return rec.kfd_node in nodes
-    pci_ids = {g.pci_id for g in group if g.pci_id}
-    if rec.pci_id and pci_ids:
-        return rec.pci_id in pci_ids
+    ids = {g.pci_id for g in group if g.pci_id}
+    if rec.pci_id and ids:
+        return rec.pci_id in ids
     gfxs = {g.gfx for g in group if g.gfx}
     return bool(rec.gfx and rec.gfx in gfxs)
 
 
-def merge_gpus(records: Iterable[GpuInfo], data: CompatData | None = None) -> tuple[GpuInfo, ...]:
+def merge_gpus(
+    records: Iterable[GpuInfo], table: pci_ids.PciTable | None = None
+) -> tuple[GpuInfo, ...]:
     """One GpuInfo per physical GPU from single-source records, completed from the PCI table."""
-    data = data or load()
+    table = table or pci_ids.load_table()
     groups: list[list[GpuInfo]] = []
     for rec in records:
         rec = replace(
@@ -99,21 +102,21 @@ def merge_gpus(records: Iterable[GpuInfo], data: CompatData | None = None) -> tu
                 break
         else:
             groups.append([rec])
-    merged = [_merge_group(g, data) for g in groups]
+    merged = [_merge_group(g, table) for g in groups]
     indexed = list(enumerate(merged))
     indexed.sort(key=lambda p: (p[1].kfd_node is None, p[1].kfd_node or 0, p[0]))
     return tuple(g for _, g in indexed)
 
 
-def _merge_group(group: list[GpuInfo], data: CompatData) -> GpuInfo:
+def _merge_group(group: list[GpuInfo], table: pci_ids.PciTable) -> GpuInfo:
     sources: list[str] = []
     for rec in group:
         sources.extend(s for s in rec.sources if s not in sources)
     pci_id = _pick(group, "pci_id", _PCI_ORDER)
-    entry = data.pci_entry(str(pci_id) if pci_id else None)
+    entry = table.lookup(str(pci_id) if pci_id else None)
     name = _pick(group, "name", _NAME_ORDER) or (entry.name if entry else None)
     if entry is None and not _pick(group, "gfx", _GFX_ORDER):
-        entry = data.entry_by_name(str(name) if name else None)
+        entry = table.entry_by_name(str(name) if name else None)
     gfx = _pick(group, "gfx", _GFX_ORDER) or (entry.gfx if entry else None)
     integrated = entry.integrated if entry else _pick(group, "integrated", _NAME_ORDER)
     if entry and "pci-table" not in sources and (not _pick(group, "gfx", _GFX_ORDER)):
@@ -203,6 +206,7 @@ def detect(
     records.extend(kfd_topology.gpus_from_kfd(kfd_topology.read_nodes(root)))
     drm_devices = _drm_devices(root)
     records.extend(drm_sysfs.gpus_from_drm(drm_devices))
+    records.extend(drm_sysfs.gpus_from_ip_discovery(drm_devices))
     if not records:
         if lspci_text is None and run:
             lspci_text = lspci_parse.run_lspci()

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.machine.ip_discovery import GcVersion, read_gc_version
+from rocmpanel.machine.pci_ids import AMD_VENDOR_ID, normalize_id
 from rocmpanel.machine.sysfs import read_int, read_text
 
 _CARD_RE = re.compile(r"^card\d+$")
@@ -32,6 +34,7 @@ class DrmDevice:
     vram_total: int | None
     product_name: str | None
     pci_class: str | None  # "030000"
+    gc_version: GcVersion | None = None  # from ip_discovery, when the kernel publishes it
 
     @property
     def pci_id(self) -> str | None:
@@ -40,32 +43,32 @@ class DrmDevice:
         return None
 
 
-def _uevent(path: Path) -> dict[str, str]:
+def parse_uevent(text: str | None) -> dict[str, str]:
+    """The KEY=value lines of a ``uevent`` file's text (the one uevent parser)."""
     values: dict[str, str] = {}
-    for line in (read_text(path / "uevent") or "").splitlines():
+    for line in (text or "").splitlines():
         key, sep, value = line.partition("=")
         if sep:
             values[key.strip()] = value.strip()
     return values
 
 
-def _hex4(text: str | None) -> str | None:
-    if not text:
-        return None
-    text = text.strip().lower().removeprefix("0x")
-    return text.zfill(4) if re.fullmatch(r"[0-9a-f]{1,4}", text) else None
+def read_uevent(path: Path | str) -> dict[str, str]:
+    """The KEY=value lines of the ``uevent`` file in device directory ``path``; {} when it
+    is missing or unreadable."""
+    return parse_uevent(read_text(Path(path) / "uevent"))
 
 
 def read_device_dir(path: Path | str, card: str | None = None) -> DrmDevice | None:
     """Read one PCI device directory; None when it shows no PCI identity at all."""
     path = Path(path)
-    uevent = _uevent(path)
-    vendor = _hex4(read_text(path / "vendor"))
-    device = _hex4(read_text(path / "device")) if (path / "device").is_file() else None
+    uevent = read_uevent(path)
+    vendor = normalize_id(read_text(path / "vendor"))
+    device = normalize_id(read_text(path / "device")) if (path / "device").is_file() else None
     if "PCI_ID" in uevent:
         u_vendor, _, u_device = uevent["PCI_ID"].partition(":")
-        vendor = vendor or _hex4(u_vendor)
-        device = device or _hex4(u_device)
+        vendor = vendor or normalize_id(u_vendor)
+        device = device or normalize_id(u_device)
     if vendor is None and device is None:
         return None
     driver = uevent.get("DRIVER")
@@ -85,6 +88,7 @@ def read_device_dir(path: Path | str, card: str | None = None) -> DrmDevice | No
         vram_total=vram if vram else None,
         product_name=read_text(path / "product_name") or None,
         pci_class=pci_class.lower().removeprefix("0x") if pci_class else None,
+        gc_version=read_gc_version(path) if vendor == AMD_VENDOR_ID else None,
     )
 
 
@@ -124,7 +128,7 @@ def gpus_from_drm(devices: list[DrmDevice]) -> list[GpuInfo]:
     """AMD devices only; other vendors' cards are not ROCm's business."""
     gpus = []
     for dev in devices:
-        if dev.vendor_id != "1002":
+        if dev.vendor_id != AMD_VENDOR_ID:
             continue
         gpus.append(
             GpuInfo(
@@ -135,5 +139,19 @@ def gpus_from_drm(devices: list[DrmDevice]) -> list[GpuInfo]:
                 sources=("drm",),
                 drm_card=dev.card,
             )
+        )
+    return gpus
+
+
+def gpus_from_ip_discovery(devices: list[DrmDevice]) -> list[GpuInfo]:
+    """A record per AMD device whose IP discovery table names its gfx target (source
+    ``ip_discovery``): the target for a GPU that KFD and rocminfo do not show."""
+    gpus = []
+    for dev in devices:
+        gfx = dev.gc_version.gfx if dev.gc_version else None
+        if dev.vendor_id != AMD_VENDOR_ID or gfx is None:
+            continue
+        gpus.append(
+            GpuInfo(name="", gfx=gfx, pci_id=dev.pci_id, bdf=dev.slot, sources=("ip_discovery",))
         )
     return gpus

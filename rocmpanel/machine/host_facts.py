@@ -2,6 +2,7 @@
 
 Nothing here changes the system or escalates; it only looks (``os.access``, the group
 database, /sys/module). Windows and captured systems get a HostFacts with unknowns.
+:func:`rocmpanel.machine.inventory.detect_inventory` gathers them with the GPUs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
+from rocmpanel.machine.gpu_model import HostFacts
 from rocmpanel.machine.parsers.rocminfo import RocminfoReport
 from rocmpanel.machine.rocm_version import find_rocm_installs
 
@@ -111,18 +112,6 @@ def linux_host_facts(
 
 
 def windows_host_facts(env: Mapping[str, str] | None = None) -> HostFacts:
+    """Windows: only the environment is known (no /dev nodes or groups to look at)."""
     env = os.environ if env is None else env
     return HostFacts(env=relevant_env(env))
-
-
-def local_diagnosis(
-    env: Mapping[str, str] | None = None,
-) -> tuple[SystemInfo, HostFacts]:
-    """This machine's SystemInfo and HostFacts (blocking: runs rocminfo; call it off the
-    GUI thread)."""
-    from rocmpanel.machine.detect import detect
-
-    detection = detect(env=env)
-    if detection.system.os == "windows":
-        return detection.system, windows_host_facts(env)
-    return detection.system, linux_host_facts(env, rocminfo=detection.rocminfo)

@@ -3,7 +3,11 @@
 Each node directory has a ``properties`` file of ``key value`` lines. CPU nodes have
 ``simd_count 0``; GPU nodes carry ``gfx_target_version`` (MMmmss decimal), the PCI
 ``vendor_id``/``device_id``, ``location_id`` (bus << 8 | devfn, plus ``domain``) and
-``drm_render_minor`` (128 = /dev/dri/renderD128).
+``drm_render_minor`` (128 = /dev/dri/renderD128). ``nodes/N/gpu_id`` names the per-process
+files ``/sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>``.
+
+The one KFD topology reader: detection builds GpuInfo records from it, and the Monitor
+reads it once when it probes its sources (gfx targets, gpu_id to PCI slot), never per tick.
 """
 
 from __future__ import annotations

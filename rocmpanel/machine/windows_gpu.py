@@ -21,6 +21,7 @@ from typing import Any
 
 from rocmpanel.machine.gfx import normalise_gfx
 from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.machine.pci_ids import AMD_VENDOR_ID
 
 # AdapterRAM is a uint32: values at or above this are the cap, not the card's memory.
 ADAPTER_RAM_CAP = 0xFFF00000
@@ -133,7 +134,7 @@ def gpus_from_controllers(
     gpus, notes = [], []
     for ctl in controllers:
         pci_id = ctl.pci_id
-        if not pci_id or not pci_id.startswith("1002:"):
+        if not pci_id or not pci_id.startswith(f"{AMD_VENDOR_ID}:"):
             continue
         vram = (registry_vram or {}).get(pci_id)
         if vram is None and ctl.adapter_ram:

@@ -9,12 +9,14 @@ here: their keys and units are stable across amdsmi 6.x/7.x.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
+from rocmpanel.monitor.source import Capabilities
 
 _MIB = 1024 * 1024
+CAPABILITIES = Capabilities("amdsmi", power=True)
 
 
 def na(value: Any) -> float | None:
@@ -72,20 +74,29 @@ def sample_from_metrics(identity: GpuIdentity, metrics: Mapping[str, Any]) -> Gp
 class AmdSmiSource:
     """Reads every GPU amdsmi sees. Build it with ``create()``, which may return None."""
 
-    def __init__(self, module: Any) -> None:
+    def __init__(self, module: Any, known: Sequence[GpuIdentity] = ()) -> None:
         self._smi = module
         self._handles = list(module.amdsmi_get_processor_handles())
-        self.identities = [self._identity(i, h) for i, h in enumerate(self._handles)]
+        by_slot = {k.pci_slot.lower(): k for k in known if k.pci_slot}
+        self._identities = tuple(self._identity(i, h, by_slot) for i, h in enumerate(self._handles))
 
     @classmethod
-    def create(cls) -> AmdSmiSource | None:
+    def create(cls, known: Sequence[GpuIdentity] = ()) -> AmdSmiSource | None:
+        """amdsmi's GPUs (named as in ``known``, by PCI slot), or None without amdsmi."""
         try:
             import amdsmi
 
             amdsmi.amdsmi_init()
-            return cls(amdsmi)
+            return cls(amdsmi, known)
         except Exception:  # missing library, wrong ROCm version: no amdsmi source
             return None
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return CAPABILITIES
+
+    def identities(self) -> tuple[GpuIdentity, ...]:
+        return self._identities
 
     def _call(self, name: str, *args: Any) -> Any:
         try:
@@ -93,15 +104,18 @@ class AmdSmiSource:
         except Exception:  # amdsmi raises its own error types for unsupported queries
             return None
 
-    def _identity(self, index: int, handle: Any) -> GpuIdentity:
+    def _identity(self, index: int, handle: Any, known: Mapping[str, GpuIdentity]) -> GpuIdentity:
         slot = self._call("amdsmi_get_gpu_device_bdf", handle)
+        same = known.get(str(slot).lower()) if slot else None
+        if same is not None:
+            return same  # the inventory's name for the card in this slot
         asic = self._call("amdsmi_get_gpu_asic_info", handle) or {}
         name = str(asic.get("market_name") or f"AMD GPU {index}")
         return GpuIdentity(str(slot or f"amdsmi{index}"), None, slot, None, name)
 
-    def read(self) -> list[GpuSample]:
+    def read(self) -> tuple[GpuSample, ...]:
         samples = []
-        for identity, handle in zip(self.identities, self._handles, strict=True):
+        for identity, handle in zip(self._identities, self._handles, strict=True):
             activity = self._call("amdsmi_get_gpu_activity", handle) or {}
             vram = self._call("amdsmi_get_gpu_vram_usage", handle) or {}
             power = self._call("amdsmi_get_power_info", handle) or {}
@@ -113,7 +127,7 @@ class AmdSmiSource:
                 "power": power.get("current_socket_power", power.get("average_socket_power")),
             }
             samples.append(sample_from_metrics(identity, metrics))
-        return samples
+        return tuple(samples)
 
     def close(self) -> None:
         self._call("amdsmi_shut_down")

@@ -2,7 +2,9 @@
 
 One sample (``--once``, the default) or ``--count N`` samples ``--interval S`` apart; with
 ``--json`` one JSON object per line. ``--sysfs-root``/``--proc-root`` read a captured tree
-laid out like /sys and /proc (``class/drm/cardN/device`` may be a symlink).
+laid out like /sys and /proc (``class/drm/cardN/device`` may be a symlink). The GPUs are
+found in the tree on their own (a CLI may block; the window takes them from the machine
+inventory instead).
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 from typing import Any
+
+from rocmpanel.base.units import format_gib
+from rocmpanel.monitor.sample import Sample
 
 
 def register(subparsers: Any) -> None:
@@ -37,10 +42,10 @@ def _fmt(value: float | int | None, unit: str = "", digits: int = 0) -> str:
 
 
 def _gib(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / 2**30:.2f} GiB"
+    return format_gib(value, digits=2)
 
 
-def text_lines(sample: Any) -> list[str]:
+def text_lines(sample: Sample) -> list[str]:
     """A readable rendering of one Sample."""
     lines: list[str] = []
     if not sample.gpus:

@@ -1,28 +1,39 @@
 """One tick of telemetry from every source: GPUs, processes, host → one ``Sample``.
 
-Linux reads amdgpu sysfs (falling back to amdsmi when the live /sys shows no AMD GPU and
-amdsmi imports); Windows reads PDH counters. The process scan is the dearest part, so it runs at
-most every ``process_interval_s`` and the last result is reused in between.
+The sources come from :func:`~rocmpanel.monitor.source_factory.open_sources`, which knows
+the platforms; the collector only paces them. A GPU source whose readings need a minimum
+interval (PDH) is read at most that often and its last reading reused in between. The
+process scan is the dearest part, so it runs at most every ``process_interval_s`` and the
+last result is reused in between.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rocmpanel.monitor.amdsmi_source import AmdSmiSource
-from rocmpanel.monitor.fdinfo_source import FdinfoScanner
+from rocmpanel.machine.live import LiveGpuMemory
 from rocmpanel.monitor.host_source import HostSource
-from rocmpanel.monitor.pdh_source import MIN_INTERVAL_S as PDH_MIN_INTERVAL_S
-from rocmpanel.monitor.pdh_source import PdhSource
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, ProcessSample, Sample
-from rocmpanel.monitor.sysfs_source import SysfsGpu, discover_gpus
+from rocmpanel.monitor.source import FoundGpus, NullGpuSource
+from rocmpanel.monitor.source_factory import SourceSet, open_sources
+
+
+def publish_vram(sample: Sample, store: LiveGpuMemory) -> None:
+    """Hand each GPU's VRAM figures to other features (Chat), by PCI slot."""
+    for gpu in sample.gpus:
+        slot = gpu.identity.pci_slot
+        if slot:
+            store.publish(slot, gpu.vram_used_bytes, gpu.vram_total_bytes)
 
 
 class TelemetryCollector:
-    """Owns the sources; ``collect()`` reads them all once. Built once, on the sampler thread."""
+    """Owns the sources; ``collect()`` reads them all once. Built once, on the sampler thread.
+
+    ``gpus``: the GPUs to read (the app's inventory), or None to find them in the tree.
+    """
 
     def __init__(
         self,
@@ -33,62 +44,70 @@ class TelemetryCollector:
         host: bool = True,
         process_interval_s: float = 1.0,
         allow_fallbacks: bool | None = None,
+        gpus: Sequence[GpuIdentity] | None = None,
+        platform: str = sys.platform,
     ) -> None:
         self.sysfs_root = Path(sysfs_root)
         self.proc_root = Path(proc_root)
-        if allow_fallbacks is None:
-            # A captured tree must never be mixed with the live machine's amdsmi or PDH.
-            allow_fallbacks = self.sysfs_root == Path("/sys")
-        self.sysfs_gpus: list[SysfsGpu] = []
-        self._amdsmi: AmdSmiSource | None = None
-        self._pdh: PdhSource | None = None
-        self._pdh_gpus: tuple[GpuSample, ...] = ()
-        self._pdh_at: float | None = None
-        if sys.platform == "win32" and allow_fallbacks:
-            try:
-                self._pdh = PdhSource()
-            except Exception:  # pywin32 missing or PDH refused: no GPU source
-                self._pdh = None
-        else:
-            self.sysfs_gpus = discover_gpus(self.sysfs_root)
-            if not self.sysfs_gpus and allow_fallbacks:
-                self._amdsmi = AmdSmiSource.create()
-        self._scanner = (
-            FdinfoScanner(self.proc_root, self.sysfs_root) if processes and sys.platform != "win32"
-            else None
-        )  # fmt: skip
-        self._host = HostSource() if host else None
+        self._processes_wanted = processes
+        self._fallbacks = allow_fallbacks
+        self._platform = platform
         self.process_interval_s = process_interval_s
+        self.sources = self._open(gpus)
+        self._host = HostSource() if host else None
+        self._reset()
+
+    def _open(self, gpus: Sequence[GpuIdentity] | None) -> SourceSet:
+        return open_sources(
+            self.sysfs_root,
+            self.proc_root,
+            gpus=gpus,
+            processes=self._processes_wanted,
+            fallbacks=self._fallbacks,
+            platform=self._platform,
+        )
+
+    def _reset(self) -> None:
+        self._gpus: tuple[GpuSample, ...] = ()
+        self._gpus_at: float | None = None
         self._processes: tuple[ProcessSample, ...] = ()
         self._processes_at: float | None = None
 
+    def set_gpus(self, gpus: Sequence[GpuIdentity] | None) -> None:
+        """Read these GPUs from now on (the inventory changed); None: find them."""
+        self._close_sources()
+        self.sources = self._open(gpus)
+        self._reset()
+
     @property
-    def identities(self) -> list[GpuIdentity]:
-        if self._amdsmi is not None:
-            return list(self._amdsmi.identities)
-        return [g.identity for g in self.sysfs_gpus]
+    def identities(self) -> tuple[GpuIdentity, ...]:
+        return self.sources.gpus.identities()
+
+    def found(self) -> FoundGpus:
+        """What the sources found, and why there is no GPU when there is none."""
+        source = self.sources.gpus
+        note = source.reason if isinstance(source, NullGpuSource) else self.sources.note
+        return FoundGpus(self.identities, source.capabilities, note)
 
     def read_gpus(self) -> tuple[GpuSample, ...]:
-        if self._pdh is not None:
-            # PDH rates are only meaningful over >= 1 s: reuse the last reading in between.
-            now = time.monotonic()
-            if self._pdh_at is None or now - self._pdh_at >= PDH_MIN_INTERVAL_S:
-                self._pdh_gpus = tuple(self._pdh.read())
-                self._pdh_at = now
-            return self._pdh_gpus
-        if self._amdsmi is not None:
-            return tuple(self._amdsmi.read())
-        return tuple(gpu.read() for gpu in self.sysfs_gpus)
+        source = self.sources.gpus
+        now = time.monotonic()
+        wait = source.capabilities.min_interval_s
+        if wait and self._gpus_at is not None and now - self._gpus_at < wait:
+            return self._gpus
+        self._gpus = source.read()
+        self._gpus_at = now
+        return self._gpus
 
     def read_processes(
         self, worker_pids: Mapping[int, str] | None = None, *, force: bool = False
     ) -> tuple[ProcessSample, ...]:
-        if self._scanner is None:
-            return ()
+        source = self.sources.processes
         now = time.monotonic()
-        due = self._processes_at is None or now - self._processes_at >= self.process_interval_s
+        interval = max(self.process_interval_s, source.min_interval_s)
+        due = self._processes_at is None or now - self._processes_at >= interval
         if force or due:
-            self._processes = self._scanner.scan(worker_pids, now)
+            self._processes = source.scan(worker_pids, now)
             self._processes_at = now
         return self._processes
 
@@ -98,8 +117,9 @@ class TelemetryCollector:
         host = self._host.read() if self._host is not None else None
         return Sample(t, gpus, host, self.read_processes(worker_pids))
 
+    def _close_sources(self) -> None:
+        self.sources.processes.close()
+        self.sources.gpus.close()
+
     def close(self) -> None:
-        if self._amdsmi is not None:
-            self._amdsmi.close()
-        if self._pdh is not None:
-            self._pdh.close()
+        self._close_sources()

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocmpanel.monitor.kfd_topology import read_kfd_topology
+from rocmpanel.machine.kfd_topology import read_nodes
+from rocmpanel.machine.sysfs import read_int, read_text
 from rocmpanel.monitor.sample import ProcessSample
-from rocmpanel.monitor.sysfs_read import read_number, read_raw
 
 _UNITS = {"": 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 _DRM_PREFIXES = ("/dev/dri/renderD", "/dev/dri/card")
@@ -105,7 +105,11 @@ def _add(a: int | None, b: int | None) -> int | None:
 
 
 class FdinfoScanner:
-    """Scans a /proc-like tree each tick; keeps engine counters to turn ns into percent."""
+    """The Linux :class:`~rocmpanel.monitor.source.ProcessSource`: scans a /proc-like tree
+    each tick; keeps engine counters to turn ns into percent."""
+
+    name = "drm fdinfo + kfd"
+    min_interval_s = 0.0
 
     def __init__(
         self,
@@ -122,6 +126,9 @@ class FdinfoScanner:
         self._known: dict[int, _Known] = {}
         self._last_engines: dict[tuple[str, str], tuple[float, Mapping[str, int]]] = {}
         self._kfd_slots: dict[int, str | None] | None = None
+
+    def close(self) -> None:
+        return None  # nothing is held open between scans
 
     def _owned(self, pid_dir: str) -> bool:
         if self.uid is None or self.uid == 0:
@@ -185,7 +192,7 @@ class FdinfoScanner:
                 known = _Known(self._drm_fds(pid_dir), listed_at)
                 self._known[pid] = known
             for fd in known.drm_fds:
-                text = read_raw(f"{pid_dir}/fdinfo/{fd}")
+                text = read_text(f"{pid_dir}/fdinfo/{fd}")
                 client = parse_fdinfo(text) if text else None
                 if client is None:
                     continue
@@ -216,7 +223,7 @@ class FdinfoScanner:
         except OSError:
             return
         if self._kfd_slots is None:
-            self._kfd_slots = {n.gpu_id: n.pci_slot for n in read_kfd_topology(self.sysfs_root)}
+            self._kfd_slots = {n.gpu_id: n.bdf for n in read_nodes(self.sysfs_root) if n.gpu_id}
         for pid in pids:
             if pid not in alive or not self._owned(f"{self.proc_root}/{pid}"):
                 continue
@@ -228,7 +235,7 @@ class FdinfoScanner:
                 if not name.startswith("vram_"):
                     continue
                 gpu_id = name.removeprefix("vram_")
-                vram = read_number(str(kfd_proc / str(pid) / name))
+                vram = read_int(str(kfd_proc / str(pid) / name))
                 if vram is None or not gpu_id.isdigit():
                     continue
                 slot = self._kfd_slots.get(int(gpu_id))
@@ -244,7 +251,7 @@ class FdinfoScanner:
     ) -> list[ProcessSample]:
         rows = []
         for (pid, slot), use in sorted(usage.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-            name = read_raw(f"{self.proc_root}/{pid}/comm") or str(pid)
+            name = read_text(f"{self.proc_root}/{pid}/comm") or str(pid)
             engines = tuple(sorted((k, round(min(v, 100.0), 1)) for k, v in use.engines.items()))
             rows.append(
                 ProcessSample(

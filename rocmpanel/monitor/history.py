@@ -106,9 +106,6 @@ class SeriesHistory:
     def __len__(self) -> int:
         return self._count
 
-    def latest_time(self) -> float | None:
-        return float(self._times[self._head - 1]) if self._count else None
-
     def append(self, t: float, values: Sequence[float | None]) -> None:
         row = np.array([math.nan if v is None else v for v in values], dtype=np.float64)
         cap = len(self._times)

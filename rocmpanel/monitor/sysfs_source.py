@@ -1,10 +1,15 @@
-"""amdgpu telemetry from sysfs and hwmon, read in-process.
+"""amdgpu telemetry from sysfs and hwmon, read in-process: the Linux :class:`GpuSource`.
 
-Each GPU's files are probed once (``probe_gpu``); every tick reads only what exists. The
-device's ``power/runtime_status`` is read first: a runtime-suspended GPU is reported asleep
-and only its ``mem_info_*`` files (which do not wake it) are read. Any failure of one file
-(NUL padding, EBUSY/EPERM/ENODATA, a file that vanished, a 0xFFFF sentinel) makes that one
-figure ``None`` for that tick. ``pcie_bw`` is never read: it blocks about a second.
+Each GPU's files are probed once (:mod:`~rocmpanel.monitor.sysfs_probe`); every tick
+reads only what exists. The device's ``power/runtime_status`` is read first: a
+runtime-suspended GPU is reported asleep and only its ``mem_info_*`` files (which do not
+wake it) are read. Any failure of one file (NUL padding, EBUSY/EPERM/ENODATA, a file
+that vanished, a 0xFFFF sentinel) makes that one figure ``None`` for that tick.
+
+Which GPUs: ``discover_gpus`` finds every amdgpu card of a /sys-like tree on its own (the
+headless ``rocmpanel telemetry``, captured trees); ``gpus_for`` takes the GPUs the app's
+machine inventory lists, so the Monitor shows the same cards under the same names as
+the other tabs.
 """
 
 from __future__ import annotations
@@ -12,35 +17,39 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rocmpanel.monitor.kfd_topology import read_kfd_topology
-from rocmpanel.monitor.sample import TEMP_SENSORS, GpuIdentity, GpuSample
-from rocmpanel.monitor.sysfs_read import read_number, read_raw
-from rocmpanel.setup import compat_data
-from rocmpanel.setup.compat_data import PciEntry
+from rocmpanel.base.errors import PanelError
+from rocmpanel.machine import pci_ids
+from rocmpanel.machine.drm_sysfs import read_uevent
+from rocmpanel.machine.kfd_topology import read_nodes
+from rocmpanel.machine.sysfs import read_int, read_text
+from rocmpanel.monitor.sample import GpuIdentity, GpuSample
+from rocmpanel.monitor.source import Capabilities
+from rocmpanel.monitor.sysfs_probe import GpuFiles, probe_gpu
 
 log = logging.getLogger(__name__)
 
-AMD_VENDOR = "1002"
+CAPABILITIES = Capabilities("amdgpu sysfs", temperatures=True, power=True, clocks=True, fan=True)
 _CARD = re.compile(r"card(\d+)$")
 _DPM_LEVEL = re.compile(r"^\s*\d+:\s*(\d+)\s*[Mm][Hh]z\s*\*")
 
 
 def _percent(path: str | None) -> float | None:
-    value = read_number(path)
+    value = read_int(path)
     return float(value) if value is not None and 0 <= value <= 100 else None
 
 
 def _scaled(path: str | None, scale: int) -> float | None:
-    value = read_number(path, scale)
+    value = read_int(path, scale)
     return value / scale if value is not None else None
 
 
 def _dpm_current_mhz(path: str | None) -> float | None:
     """The ``*`` level of a pp_dpm_* table ("1: 31Mhz *" gives 31)."""
-    text = read_raw(path) if path is not None else None
+    text = read_text(path)
     if text is None:
         return None
     for line in text.splitlines():
@@ -48,138 +57,6 @@ def _dpm_current_mhz(path: str | None) -> float | None:
         if match:
             return float(match.group(1))
     return None
-
-
-def _existing(path: Path) -> str | None:
-    return str(path) if path.exists() else None
-
-
-def parse_uevent(text: str | None) -> dict[str, str]:
-    result: dict[str, str] = {}
-    for line in (text or "").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            result[key.strip()] = value.strip()
-    return result
-
-
-@dataclass(frozen=True)
-class TempFiles:
-    sensor: str  # edge / junction / mem
-    input: str
-    crit: str | None
-    emergency: str | None
-
-
-@dataclass(frozen=True)
-class GpuFiles:
-    """The files one GPU has, found once by ``probe_gpu``; None where the file is absent."""
-
-    device: str
-    runtime_status: str | None
-    busy: str | None
-    mem_busy: str | None
-    vram_used: str | None
-    vram_total: str | None
-    vis_vram_used: str | None
-    vis_vram_total: str | None
-    gtt_used: str | None
-    gtt_total: str | None
-    hwmon: str | None
-    temps: tuple[TempFiles, ...]
-    power: str | None
-    power_cap: str | None
-    sclk: str | None
-    mclk: str | None
-    sclk_dpm: str | None
-    mclk_dpm: str | None
-    fan_rpm: str | None
-    pwm: str | None
-    pwm_max: str | None
-    link_speed: str | None
-    link_width: str | None
-    perf_level: str | None
-
-
-def _find_hwmon(device: Path) -> Path | None:
-    try:
-        names = sorted(n for n in os.listdir(device / "hwmon") if n.startswith("hwmon"))
-    except OSError:
-        return None
-    return device / "hwmon" / names[0] if names else None
-
-
-def _probe_temps(hwmon: Path) -> tuple[TempFiles, ...]:
-    found: dict[str, TempFiles] = {}
-    for index in range(1, 10):
-        input_path = hwmon / f"temp{index}_input"
-        if not input_path.exists():
-            continue
-        label = read_raw(str(hwmon / f"temp{index}_label"))
-        # amdgpu numbers its sensors edge, junction, mem when a kernel gives no labels.
-        if label is None and index <= len(TEMP_SENSORS):
-            label = TEMP_SENSORS[index - 1]
-        if label not in TEMP_SENSORS or label in found:
-            continue
-        found[label] = TempFiles(
-            label,
-            str(input_path),
-            _existing(hwmon / f"temp{index}_crit"),
-            _existing(hwmon / f"temp{index}_emergency"),
-        )
-    return tuple(found[s] for s in TEMP_SENSORS if s in found)
-
-
-def _probe_freq(hwmon: Path | None, wanted: str) -> str | None:
-    if hwmon is None:
-        return None
-    for index in (1, 2):
-        if read_raw(str(hwmon / f"freq{index}_label")) == wanted:
-            return _existing(hwmon / f"freq{index}_input")
-    return None
-
-
-def probe_gpu(device_dir: Path) -> GpuFiles:
-    """Find which telemetry files this GPU has. Looks at names only, reads no hardware."""
-    dev = device_dir
-    hwmon = _find_hwmon(dev)
-    sclk = _probe_freq(hwmon, "sclk")
-    mclk = _probe_freq(hwmon, "mclk")
-    power = cap = fan = pwm = pwm_max = None
-    temps: tuple[TempFiles, ...] = ()
-    if hwmon is not None:
-        temps = _probe_temps(hwmon)
-        power = _existing(hwmon / "power1_average") or _existing(hwmon / "power1_input")
-        cap = _existing(hwmon / "power1_cap")
-        fan = _existing(hwmon / "fan1_input")
-        pwm = _existing(hwmon / "pwm1")
-        pwm_max = _existing(hwmon / "pwm1_max")
-    return GpuFiles(
-        device=str(dev),
-        runtime_status=_existing(dev / "power" / "runtime_status"),
-        busy=_existing(dev / "gpu_busy_percent"),
-        mem_busy=_existing(dev / "mem_busy_percent"),
-        vram_used=_existing(dev / "mem_info_vram_used"),
-        vram_total=_existing(dev / "mem_info_vram_total"),
-        vis_vram_used=_existing(dev / "mem_info_vis_vram_used"),
-        vis_vram_total=_existing(dev / "mem_info_vis_vram_total"),
-        gtt_used=_existing(dev / "mem_info_gtt_used"),
-        gtt_total=_existing(dev / "mem_info_gtt_total"),
-        hwmon=str(hwmon) if hwmon is not None else None,
-        temps=temps,
-        power=power,
-        power_cap=cap,
-        sclk=sclk,
-        mclk=mclk,
-        sclk_dpm=None if sclk else _existing(dev / "pp_dpm_sclk"),
-        mclk_dpm=None if mclk else _existing(dev / "pp_dpm_mclk"),
-        fan_rpm=fan,
-        pwm=pwm,
-        pwm_max=pwm_max,
-        link_speed=_existing(dev / "current_link_speed"),
-        link_width=_existing(dev / "current_link_width"),
-        perf_level=_existing(dev / "power_dpm_force_performance_level"),
-    )
 
 
 @dataclass
@@ -204,27 +81,27 @@ class SysfsGpu:
     def is_asleep(self) -> bool:
         if self.files.runtime_status is None:
             return False
-        return read_raw(self.files.runtime_status) in ("suspended", "suspending")
+        return read_text(self.files.runtime_status) in ("suspended", "suspending")
 
     def read(self) -> GpuSample:
         f = self.files
         lim = self._limits
         asleep = self.is_asleep()  # first: nothing below may wake a suspended GPU
         if lim.vram_total is None:
-            lim.vram_total = read_number(f.vram_total)
+            lim.vram_total = read_int(f.vram_total)
         if lim.vis_vram_total is None:
-            lim.vis_vram_total = read_number(f.vis_vram_total)
+            lim.vis_vram_total = read_int(f.vis_vram_total)
         if lim.gtt_total is None:
-            lim.gtt_total = read_number(f.gtt_total)
-        crit = self._limits.crit_c
+            lim.gtt_total = read_int(f.gtt_total)
+        crit = lim.crit_c
         base = GpuSample(
             self.identity,
             asleep=True,
-            vram_used_bytes=read_number(f.vram_used),
+            vram_used_bytes=read_int(f.vram_used),
             vram_total_bytes=lim.vram_total,
-            vis_vram_used_bytes=read_number(f.vis_vram_used),
+            vis_vram_used_bytes=read_int(f.vis_vram_used),
             vis_vram_total_bytes=lim.vis_vram_total,
-            gtt_used_bytes=read_number(f.gtt_used),
+            gtt_used_bytes=read_int(f.gtt_used),
             gtt_total_bytes=lim.gtt_total,
             crit_edge_c=crit.get("edge"),
             crit_junction_c=crit.get("junction"),
@@ -234,10 +111,10 @@ class SysfsGpu:
             return base
         if not lim.crit_read:
             self._read_crit()
-            crit = self._limits.crit_c
+            crit = lim.crit_c
         temps = {t.sensor: _scaled(t.input, 1000) for t in f.temps}
-        pwm = read_number(f.pwm)
-        pwm_max = read_number(f.pwm_max) if f.pwm_max else 255
+        pwm = read_int(f.pwm)
+        pwm_max = read_int(f.pwm_max) if f.pwm_max else 255
         return replace(
             base,
             asleep=False,
@@ -253,10 +130,10 @@ class SysfsGpu:
             power_cap_w=_scaled(f.power_cap, 1_000_000),
             sclk_mhz=_scaled(f.sclk, 1_000_000) if f.sclk else _dpm_current_mhz(f.sclk_dpm),
             mclk_mhz=_scaled(f.mclk, 1_000_000) if f.mclk else _dpm_current_mhz(f.mclk_dpm),
-            fan_rpm=read_number(f.fan_rpm),
+            fan_rpm=read_int(f.fan_rpm),
             fan_percent=(round(100.0 * pwm / pwm_max, 1) if pwm is not None and pwm_max else None),
             link=self._link(),
-            perf_level=read_raw(f.perf_level) if f.perf_level else None,
+            perf_level=read_text(f.perf_level),
         )
 
     def _read_crit(self) -> None:
@@ -271,12 +148,63 @@ class SysfsGpu:
         self._limits.crit_read = complete
 
     def _link(self) -> str | None:
-        speed = read_raw(self.files.link_speed) if self.files.link_speed else None
-        width = read_number(self.files.link_width)
+        speed = read_text(self.files.link_speed)
+        width = read_int(self.files.link_width)
         if speed is None or speed.lower().startswith("unknown"):
             return None
         speed = speed.removesuffix("PCIe").strip()
         return f"{speed} x{width}" if width else speed
+
+
+class SysfsSource:
+    """The :class:`~rocmpanel.monitor.source.GpuSource` over a list of :class:`SysfsGpu`."""
+
+    def __init__(self, gpus: Iterable[SysfsGpu]) -> None:
+        self.gpus = list(gpus)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return CAPABILITIES
+
+    def identities(self) -> tuple[GpuIdentity, ...]:
+        return tuple(gpu.identity for gpu in self.gpus)
+
+    def read(self) -> tuple[GpuSample, ...]:
+        return tuple(gpu.read() for gpu in self.gpus)
+
+    def close(self) -> None:
+        return None  # plain files: nothing is held open between ticks
+
+
+# -- which GPUs ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Card:
+    """A ``class/drm/cardN`` entry as found in the tree, before it is known to be AMD's."""
+
+    card: str
+    device: Path
+    uevent: Mapping[str, str]
+
+    @property
+    def slot(self) -> str | None:
+        return self.uevent.get("PCI_SLOT_NAME") or None
+
+    def pci_id(self) -> str | None:
+        pci_id = self.uevent.get("PCI_ID", "").lower() or None
+        if pci_id is None:
+            vendor = pci_ids.normalize_id(read_text(self.device / "vendor"))
+            device = pci_ids.normalize_id(read_text(self.device / "device"))
+            pci_id = f"{vendor}:{device}" if vendor and device else None
+        return pci_id
+
+    def is_amdgpu(self) -> bool:
+        driver = self.uevent.get("DRIVER")
+        if driver is not None:
+            return driver == "amdgpu"  # not radeon, vfio-pci or another vendor's driver
+        vendor, _, _ = (self.pci_id() or "").partition(":")
+        return vendor == pci_ids.AMD_VENDOR_ID
 
 
 def _natural(name: str) -> int:
@@ -284,66 +212,102 @@ def _natural(name: str) -> int:
     return int(match.group(1)) if match else 1 << 30
 
 
-def _pci_entry(pci_id: str | None) -> PciEntry | None:
-    """The project's PCI-id table entry (family name, gfx target), when the data loads."""
+def _cards(root: Path) -> list[_Card]:
+    """The ``cardN`` entries of ``<root>/class/drm`` in number order (connectors skipped)."""
+    drm = root / "class" / "drm"
     try:
-        return compat_data.load().pci_entry(pci_id)
-    except Exception:  # a broken data file must not stop telemetry
-        log.warning("resources/pci_ids.yaml could not be read", exc_info=True)
+        names = sorted((n for n in os.listdir(drm) if _CARD.match(n)), key=_natural)
+    except OSError:
+        return []
+    cards = []
+    for name in names:
+        device = drm / name / "device"
+        if device.is_dir():
+            cards.append(_Card(name, device, read_uevent(device)))
+    return cards
+
+
+def _pci_entry(pci_id: str | None) -> pci_ids.PciEntry | None:
+    """The PCI-id table's entry (family name, gfx target), when the table loads."""
+    try:
+        return pci_ids.lookup(pci_id)
+    except PanelError as exc:  # a broken data file must not stop telemetry
+        log.warning("%s %s", exc.message, exc.detail)
         return None
 
 
-def identify(card: str, device: Path, sysfs_root: Path) -> GpuIdentity | None:
-    """The identity of an AMD GPU's device directory, or None when it is not AMD's."""
-    uevent = parse_uevent(read_raw(str(device / "uevent")))
-    pci_id = uevent.get("PCI_ID", "").lower() or None
-    if pci_id is None:
-        vendor = (read_raw(str(device / "vendor")) or "").lower().removeprefix("0x")
-        dev_id = (read_raw(str(device / "device")) or "").lower().removeprefix("0x")
-        pci_id = f"{vendor}:{dev_id}" if vendor and dev_id else None
-    driver = uevent.get("DRIVER")
-    if driver is not None and driver != "amdgpu":  # radeon, vfio-pci, other vendors
+def _gfx_by_slot(root: Path) -> dict[str, str]:
+    return {n.bdf: n.gfx for n in read_nodes(root) if n.bdf and n.gfx}
+
+
+def identify(card: _Card, gfx_by_slot: Mapping[str, str]) -> GpuIdentity | None:
+    """The identity of an AMD GPU's card, or None when it is not an amdgpu device."""
+    if not card.is_amdgpu():
         return None
-    if driver is None and not (pci_id or "").startswith(AMD_VENDOR + ":"):
-        return None
-    slot = uevent.get("PCI_SLOT_NAME") or None
-    product = read_raw(str(device / "product_name"))
+    pci_id = card.pci_id()
+    slot = card.slot
     known = _pci_entry(pci_id)
-    name = product or (known.name if known else None)
-    name = name or (f"AMD GPU {pci_id}" if pci_id else f"AMD GPU ({card})")
-    gfx = next((n.gfx for n in read_kfd_topology(sysfs_root) if slot and n.pci_slot == slot), None)
-    gfx = gfx or (known.gfx if known else None)
+    name = read_text(card.device / "product_name") or (known.name if known else None)
+    name = name or (f"AMD GPU {pci_id}" if pci_id else f"AMD GPU ({card.card})")
+    # KFD's word on the gfx target wins over the table's (a table entry covers a family).
+    gfx = (gfx_by_slot.get(slot) if slot else None) or (known.gfx if known else None)
     return GpuIdentity(
-        key=slot or card, card=card, pci_slot=slot, pci_id=pci_id, name=name, gfx=gfx
+        key=slot or card.card, card=card.card, pci_slot=slot, pci_id=pci_id, name=name, gfx=gfx
     )
 
 
 def discover_gpus(sysfs_root: Path | str = "/sys") -> list[SysfsGpu]:
     """Every amdgpu card under ``<sysfs_root>/class/drm`` (symlinks followed), probed once."""
     root = Path(sysfs_root)
-    drm = root / "class" / "drm"
-    try:
-        cards = sorted((n for n in os.listdir(drm) if _CARD.match(n)), key=_natural)
-    except OSError:
-        return []
+    cards = _cards(root)
+    gfx_by_slot = _gfx_by_slot(root) if cards else {}
     gpus: list[SysfsGpu] = []
     keys: set[str] = set()
     for card in cards:
-        device = drm / card / "device"
-        if not device.is_dir():
-            continue
-        identity = identify(card, device, root)
+        identity = identify(card, gfx_by_slot)
         if identity is None:
             continue
         if identity.key in keys:  # two captured trees may share a slot: keep both apart
-            identity = GpuIdentity(
-                f"{identity.key} ({card})",
-                card,
-                identity.pci_slot,
-                identity.pci_id,
-                identity.name,
-                identity.gfx,
-            )
+            identity = replace(identity, key=f"{identity.key} ({card.card})")
         keys.add(identity.key)
-        gpus.append(SysfsGpu(identity, probe_gpu(device)))
+        gpus.append(SysfsGpu(identity, probe_gpu(card.device)))
     return gpus
+
+
+def gpus_for(
+    wanted: Iterable[GpuIdentity], sysfs_root: Path | str = "/sys"
+) -> tuple[list[SysfsGpu], list[GpuIdentity]]:
+    """The amdgpu devices of the GPUs in ``wanted`` (the machine inventory's), found by
+    card name or PCI slot, keeping their names; and the GPUs that have no amdgpu device
+    in the tree (driver not bound, another driver)."""
+    root = Path(sysfs_root)
+    cards = _cards(root)
+    by_name = {c.card: c for c in cards}
+    by_slot = {c.slot.lower(): c for c in cards if c.slot}
+    gfx_by_slot: dict[str, str] | None = None
+    found: list[SysfsGpu] = []
+    missing: list[GpuIdentity] = []
+    for want in wanted:
+        card = by_slot.get((want.pci_slot or "").lower()) or by_name.get(want.card or "")
+        if (
+            card is not None
+            and want.pci_slot
+            and (card.slot or want.pci_slot).lower() != (want.pci_slot.lower())
+        ):
+            card = None  # the card numbers moved since detection: the slot decides
+        if card is None or not card.is_amdgpu():
+            missing.append(want)
+            continue
+        if gfx_by_slot is None:
+            gfx_by_slot = _gfx_by_slot(root)
+        seen = identify(card, gfx_by_slot)
+        identity = replace(
+            want,
+            card=card.card,
+            pci_slot=want.pci_slot or card.slot,
+            pci_id=want.pci_id or (seen.pci_id if seen else None),
+            name=want.name or (seen.name if seen else f"AMD GPU ({card.card})"),
+            gfx=want.gfx or (seen.gfx if seen else None),
+        )
+        found.append(SysfsGpu(identity, probe_gpu(card.device)))
+    return found, missing

@@ -67,28 +67,34 @@ def _fail(message: str, code: int = 2) -> int:
 
 def _plan(args: argparse.Namespace, index_url: str | None = None) -> Any:
     from rocmpanel.base.settings import Settings
-    from rocmpanel.pytorch import operations as torch_jobs
+    from rocmpanel.pytorch import plan_inputs
+    from rocmpanel.pytorch.manifest import load_manifest
 
     settings = Settings.load()
+    # A CLI may block: it detects the GPU itself (the GUI reads the app's inventory).
     machine = (
-        torch_jobs.Machine(torch_jobs.this_os(), None, None)
+        plan_inputs.Machine(plan_inputs.this_os(), None, None)
         if args.gfx
-        else torch_jobs.detect_machine()
+        else plan_inputs.detect_machine()
     )
-    install_plan = torch_jobs.make_plan(
+    python_version = args.python_version or plan_inputs.python_version_of(
+        plan_inputs.base_python(settings)
+    )
+    install_plan = plan_inputs.make_plan(
         settings,
         machine,
+        python_version=python_version,
+        manifest=load_manifest(),
         gfx=args.gfx,
         rocm=args.rocm,
         os_name=args.os_name,
-        python_version=args.python_version,
         index_url=index_url,
     )
     return settings, machine, install_plan
 
 
 def _print_plan(install_plan: Any, machine: Any) -> None:
-    from rocmpanel.pytorch.plan import format_bytes
+    from rocmpanel.base.units import format_download
 
     p = install_plan
     print(
@@ -105,8 +111,8 @@ def _print_plan(install_plan: Any, machine: Any) -> None:
     print(f"Index: {p.index_url}")
     print(f"Wheels for Python: {', '.join(p.python_versions)}")
     print(
-        f"Download: about {format_bytes(p.download_bytes)}; free disk needed: about "
-        f"{format_bytes(p.free_disk_bytes)} (estimates)"
+        f"Download: about {format_download(p.download_bytes)}; free disk needed: about "
+        f"{format_download(p.free_disk_bytes)} (estimates)"
     )
     print(f"Command: {p.command}")
     for key, value in p.job_env.items():
@@ -133,11 +139,11 @@ def run_plan(args: argparse.Namespace) -> int:
 
 def run_install(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
+    from rocmpanel.jobs import workload
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.protocol import LogLine, Progress, WorkerError
     from rocmpanel.jobs.spec import prepare
-    from rocmpanel.pytorch import managed_envs
-    from rocmpanel.pytorch import operations as torch_jobs
+    from rocmpanel.pytorch import environments
 
     try:
         settings, machine, p = _plan(args, index_url=args.index_url)
@@ -149,8 +155,8 @@ def run_install(args: argparse.Namespace) -> int:
                 "the base Python has no wheels for this build: set torch_base_python in the "
                 "settings to a Python " + " / ".join(p.python_versions) + " interpreter"
             )
-        name = args.env_name or torch_jobs.default_env_name(p)
-        ticket, spec = torch_jobs.prepare_install(p, name, settings)
+        name = args.env_name or environments.default_env_name(p)
+        ticket, spec = environments.prepare_install(p, name, settings)
     except PanelError as exc:
         return _fail(str(exc))
 
@@ -170,26 +176,29 @@ def run_install(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         job.cancel()
         job.wait(30)
-        managed_envs.discard(ticket)
+        environments.discard(ticket)
         print("Cancelled; the partial environment was removed.")
         return 130
     except PanelError as exc:
-        managed_envs.discard(ticket)
+        environments.discard(ticket)
         return _fail(exc.message)
     assert outcome is not None
     if not outcome.was_successful():
-        managed_envs.discard(ticket)
+        environments.discard(ticket)
         print(
             f"Install failed: {outcome}\nThe partial environment was removed; nothing else changed."
         )
         return 1
-    env = managed_envs.finish_install(ticket, outcome.result)
+    try:
+        env = environments.finish_install(ticket, outcome.result)
+    except PanelError as exc:
+        return _fail(exc.message, 1)
     print(
         f"Installed {name} at {env.path}: "
         + ", ".join(f"{k} {v}" for k, v in env.installed.items())
     )
     if not args.no_activate:
-        managed_envs.activate(settings, str(env.python))
+        workload.activate(settings, str(env.python))
         print(f"Active workload Python: {env.python}")
     return 0
 
@@ -197,23 +206,24 @@ def run_install(args: argparse.Namespace) -> int:
 def run_envs(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
-    from rocmpanel.pytorch import managed_envs
+    from rocmpanel.jobs import workload
+    from rocmpanel.pytorch import environments
 
     settings = Settings.load()
     try:
         if args.clean:
-            gone = managed_envs.remove_partial()
+            gone = environments.remove_partial()
             print("\n".join(f"Removed {p}" for p in gone) or "No unfinished installs found.")
             return 0
         if args.register:
-            print(f"Registered {managed_envs.register_interpreter(args.register)}")
+            print(f"Registered {workload.register_interpreter(args.register)}")
             return 0
         if args.activate:
-            env = managed_envs.find_env(args.activate)
+            env = workload.find_env(args.activate)
             python = str(env.python) if env else args.activate
-            if env is None and python not in managed_envs.registered_interpreters():
-                python = managed_envs.register_interpreter(python)
-            managed_envs.activate(settings, python)
+            if env is None and python not in workload.registered_interpreters():
+                python = workload.register_interpreter(python)
+            workload.activate(settings, python)
             print(f"Active workload Python: {python}")
             return 0
         if args.remove:
@@ -222,16 +232,16 @@ def run_envs(args: argparse.Namespace) -> int:
                 if answer.strip().lower() not in ("y", "yes"):
                     print("Nothing removed.")
                     return 1
-            env = managed_envs.remove_env(args.remove)
+            env = environments.remove_env(args.remove)
             if settings.general.workload_python == str(env.python):
-                managed_envs.activate(settings, "")
+                workload.activate(settings, "")
                 print("It was the active environment: the panel's own Python is used now.")
             print(f"Removed {env.path}")
             return 0
     except PanelError as exc:
         return _fail(str(exc))
     active = settings.general.workload_python
-    items = managed_envs.interpreters()
+    items = workload.interpreters()
     if args.json:
         print(json.dumps([{**vars(i), "active": i.python == active} for i in items], indent=2))
         return 0
@@ -250,31 +260,36 @@ def run_validate(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
     from rocmpanel.jobs.process import JobProcess
-    from rocmpanel.jobs.protocol import Progress
     from rocmpanel.jobs.spec import prepare
-    from rocmpanel.pytorch import operations as torch_jobs
     from rocmpanel.pytorch.manifest import load_manifest
-    from rocmpanel.pytorch.validation_report import fix_for, to_markdown
+    from rocmpanel.pytorch.plan_inputs import detect_machine
+    from rocmpanel.pytorch.validation_job import (
+        CheckCollector,
+        resolve_target,
+        run_from_outcome,
+        validate_spec,
+    )
+    from rocmpanel.pytorch.validation_report import STATUS_MARK, counts_text, fix_for, to_markdown
+    from rocmpanel.pytorch.validation_run import RunVerdict
     from rocmpanel.pytorch.validation_store import ValidationStore
 
     settings = Settings.load()
     quiet = args.json or args.markdown
     try:
-        python, env_name, job_env = torch_jobs.resolve_target(args.python, args.env_name, settings)
-        machine = torch_jobs.detect_machine() if not args.gfx else None
+        python, env_name, job_env = resolve_target(args.python, args.env_name, settings)
+        machine = detect_machine() if not args.gfx else None
         gfx = args.gfx or (machine.gfx if machine else None)
         vram = machine.vram_bytes if machine else None
-        spec = torch_jobs.validate_spec(
+        spec = validate_spec(
             python, gfx=gfx, sysfs_vram_bytes=vram, job_env=job_env, quick=args.quick
         )
-        collector = torch_jobs.CheckCollector()
+        collector = CheckCollector()
 
         def on_event(event: object) -> None:
-            if collector.feed(event) and not quiet:
-                check = collector.checks[-1]
-                print(f"  {check['status'].upper():4}  {check['name']}: {check['figure']}")
-            elif isinstance(event, Progress) and not quiet:
-                pass
+            check = collector.feed(event)
+            if check is not None and not quiet:
+                mark = STATUS_MARK[check.status].upper()
+                print(f"  {mark:4}  {check.name}: {check.figure}", flush=True)
 
         job = JobProcess(prepare(spec), on_event, lambda o: None)
         job.start()
@@ -290,14 +305,17 @@ def run_validate(args: argparse.Namespace) -> int:
         outcome = job.wait(30)
         if outcome is None:
             return _fail("the validation did not finish", 1)
-    run = torch_jobs.run_from_outcome(outcome, collector, python=python, env_name=env_name, gfx=gfx)
-    run = ValidationStore().save(run)
+    run = run_from_outcome(outcome, collector, python=python, env_name=env_name, gfx=gfx)
+    try:
+        run = ValidationStore().save(run)
+    except PanelError as exc:  # the run is still shown; only the history misses it
+        print(f"rocmpanel torch: could not save the run: {exc.message}", file=sys.stderr)
     overrides = load_manifest().overrides
     if args.json:
         data = {
             **run.info,
             "id": run.id,
-            "verdict": run.verdict,
+            "verdict": run.verdict.value,
             "outcome": run.outcome,
             "checks": [],
         }
@@ -306,6 +324,7 @@ def run_validate(args: argparse.Namespace) -> int:
             data["checks"].append(
                 {
                     **vars(check),
+                    "status": check.status.value,
                     "cause": fix.cause if fix else None,
                     "fix": fix.fix if fix else None,
                 }
@@ -318,33 +337,33 @@ def run_validate(args: argparse.Namespace) -> int:
             fix = fix_for(run, check, overrides)
             if fix is not None:
                 print(f"\n{check.name}: {check.figure}\n  cause: {fix.cause}\n  fix:   {fix.fix}")
-        counts = run.counts
-        print(
-            f"\nRun #{run.id}: {counts['pass']} pass, {counts['fail']} fail, "
-            f"{counts['skip']} skip ({run.outcome})."
-        )
-    return 0 if run.verdict == "pass" else 1
+        print(f"\nRun #{run.id or '-'}: {counts_text(run)} ({run.outcome}).")
+    return 0 if run.verdict is RunVerdict.PASS else 1
 
 
 def run_history(args: argparse.Namespace) -> int:
+    from rocmpanel.base.errors import PanelError
     from rocmpanel.pytorch.manifest import load_manifest
     from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
     from rocmpanel.pytorch.validation_store import ValidationStore
 
     store = ValidationStore()
-    if args.export is not None:
-        run = store.get(args.export)
-        if run is None:
-            return _fail(f"no validation run #{args.export}")
-        print(to_markdown(run, load_manifest().overrides), end="")
-        return 0
-    if args.compare:
-        a, b = store.get(args.compare[0]), store.get(args.compare[1])
-        if a is None or b is None:
-            return _fail("no such run: " + ", ".join(str(i) for i in args.compare))
-        print(compare_markdown(a, b), end="")
-        return 0
-    runs = store.list_runs()
+    try:
+        if args.export is not None:
+            run = store.get(args.export)
+            if run is None:
+                return _fail(f"no validation run #{args.export}")
+            print(to_markdown(run, load_manifest().overrides), end="")
+            return 0
+        if args.compare:
+            a, b = store.get(args.compare[0]), store.get(args.compare[1])
+            if a is None or b is None:
+                return _fail("no such run: " + ", ".join(str(i) for i in args.compare))
+            print(compare_markdown(a, b), end="")
+            return 0
+        runs = store.list_runs()
+    except PanelError as exc:
+        return _fail(str(exc))
     if not runs:
         print("No validation runs saved yet: `rocmpanel torch validate` makes one.")
     for run in runs:

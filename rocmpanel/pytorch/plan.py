@@ -302,14 +302,3 @@ def plan(
         sources=tuple(manifest.sources.get(s, s) for s in row.src),
         **base,
     )
-
-
-def format_bytes(count: int | None) -> str:
-    if count is None:
-        return "n/a"
-    size = float(count)
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if size < 1000 or unit == "TB":
-            return f"{size:.0f} {unit}" if unit in ("B", "kB") else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} TB"

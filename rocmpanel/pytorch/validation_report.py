@@ -6,18 +6,24 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from rocmpanel.base.enums import CheckStatus
 from rocmpanel.pytorch.explanations import Fix, explain
 from rocmpanel.pytorch.manifest import Override
-from rocmpanel.pytorch.validation_store import CheckResult, ValidationRun
+from rocmpanel.pytorch.validation_run import COMPLETED, CheckResult, ValidationRun
 
-STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
+STATUS_MARK = {
+    CheckStatus.PASS: "PASS",
+    CheckStatus.WARN: "WARN",
+    CheckStatus.FAIL: "FAIL",
+    CheckStatus.SKIP: "skip",
+}
 
 
 def fix_for(
     run: ValidationRun, check: CheckResult, overrides: Mapping[str, Override] | None = None
 ) -> Fix | None:
     """The likely cause and fix of a failed check (None for passes, skips and unknowns)."""
-    if check.status != "fail":
+    if check.status is not CheckStatus.FAIL:
         return None
     override = (overrides or {}).get(run.gfx or "")
     return explain(
@@ -33,18 +39,23 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def run_title(run: ValidationRun) -> str:
+def counts_text(run: ValidationRun) -> str:
+    """``3 pass, 1 fail, 12 skip`` (and the warnings, when there are any)."""
     counts = run.counts
-    where = run.env_name or run.python
+    warn = f", {counts[CheckStatus.WARN]} warn" if counts[CheckStatus.WARN] else ""
     return (
-        f"#{run.id or '-'} {_when(run.created_at)} {where}: "
-        f"{counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip"
+        f"{counts[CheckStatus.PASS]} pass, {counts[CheckStatus.FAIL]} fail{warn}, "
+        f"{counts[CheckStatus.SKIP]} skip"
     )
+
+
+def run_title(run: ValidationRun) -> str:
+    where = run.env_name or run.python
+    return f"#{run.id or '-'} {_when(run.created_at)} {where}: {counts_text(run)}"
 
 
 def to_markdown(run: ValidationRun, overrides: Mapping[str, Override] | None = None) -> str:
     """A run as a Markdown report a user can paste into an issue."""
-    counts = run.counts
     lines = [
         f"# PyTorch validation {_when(run.created_at)}",
         "",
@@ -52,17 +63,16 @@ def to_markdown(run: ValidationRun, overrides: Mapping[str, Override] | None = N
         f"- torch: {run.torch_version or 'n/a'} ({run.build or 'n/a'} build)",
         f"- GPU: {run.device_name or 'n/a'}; detected gfx {run.gfx or 'n/a'}; "
         f"device reports {run.gcn_arch or 'n/a'}",
-        f"- Result: {counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip"
-        + ("" if run.outcome == "completed" else f" (ended early: {run.outcome})"),
+        f"- Result: {counts_text(run)}"
+        + ("" if run.outcome == COMPLETED else f" (ended early: {run.outcome})"),
         "",
         "| Check | Status | Figure |",
         "| --- | --- | --- |",
     ]
     lines += [
-        f"| {_cell(c.name)} | {STATUS_MARK.get(c.status, c.status)} | {_cell(c.figure)} |"
-        for c in run.checks
+        f"| {_cell(c.name)} | {STATUS_MARK[c.status]} | {_cell(c.figure)} |" for c in run.checks
     ]
-    fixes = [(c, fix_for(run, c, overrides)) for c in run.checks if c.status == "fail"]
+    fixes = [(c, fix_for(run, c, overrides)) for c in run.checks if c.status is CheckStatus.FAIL]
     if fixes:
         lines += ["", "## Failures", ""]
         for check, fix in fixes:
@@ -113,7 +123,7 @@ def compare(a: ValidationRun, b: ValidationRun) -> list[CompareRow]:
 def _side(check: CheckResult | None) -> str:
     if check is None:
         return "—"
-    return f"{STATUS_MARK.get(check.status, check.status)} {check.figure}".strip()
+    return f"{STATUS_MARK[check.status]} {check.figure}".strip()
 
 
 def compare_markdown(a: ValidationRun, b: ValidationRun) -> str:

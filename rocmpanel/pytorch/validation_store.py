@@ -1,135 +1,35 @@
-"""Validation runs as typed records, and their sqlite store (tables ``validation_*``).
+"""Saved validation runs: their own sqlite file, with a schema version and migrations.
 
-A run comes from the validate worker's result, or, when the worker died, from the checks it
-had already reported plus one failed ``crash`` check carrying the error output.
+``data/validation.sqlite3`` (``paths.validation_database_file``), opened through
+:func:`rocmpanel.base.sqlite.connect`. Up to 0.x the runs lived in tables ``validation_*``
+of the shared ``data/rocmpanel.sqlite3`` without a version; when the new file is created,
+migration 2 copies those runs over (ids kept, the old file only read), so a user's history
+survives the move. Every call opens the file: run them off the GUI thread.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
-import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from rocmpanel.base import paths
+from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.sqlite import Migration, connect
+from rocmpanel.pytorch.validation_run import CheckResult, ValidationRun
 
-STATUSES = ("pass", "fail", "skip")
+log = logging.getLogger(__name__)
 
+WHAT = "validation history"
 
-@dataclass(frozen=True)
-class CheckResult:
-    """One check of a run: its status, the measured figure, and a fix id on failure."""
-
-    id: str
-    name: str
-    status: str
-    figure: str = ""
-    value: float | None = None
-    unit: str | None = None
-    detail: str = ""
-    fix_id: str | None = None
-    error: str | None = None
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CheckResult:
-        status = str(data.get("status", "fail"))
-        value = data.get("value")
-        return cls(
-            id=str(data.get("id", "?")),
-            name=str(data.get("name", data.get("id", "?"))),
-            status=status if status in STATUSES else "fail",
-            figure=str(data.get("figure") or ""),
-            value=float(value) if isinstance(value, (int, float)) else None,
-            unit=data.get("unit") if isinstance(data.get("unit"), str) else None,
-            detail=str(data.get("detail") or ""),
-            fix_id=data.get("fix_id") if isinstance(data.get("fix_id"), str) else None,
-            error=data.get("error") if isinstance(data.get("error"), str) else None,
-        )
-
-
-@dataclass(frozen=True)
-class ValidationRun:
-    """A whole run of the suite in one Python."""
-
-    created_at: float
-    python: str
-    checks: tuple[CheckResult, ...]
-    env_name: str | None = None
-    torch_version: str | None = None
-    build: str | None = None  # "rocm", "cuda", "cpu", or None when torch did not import
-    device_name: str | None = None
-    gfx: str | None = None  # the detected gfx the suite checked against
-    gcn_arch: str | None = None
-    os: str = "linux"
-    outcome: str = "completed"  # "completed", or why the run ended early
-    id: int | None = None
-    info: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return {s: sum(1 for c in self.checks if c.status == s) for s in STATUSES}
-
-    @property
-    def verdict(self) -> str:
-        counts = self.counts
-        if self.outcome != "completed":
-            return "incomplete"
-        return "fail" if counts["fail"] else "pass"
-
-    def check(self, check_id: str) -> CheckResult | None:
-        return next((c for c in self.checks if c.id == check_id), None)
-
-    @classmethod
-    def from_result(
-        cls,
-        data: Mapping[str, Any],
-        *,
-        env_name: str | None = None,
-        python: str | None = None,
-        gfx: str | None = None,
-    ) -> ValidationRun:
-        """A run from the worker's result payload."""
-        checks = tuple(CheckResult.from_dict(c) for c in data.get("checks") or ())
-        return cls(
-            created_at=float(data.get("started_at") or time.time()),
-            python=str(python or data.get("python") or "?"),
-            checks=checks,
-            env_name=env_name,
-            torch_version=data.get("torch_version"),
-            build=data.get("build"),
-            device_name=data.get("device_name"),
-            gfx=gfx or data.get("expected_gfx"),
-            gcn_arch=data.get("gcn_arch"),
-            os=str(data.get("system") or "linux"),
-            info={k: v for k, v in data.items() if k != "checks"},
-        )
-
-    @classmethod
-    def from_partial(
-        cls,
-        checks: Sequence[Mapping[str, Any]],
-        outcome: str,
-        error_text: str,
-        *,
-        python: str,
-        env_name: str | None = None,
-        gfx: str | None = None,
-    ) -> ValidationRun:
-        """The checks a dead or cancelled worker got through, plus one for how it ended."""
-        done = [CheckResult.from_dict(c) for c in checks]
-        done.append(
-            CheckResult(
-                "crash", "Suite finished", "fail", outcome, detail=error_text, error=error_text
-            )
-        )
-        return cls(time.time(), python, tuple(done), env_name=env_name, gfx=gfx, outcome=outcome)
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS validation_runs (
+# Version 1 is the schema the shared file had (without its IF NOT EXISTS).
+_SCHEMA_1 = """
+CREATE TABLE validation_runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created_at REAL NOT NULL,
     python TEXT NOT NULL,
@@ -143,7 +43,7 @@ CREATE TABLE IF NOT EXISTS validation_runs (
     outcome TEXT NOT NULL,
     info_json TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS validation_checks (
+CREATE TABLE validation_checks (
     run_id INTEGER NOT NULL REFERENCES validation_runs(id) ON DELETE CASCADE,
     position INTEGER NOT NULL,
     check_id TEXT NOT NULL,
@@ -163,127 +63,173 @@ _RUN_COLUMNS = (
     "id, created_at, python, env_name, torch_version, build, device_name, gfx, gcn_arch, os, "
     "outcome, info_json"
 )
+_CHECK_COLUMNS = (
+    "run_id, position, check_id, name, status, figure, value, unit, detail, fix_id, error"
+)
+
+
+def _placeholders(columns: str) -> str:
+    return ", ".join("?" for _ in columns.split(","))
+
+
+def _copy_legacy_runs(legacy: Path | None, db: sqlite3.Connection) -> None:
+    """Migration 2: the runs of the shared pre-versioning file, if it has any."""
+    if legacy is None or not legacy.is_file():
+        return
+    try:
+        uri = legacy.resolve().as_uri() + "?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True, timeout=10)) as old:
+            tables = {
+                row[0] for row in old.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if "validation_runs" not in tables:
+                return
+            runs = old.execute(f"SELECT {_RUN_COLUMNS} FROM validation_runs ORDER BY id").fetchall()
+            checks = (
+                old.execute(f"SELECT {_CHECK_COLUMNS} FROM validation_checks").fetchall()
+                if "validation_checks" in tables
+                else []
+            )
+    except sqlite3.DatabaseError as exc:  # an unreadable old file must not block the new one
+        log.warning("Could not carry over the validation runs of %s: %s", legacy, exc)
+        return
+    ids = {row[0] for row in runs}
+    db.executemany(
+        f"INSERT INTO validation_runs ({_RUN_COLUMNS}) VALUES ({_placeholders(_RUN_COLUMNS)})",
+        runs,
+    )
+    db.executemany(
+        f"INSERT INTO validation_checks ({_CHECK_COLUMNS}) "
+        f"VALUES ({_placeholders(_CHECK_COLUMNS)})",
+        [row for row in checks if row[0] in ids],
+    )
+    log.info("Carried over %d validation run(s) from %s", len(runs), legacy)
+
+
+def migrations(legacy: Path | None) -> tuple[Migration, ...]:
+    """The store's migrations; ``legacy`` is the shared file whose runs migration 2 copies."""
+    return (
+        Migration(1, "validation runs and their checks", _SCHEMA_1),
+        Migration(2, "runs of the shared rocmpanel.sqlite3", partial(_copy_legacy_runs, legacy)),
+    )
+
+
+def _run_from_row(row: sqlite3.Row, checks: Sequence[sqlite3.Row]) -> ValidationRun:
+    try:
+        info = json.loads(row["info_json"])
+    except ValueError:
+        info = {}
+    return ValidationRun(
+        id=int(row["id"]),
+        created_at=float(row["created_at"]),
+        python=row["python"],
+        env_name=row["env_name"],
+        torch_version=row["torch_version"],
+        build=row["build"],
+        device_name=row["device_name"],
+        gfx=row["gfx"],
+        gcn_arch=row["gcn_arch"],
+        os=row["os"],
+        outcome=row["outcome"],
+        info=info if isinstance(info, dict) else {},
+        checks=tuple(
+            CheckResult(
+                id=c["check_id"],
+                name=c["name"],
+                status=CheckStatus.parse(c["status"]),
+                figure=c["figure"],
+                value=c["value"],
+                unit=c["unit"],
+                detail=c["detail"],
+                fix_id=c["fix_id"],
+                error=c["error"],
+            )
+            for c in checks
+        ),
+    )
 
 
 class ValidationStore:
-    """Saved validation runs in the panel's sqlite database."""
+    """Saved validation runs. ``path`` defaults to the panel's validation file; ``legacy``
+    (default: the shared file, for the default path only) is where old runs are copied from."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else paths.database_file()
-
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10)
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.executescript(_SCHEMA)
-        return conn
+    def __init__(self, path: Path | None = None, *, legacy: Path | None = None) -> None:
+        if path is None:
+            path = paths.validation_database_file()
+            legacy = legacy if legacy is not None else paths.database_file()
+        self.path = path
+        self._migrations = migrations(legacy)
 
     def save(self, run: ValidationRun) -> ValidationRun:
         """Store ``run``; returns it with its new id."""
-        conn = self._connect()
-        try:
-            with conn:
-                cur = conn.execute(
-                    "INSERT INTO validation_runs (created_at, python, env_name, torch_version, "
-                    "build, device_name, gfx, gcn_arch, os, outcome, info_json) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        with connect(self.path, self._migrations, WHAT) as db:
+            cur = db.execute(
+                f"INSERT INTO validation_runs ({_RUN_COLUMNS}) "
+                f"VALUES ({_placeholders(_RUN_COLUMNS)})",
+                (
+                    None,
+                    run.created_at,
+                    run.python,
+                    run.env_name,
+                    run.torch_version,
+                    run.build,
+                    run.device_name,
+                    run.gfx,
+                    run.gcn_arch,
+                    run.os,
+                    run.outcome,
+                    json.dumps(dict(run.info), default=str),
+                ),
+            )
+            run_id = int(cur.lastrowid or 0)
+            db.executemany(
+                f"INSERT INTO validation_checks ({_CHECK_COLUMNS}) "
+                f"VALUES ({_placeholders(_CHECK_COLUMNS)})",
+                [
                     (
-                        run.created_at,
-                        run.python,
-                        run.env_name,
-                        run.torch_version,
-                        run.build,
-                        run.device_name,
-                        run.gfx,
-                        run.gcn_arch,
-                        run.os,
-                        run.outcome,
-                        json.dumps(dict(run.info), default=str),
-                    ),
-                )
-                run_id = int(cur.lastrowid or 0)
-                conn.executemany(
-                    "INSERT INTO validation_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            run_id,
-                            i,
-                            c.id,
-                            c.name,
-                            c.status,
-                            c.figure,
-                            c.value,
-                            c.unit,
-                            c.detail,
-                            c.fix_id,
-                            c.error,
-                        )
-                        for i, c in enumerate(run.checks)
-                    ],
-                )
-        finally:
-            conn.close()
+                        run_id,
+                        i,
+                        c.id,
+                        c.name,
+                        c.status.value,
+                        c.figure,
+                        c.value,
+                        c.unit,
+                        c.detail,
+                        c.fix_id,
+                        c.error,
+                    )
+                    for i, c in enumerate(run.checks)
+                ],
+            )
         return replace(run, id=run_id)
 
-    def _runs(
-        self, rows: Iterable[tuple[Any, ...]], conn: sqlite3.Connection
-    ) -> list[ValidationRun]:
+    def _read(self, db: sqlite3.Connection, rows: Sequence[sqlite3.Row]) -> list[ValidationRun]:
         runs = []
         for row in rows:
-            checks = conn.execute(
-                "SELECT check_id, name, status, figure, value, unit, detail, fix_id, error "
-                "FROM validation_checks WHERE run_id = ? ORDER BY position",
-                (row[0],),
+            checks = db.execute(
+                "SELECT * FROM validation_checks WHERE run_id = ? ORDER BY position", (row["id"],)
             ).fetchall()
-            try:
-                info = json.loads(row[11])
-            except ValueError:
-                info = {}
-            runs.append(
-                ValidationRun(
-                    id=int(row[0]),
-                    created_at=float(row[1]),
-                    python=row[2],
-                    env_name=row[3],
-                    torch_version=row[4],
-                    build=row[5],
-                    device_name=row[6],
-                    gfx=row[7],
-                    gcn_arch=row[8],
-                    os=row[9],
-                    outcome=row[10],
-                    info=info if isinstance(info, dict) else {},
-                    checks=tuple(CheckResult(*c) for c in checks),
-                )
-            )
+            runs.append(_run_from_row(row, checks))
         return runs
 
     def list_runs(self, limit: int = 200) -> list[ValidationRun]:
         """Newest first."""
-        conn = self._connect()
-        try:
-            rows = conn.execute(
+        with connect(self.path, self._migrations, WHAT) as db:
+            rows = db.execute(
                 f"SELECT {_RUN_COLUMNS} FROM validation_runs ORDER BY id DESC LIMIT ?", (limit,)
             ).fetchall()
-            return self._runs(rows, conn)
-        finally:
-            conn.close()
+            return self._read(db, rows)
 
     def get(self, run_id: int) -> ValidationRun | None:
-        conn = self._connect()
-        try:
-            rows = conn.execute(
+        with connect(self.path, self._migrations, WHAT) as db:
+            rows = db.execute(
                 f"SELECT {_RUN_COLUMNS} FROM validation_runs WHERE id = ?", (run_id,)
             ).fetchall()
-            runs = self._runs(rows, conn)
-        finally:
-            conn.close()
+            runs = self._read(db, rows)
         return runs[0] if runs else None
 
-    def delete(self, run_id: int) -> None:
-        conn = self._connect()
-        try:
-            with conn:
-                conn.execute("DELETE FROM validation_runs WHERE id = ?", (run_id,))
-        finally:
-            conn.close()
+    def delete(self, *run_ids: int) -> None:
+        """Forget the runs ``run_ids`` (their checks go with them)."""
+        with connect(self.path, self._migrations, WHAT) as db:
+            db.executemany("DELETE FROM validation_runs WHERE id = ?", [(i,) for i in run_ids])

@@ -17,8 +17,12 @@ from enum import Enum
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.machine import windows_gpu
+from rocmpanel.machine.detect import merge_gpus
 from rocmpanel.machine.gfx import normalise_gfx
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
+from rocmpanel.machine.parsers import lspci as lspci_parse
+from rocmpanel.machine.parsers import rocminfo as rocminfo_parse
 from rocmpanel.machine.parsers import smi as smi_parse
 from rocmpanel.setup.probe_report import ProbeDevice, ProbeReport
 
@@ -64,10 +68,6 @@ def _json(text: str) -> Any:
 
 def detect_kind(text: str) -> CapturedKind | None:
     """The tool that printed ``text``, or None."""
-    from rocmpanel.machine import windows_gpu
-    from rocmpanel.machine.parsers import lspci as lspci_parse
-    from rocmpanel.machine.parsers import rocminfo as rocminfo_parse
-
     data = _json(text)
     if data is not None:
         if smi_parse.is_rocm_smi_json(data):
@@ -156,10 +156,6 @@ def _collect_env(text: str, acc: _Acc) -> None:
 
 
 def _parse_one(kind: CapturedKind, text: str, acc: _Acc) -> None:
-    from rocmpanel.machine import windows_gpu
-    from rocmpanel.machine.parsers import lspci as lspci_parse
-    from rocmpanel.machine.parsers import rocminfo as rocminfo_parse
-
     if kind is CapturedKind.ROCMINFO:
         report = rocminfo_parse.parse_rocminfo(text)
         acc.gpus.extend(rocminfo_parse.gpus_from_rocminfo(report))
@@ -205,8 +201,6 @@ def analyse_texts(
     texts: Sequence[str], rocm_version: str | None = None, os_name: str | None = None
 ) -> Captured:
     """Recognise and parse each text (all from one machine) and merge them."""
-    from rocmpanel.machine.detect import merge_gpus
-
     acc = _Acc()
     kinds: list[CapturedKind] = []
     for index, text in enumerate(texts, 1):

@@ -1,26 +1,57 @@
 """The stack checklist: device access, groups, driver, ROCm, environment, torch build.
 
-Pure: it judges facts gathered elsewhere (``rocmpanel.machine.host_facts`` for this machine,
+Pure: it judges facts gathered elsewhere (``rocmpanel.machine.inventory`` for this machine,
 ``rocmpanel.setup.captured`` for pasted output). A fact that is not known gives ``skip``, never
 a guess. Each failing item carries a fix: setting or unsetting a variable (the panel can do
 that itself through the environment editor) or the exact command to run; the panel never
-runs privileged commands itself.
+runs privileged commands itself. The status of an item is the shared
+:class:`~rocmpanel.base.enums.CheckStatus`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import Enum
+
+from rocmpanel.base.enums import CheckStatus
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
-from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind
-from rocmpanel.setup.checklist_env import (
-    USERMOD,
-    hsa_override_check,
-    torch_check,
-    visible_devices_check,
-)
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.probe_report import ProbeReport
 
-__all__ = ["Check", "CheckStatus", "Fix", "FixKind", "HostFacts", "run_checks"]
+
+class FixKind(str, Enum):
+    """What a fix does: the panel can set or unset a variable itself; commands and advice
+    are only shown."""
+
+    ENV_SET = "env_set"
+    ENV_UNSET = "env_unset"
+    COMMAND = "command"  # shown and copied, never run by the panel
+    ADVICE = "advice"
+
+
+@dataclass(frozen=True)
+class Fix:
+    """How to fix an item. For env fixes ``name``/``value``; for commands ``text``."""
+
+    kind: FixKind
+    text: str
+    name: str | None = None
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One checklist item: its stable id, what it judged and the verdict, with a fix when
+    one is known."""
+
+    id: str
+    title: str
+    status: CheckStatus
+    message: str
+    fix: Fix | None = None
+
+
+USERMOD = "sudo usermod -aG render,video $USER"
 
 _UNKNOWN = "Not known (not in the pasted output)."
 _DEVICE_CHECKS = (
@@ -38,6 +69,14 @@ def run_checks(
     probe: ProbeReport | None = None,
 ) -> tuple[Check, ...]:
     """Every checklist item, in the order the tab shows them."""
+    # The environment items (checklist_env) build this module's records; importing them
+    # when called keeps the two modules free of an import cycle.
+    from rocmpanel.setup.checklist_env import (
+        hsa_override_check,
+        torch_check,
+        visible_devices_check,
+    )
+
     checks = [_gpu_found(system, verdicts, host)]
     if system.os == "linux" and not system.gpus:
         why = "No AMD GPU was found, so device access was not checked."

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
+from rocmpanel.base.enums import CheckStatus
 from rocmpanel.machine.gfx import parse_override
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
-from rocmpanel.setup.check_model import Check, CheckStatus, Fix, FixKind
+from rocmpanel.setup.checklist import Check, Fix, FixKind
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.compat_data import version_key
 from rocmpanel.setup.probe_report import ProbeReport
-
-USERMOD = "sudo usermod -aG render,video $USER"
 
 
 def _needed_overrides(verdicts: tuple[Verdict, ...]) -> set[str]:

@@ -91,30 +91,17 @@ def run(args: argparse.Namespace) -> int:
 def _live_report(args: argparse.Namespace) -> Any:
     from dataclasses import replace
 
-    from rocmpanel.machine.detect import detect
-    from rocmpanel.machine.gpu_model import HostFacts
-    from rocmpanel.machine.host_facts import linux_host_facts, windows_host_facts
+    from rocmpanel.machine.inventory import detect_inventory
     from rocmpanel.setup.report import build_report
 
     rocminfo_text = _read(args.rocminfo_file) if args.rocminfo_file else None
-    detection = detect(
+    inventory = detect_inventory(
         sysfs_root=args.sysfs_root or "/sys", rocminfo_text=rocminfo_text, os_name=args.os
     )
-    system = detection.system
+    system = inventory.system
     if args.rocm_version:
         system = replace(system, rocm_version=args.rocm_version)
     if args.os and args.os != system.os:
         system = replace(system, os=args.os)
-    if detection.live and system.os == "linux":
-        host = linux_host_facts(rocminfo=detection.rocminfo)
-    elif detection.live:
-        host = windows_host_facts()
-    else:
-        report = detection.rocminfo
-        host = HostFacts(
-            kfd_error=report.kfd_error if report else None,
-            wsl=bool(report and report.wsl),
-            hsa_status=report.hsa_status if report else None,
-        )
-    captured = () if detection.live else ("captured tree",)
-    return build_report(system, host, None, captured)
+    captured = () if inventory.live else ("captured tree",)
+    return build_report(system, inventory.host, None, captured)

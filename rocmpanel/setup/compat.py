@@ -14,6 +14,7 @@ from enum import Enum
 
 from packaging.version import Version
 
+from rocmpanel.machine import pci_ids
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.setup.compat_data import CompatData, Release, load, version_key
 
@@ -56,7 +57,7 @@ def verdict_for(
     """The verdict for ``gpu``; with no ROCm installed, against the newest known release,
     saying which releases would support it."""
     data = data or load()
-    entry = data.pci_entry(gpu.pci_id)
+    entry = pci_ids.lookup(gpu.pci_id)
     gfx = gpu.gfx or (entry.gfx if entry else None)
     if gfx is None:
         return Verdict(

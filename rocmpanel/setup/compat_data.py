@@ -1,8 +1,10 @@
-"""The project's compatibility data (resources/compat.yaml, resources/pci_ids.yaml), typed.
+"""The ROCm compatibility matrix (resources/compat.yaml), typed.
 
 Loaded once per process from the installed ``rocmpanel.resources`` package. Every record
 keeps its sources and whether it is official or community knowledge, so a verdict can say
-where it comes from.
+where it comes from. The PCI id table the verdicts also cite lives in
+``rocmpanel.machine.pci_ids`` (the machine's facts); its source descriptions are merged in
+here so one ``describe_sources`` covers both files.
 """
 
 from __future__ import annotations
@@ -17,18 +19,10 @@ from packaging.version import InvalidVersion, Version
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.resources import read_resource
+from rocmpanel.machine import pci_ids
 
-
-@dataclass(frozen=True)
-class PciEntry:
-    """One AMD PCI device id: product family, gfx target, integrated or not."""
-
-    device_id: str
-    name: str
-    gfx: str | None
-    integrated: bool | None
-    sources: tuple[str, ...]
-    status: str
+# libyaml's parser when PyYAML has it: about ten times faster than the pure-Python one.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -79,31 +73,10 @@ class CompatData:
     unlisted: tuple[UnlistedProducts, ...]
     overrides: tuple[OverrideRule, ...]
     per_node_since: str
-    pci: Mapping[str, PciEntry]
 
     def describe_sources(self, keys: tuple[str, ...]) -> str:
         """The sources' descriptions joined, for a verdict's ``source``."""
         return "; ".join(self.source_text.get(k, k) for k in keys)
-
-    def pci_entry(self, pci_id: str | None) -> PciEntry | None:
-        """The table entry for "1002:744c" (or bare "744c"), or None."""
-        if not pci_id:
-            return None
-        vendor, _, device = pci_id.lower().rpartition(":")
-        if vendor and vendor != "1002":
-            return None
-        return self.pci.get(device.removeprefix("0x").zfill(4))
-
-    def entry_by_name(self, name: str | None) -> PciEntry | None:
-        """The table entry whose product name contains ``name`` (a truncated or marketing
-        name such as "Radeon AI PRO R9700"), when all such entries agree on the gfx target."""
-        text = (name or "").lstrip(".").strip().lower().removeprefix("amd ").strip()
-        if len(text) < 6:
-            return None
-        hits = [e for e in self.pci.values() if text in e.name.lower()]
-        if hits and len({e.gfx for e in hits}) == 1:
-            return hits[0]
-        return None
 
     def series_releases(self, os_name: str) -> list[Release]:
         return [r for r in self.releases if r.os == os_name]
@@ -144,7 +117,7 @@ def _strings(value: Any) -> tuple[str, ...]:
 def _load_yaml(name: str) -> dict[str, Any]:
     try:
         text = read_resource(name)
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_LOADER)
     except (OSError, yaml.YAMLError) as exc:
         raise PanelError(f"The data file {name} could not be read.", str(exc)) from exc
     if not isinstance(data, dict):
@@ -169,10 +142,10 @@ def _release(os_name: str, raw: Mapping[str, Any]) -> Release:
 
 @lru_cache(maxsize=1)
 def load() -> CompatData:
-    """The data files, parsed once."""
+    """The compatibility matrix, parsed once."""
     compat = _load_yaml("compat.yaml")
-    pci = _load_yaml("pci_ids.yaml")
-    source_text = {str(k): str(v) for k, v in {**pci["sources"], **compat["sources"]}.items()}
+    pci_sources = pci_ids.load_table().source_text
+    source_text = {**pci_sources, **{str(k): str(v) for k, v in compat["sources"].items()}}
     releases = tuple(_release("linux", r) for r in compat["linux"]) + tuple(
         _release("windows", r) for r in compat["windows"]
     )
@@ -197,17 +170,6 @@ def load() -> CompatData:
         )
         for o in compat["overrides"]
     )
-    devices = {
-        str(dev_id).lower(): PciEntry(
-            device_id=str(dev_id).lower(),
-            name=str(raw["name"]),
-            gfx=str(raw["gfx"]) if raw.get("gfx") else None,
-            integrated=bool(raw["integrated"]) if "integrated" in raw else None,
-            sources=_strings(raw.get("src")),
-            status=str(raw.get("status", "official")),
-        )
-        for dev_id, raw in pci["devices"].items()
-    }
     return CompatData(
         source_text=source_text,
         latest_known={str(k): str(v) for k, v in compat["latest_known"].items()},
@@ -215,5 +177,4 @@ def load() -> CompatData:
         unlisted=unlisted,
         overrides=overrides,
         per_node_since=str(compat["override_facts"]["per_node_since"]),
-        pci=devices,
     )

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocmpanel import __version__
+from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.units import format_gib
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
-from rocmpanel.setup.checklist import Check, CheckStatus, run_checks
+from rocmpanel.setup.checklist import Check, run_checks
 from rocmpanel.setup.compat import Verdict, verdicts_for
 from rocmpanel.setup.probe_report import ProbeReport
 
@@ -21,12 +23,6 @@ _MARK = {
     CheckStatus.FAIL: "FAIL",
     CheckStatus.SKIP: "skip",
 }
-
-
-def format_bytes(value: int | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value / 2**30:.1f} GiB"
 
 
 @dataclass(frozen=True)
@@ -111,7 +107,7 @@ class DoctorReport:
             kind = {True: "integrated", False: "discrete"}.get(gpu.integrated or False, "")
             lines.append(
                 f"GPU {i}: {gpu.name}  [{gpu.gfx or 'gfx n/a'}]  "
-                f"{format_bytes(gpu.vram_bytes)}  {kind}".rstrip()
+                f"{format_gib(gpu.vram_bytes)}  {kind}".rstrip()
             )
             lines.append(
                 f"  PCI {gpu.pci_id or 'n/a'} at {gpu.bdf or 'n/a'}; seen by "
@@ -139,7 +135,7 @@ class DoctorReport:
         for gpu, verdict in self.gpu_rows():
             override = f" ({verdict.override})" if verdict.override else ""
             lines.append(
-                f"| {gpu.name} | {gpu.gfx or 'n/a'} | {format_bytes(gpu.vram_bytes)} "
+                f"| {gpu.name} | {gpu.gfx or 'n/a'} | {format_gib(gpu.vram_bytes)} "
                 f"| {gpu.pci_id or 'n/a'} | {verdict.status.value}{override} |"
             )
         if not self.system.gpus:

@@ -1,4 +1,5 @@
-"""Help → About: versions, where things are kept, and the workload environment's probe."""
+"""Help → About: versions, where things are kept, the machine's GPUs (from the shared
+inventory) and the workload environment's probe."""
 
 from __future__ import annotations
 
@@ -22,11 +23,78 @@ from PySide6.QtWidgets import (
 from rocmpanel import __version__
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.units import format_memory
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.icons import app_icon
+from rocmpanel.gui.inventory import InventoryHolder
+from rocmpanel.gui.report import report as report_error
+from rocmpanel.gui.report import user_message
 from rocmpanel.jobs.process import JobOutcome
+from rocmpanel.jobs.runner import Job
 from rocmpanel.jobs.spec import JobSpec, resolve_python
+from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.machine.inventory import Inventory
 from rocmpanel.setup.probe_report import ProbeReport
+
+DETECTING = "Detecting…"
+NO_AMD_GPU = "No AMD GPU was found."
+
+
+def gpu_line(gpu: GpuInfo) -> str:
+    """One GPU in a line: name, gfx target, VRAM, PCI slot (what is known of them)."""
+    parts = [gpu.name]
+    if gpu.gfx:
+        parts.append(gpu.gfx)
+    if gpu.vram_bytes is not None:
+        parts.append(f"{format_memory(gpu.vram_bytes, digits=1)} VRAM")
+    if gpu.integrated:
+        parts.append("integrated")
+    if gpu.bdf:
+        parts.append(gpu.bdf)
+    return " · ".join(parts)
+
+
+class GpuBox(QGroupBox):
+    """The GPUs of the shared inventory; follows it as it is detected or refreshed."""
+
+    def __init__(self, inventory: InventoryHolder, parent: QWidget | None = None) -> None:
+        super().__init__("GPUs", parent)
+        self.inventory = inventory
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        QVBoxLayout(self).addWidget(self.text)
+        inventory.changed.connect(self._on_inventory_changed)
+        inventory.failed.connect(self._on_inventory_failed)
+        if inventory.current is not None:
+            self._show(inventory.current)
+        elif inventory.error is not None and not inventory.busy:
+            self._on_inventory_failed(inventory.error)
+        else:
+            self.text.setText(DETECTING)
+            inventory.ensure()  # normally already started after the window's first paint
+
+    def _show(self, inventory: Inventory) -> None:
+        if not inventory.has_amd_gpu:
+            self.text.setText(NO_AMD_GPU)
+            return
+        lines = [gpu_line(gpu) for gpu in inventory.discrete_first()]
+        system = inventory.system
+        if system.rocm_version:
+            lines.append(f"ROCm {system.rocm_version}")
+        self.text.setText("\n".join(lines))
+
+    @Slot(object)
+    def _on_inventory_changed(self, inventory: Inventory) -> None:
+        self._show(inventory)
+
+    @Slot(object)
+    def _on_inventory_failed(self, error: BaseException | None) -> None:
+        # The holder logged the failure with its traceback; say it in the user's words.
+        if error is None:
+            self.text.setText("The GPUs could not be detected.")
+        else:
+            self.text.setText(user_message(error, "Detecting the GPUs"))
 
 
 class WorkloadProbeBox(QGroupBox):
@@ -35,7 +103,7 @@ class WorkloadProbeBox(QGroupBox):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__("Workload environment", parent)
         self.ctx = ctx
-        self.job = None
+        self.job: Job | None = None
         layout = QVBoxLayout(self)
         row = QHBoxLayout()
         self.python_label = QLabel()
@@ -61,15 +129,14 @@ class WorkloadProbeBox(QGroupBox):
     def start_probe(self) -> None:
         self._show_python()
         try:
-            self.job = self.ctx.jobs.start(
-                JobSpec("probe", "probe", python=self.ctx.workload_python())
-            )
+            job = self.ctx.jobs.start(JobSpec("probe", "probe", python=self.ctx.workload_python()))
         except PanelError as exc:
-            self.output.setPlainText(exc.message)
+            report_error(exc, "Starting the probe", label=self.output)
             return
+        self.job = job
         self.button.setEnabled(False)
         self.output.setPlainText("Probing… (importing torch can take a few seconds)")
-        self.job.finished.connect(self._on_job_finished)
+        job.finished.connect(self._on_job_finished)
 
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
@@ -82,7 +149,7 @@ class WorkloadProbeBox(QGroupBox):
 
 
 class AboutDialog(QDialog):
-    """Versions and paths, plus the workload environment's probe."""
+    """Versions and paths, the machine's GPUs, and the workload environment's probe."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,9 +175,11 @@ class AboutDialog(QDialog):
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         where.setWordWrap(True)
         layout.addWidget(where)
+        self.gpus = GpuBox(ctx.inventory)
+        layout.addWidget(self.gpus)
         self.probe = WorkloadProbeBox(ctx)
         layout.addWidget(self.probe)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.resize(620, 420)
+        self.resize(620, 480)

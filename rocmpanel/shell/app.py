@@ -7,9 +7,15 @@ import logging
 import logging.handlers
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from rocmpanel import __version__
 from rocmpanel.base import paths
+
+if TYPE_CHECKING:  # Qt is imported when the window opens, not for the headless commands
+    from PySide6.QtWidgets import QApplication
+
+    from rocmpanel.shell.main_window import MainWindow
 
 log = logging.getLogger("rocmpanel")
 _T0 = time.perf_counter()
@@ -136,7 +142,8 @@ def run_gui(smoke_test: bool = False) -> int:
             print(f"Qt: {message}", file=sys.stderr)
 
     qInstallMessageHandler(on_qt_message)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("rocmpanel")
     app.setApplicationDisplayName("rocmpanel")
     app.setApplicationVersion(__version__)
@@ -159,7 +166,7 @@ def run_gui(smoke_test: bool = False) -> int:
     return app.exec()
 
 
-def _run_smoke_test(app, window, qt_problems: list[str]) -> int:  # type: ignore[no-untyped-def]
+def _run_smoke_test(app: QApplication, window: MainWindow, qt_problems: list[str]) -> int:
     from PySide6.QtCore import QEvent, QObject, QTimer
 
     state: dict[str, float | None] = {"paint_ms": None}

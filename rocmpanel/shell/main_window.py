@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
+from collections.abc import Sequence
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -18,18 +18,25 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
+from rocmpanel.gui import report as reports
+from rocmpanel.gui.background import wait_for_background
 from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.gui.log_view import LogView
+from rocmpanel.gui.tab import Tab, TabFactory
 from rocmpanel.jobs.runner import Job, JobManager
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.shell.about import AboutDialog
 from rocmpanel.shell.jobs_strip import JobsStrip
 from rocmpanel.shell.settings_dialog import SettingsDialog
-from rocmpanel.shell.tabs import TABS
+from rocmpanel.shell.tabs import TABS, TabEntry
 
 log = logging.getLogger(__name__)
 
 DEFERRED_TABS_MS = 250  # the tabs not shown at start are built this long after first paint
+CLOSE_WAIT_MS = 2000  # how long closing waits for background calls still running
+
+TabSource = TabEntry | TabFactory  # a tab named by its module, or its class itself
 
 
 def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
@@ -39,32 +46,56 @@ def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
     return job_env_for(spec)
 
 
+def _class_name(source: TabSource) -> str:
+    return source.cls if isinstance(source, TabEntry) else source.__name__
+
+
 class _TabSlot(QWidget):
     """A page of the tab widget that holds its tab once built."""
 
-    def __init__(self, entry, title: str) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, source: TabSource) -> None:
         super().__init__()
-        self.entry = entry
-        self.title = title
+        self.source = source
+        self.title = source.title
         self.widget: QWidget | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        self.tab: Tab | None = None  # the same object as ``widget``, as a Tab
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
 
-    def set_widget(self, widget: QWidget) -> None:
-        self.widget = widget
-        self.layout().addWidget(widget)
+    def build(self, ctx: AppContext) -> QWidget:
+        """Import and build the tab; raises what the tab raised, or TypeError when the
+        class does not keep the Tab protocol."""
+        factory = self.source.load() if isinstance(self.source, TabEntry) else self.source
+        tab = factory(ctx, self)
+        if not isinstance(tab, QWidget) or not isinstance(tab, Tab):
+            raise TypeError(f"{_class_name(self.source)} is not a QWidget with title and shutdown")
+        self.widget, self.tab = tab, tab
+        self._layout.addWidget(tab)
+        return tab
 
 
 class MainWindow(QMainWindow):
-    """The one window of rocmpanel."""
+    """The one window of rocmpanel.
 
-    def __init__(self, settings: Settings | None = None, tabs=TABS) -> None:  # type: ignore[no-untyped-def]
+    ``inventory``: the machine inventory the tabs share (default: detect this machine,
+    started right after the first paint).
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        tabs: Sequence[TabSource] = TABS,
+        *,
+        inventory: InventoryHolder | None = None,
+    ) -> None:
         super().__init__()
         self.setWindowTitle("rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
         self.jobs = JobManager(float(self.settings.general.job_cancel_grace_s), self)
         self.jobs.env_provider = _job_env_for
-        self.ctx = AppContext(self.settings, self.jobs, self.notify)
+        if inventory is None:
+            inventory = InventoryHolder(parent=self)
+        self.ctx = AppContext(self.settings, self.jobs, self.notify, inventory=inventory)
         self.tab_failures: list[str] = []
 
         central = QWidget()
@@ -76,8 +107,9 @@ class MainWindow(QMainWindow):
         self.jobs_strip = JobsStrip(self.jobs)
         layout.addWidget(self.jobs_strip)
         self.setCentralWidget(central)
-        self._tab_actions: dict[QWidget, QAction] = {}
-        self._shown_once = False
+        self._tab_actions: dict[_TabSlot, QAction] = {}
+        self._painted = False
+        self._closed = False
         self._add_tab_slots(tabs)
         if self.tabs.count() == 0:
             self.empty_label = QLabel(
@@ -108,13 +140,18 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Ready", 3000)
         for problem in self.settings.problems:
             self.notify(problem)
+        # Errors reported from now on show in the status bar; earlier ones show now.
+        reports.set_sink(self.notify)
 
     # -- construction ----------------------------------------------------------------
-    def _add_tab_slots(self, tabs) -> None:  # type: ignore[no-untyped-def]
+    def _add_tab_slots(self, tabs: Sequence[TabSource]) -> None:
         """One page per tab; the tab itself is built when first needed (see ensure_tab)."""
-        for entry in tabs:
-            title = entry[2] if isinstance(entry, tuple) else entry.title
-            self.tabs.addTab(_TabSlot(entry, title), title)
+        for source in tabs:
+            self.tabs.addTab(_TabSlot(source), source.title)
+
+    def _slots(self) -> list[_TabSlot]:
+        pages = (self.tabs.widget(index) for index in range(self.tabs.count()))
+        return [page for page in pages if isinstance(page, _TabSlot)]
 
     def ensure_tab(self, index: int) -> QWidget | None:
         """Build the tab at ``index`` if it is not built yet; None if it failed (then it
@@ -124,18 +161,11 @@ class MainWindow(QMainWindow):
             return None
         if slot.widget is not None:
             return slot.widget
-        entry = slot.entry
-        label = entry[1] if isinstance(entry, tuple) else entry.__name__
         try:
-            cls = (
-                getattr(importlib.import_module(entry[0]), entry[1])
-                if isinstance(entry, tuple)
-                else entry
-            )
-            widget = cls(self.ctx, slot)
+            return slot.build(self.ctx)
         except Exception as exc:  # a broken tab must not take the window down
-            log.exception("tab %s failed to load", label)
-            message = f"The {label} tab could not load: {exc}"
+            log.exception("tab %s failed to load", _class_name(slot.source))
+            message = f"The {_class_name(slot.source)} tab could not load: {exc}"
             self.tab_failures.append(message)
             self.notify(message)
             action = self._tab_actions.pop(slot, None)
@@ -144,11 +174,6 @@ class MainWindow(QMainWindow):
             self.tabs.removeTab(index)
             slot.deleteLater()
             return None
-        slot.set_widget(widget)
-        alert = getattr(widget, "alert_raised", None)  # the Monitor's alerts
-        if alert is not None:
-            alert.connect(self.notify)
-        return widget
 
     def build_all_tabs(self) -> None:
         """Build every tab now (the smoke test and tests use this)."""
@@ -165,18 +190,29 @@ class MainWindow(QMainWindow):
     @Slot()
     def _build_next_deferred(self) -> None:
         """After the first paint, build the other tabs one per event-loop turn."""
-        for index in range(self.tabs.count()):
-            slot = self.tabs.widget(index)
-            if isinstance(slot, _TabSlot) and slot.widget is None:
+        if self._closed:
+            return
+        for index, slot in enumerate(self._slots()):
+            if slot.widget is None:
                 self.ensure_tab(index)
                 QTimer.singleShot(0, self, self._build_next_deferred)
                 return
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not self._shown_once:
-            self._shown_once = True
-            QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            # Queued, so the first frame is finished (and measured) before anything starts.
+            QTimer.singleShot(0, self, self._after_first_paint)
+
+    @Slot()
+    def _after_first_paint(self) -> None:
+        """Detect the machine now, so every tab finds the inventory ready; then build the
+        tabs not shown yet."""
+        if self._closed:  # closed right after the first paint (the smoke test)
+            return
+        self.ctx.inventory.ensure()
+        QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -196,8 +232,7 @@ class MainWindow(QMainWindow):
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         view_menu.addAction(toggle_log)
         view_menu.addSeparator()
-        for index in range(self.tabs.count()):
-            slot = self.tabs.widget(index)
+        for index, slot in enumerate(self._slots()):
             action = QAction(self.tabs.tabText(index), self)
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
             action.triggered.connect(lambda _=False, w=slot: self.tabs.setCurrentWidget(w))
@@ -261,22 +296,26 @@ class MainWindow(QMainWindow):
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.settings.window.geometry = bytes(self.saveGeometry().toBase64()).decode()
-        self.settings.window.state = bytes(self.saveState().toBase64()).decode()
+        self._closed = True
+        self.settings.window.geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        self.settings.window.state = bytes(self.saveState().toBase64().data()).decode()
         if self.tabs.count():
             self.settings.window.last_tab = self.tabs.tabText(self.tabs.currentIndex())
         try:
             self.settings.save()
         except PanelError as exc:
-            log.warning("settings not saved: %s", exc)
-        for index in range(self.tabs.count()):
-            slot = self.tabs.widget(index)
-            shutdown = getattr(getattr(slot, "widget", None), "shutdown", None)
-            if callable(shutdown):
-                try:
-                    shutdown()
-                except Exception:
-                    log.exception("tab shutdown failed")
+            reports.report(exc, "Saving the settings")
+        for slot in self._slots():
+            if slot.tab is None:
+                continue
+            try:
+                slot.tab.shutdown()
+            except Exception as exc:  # one tab failing to stop must not keep the others
+                reports.report(exc, f"Closing the {slot.title} tab")
         self.jobs.shutdown()
+        # Calls still running would deliver to widgets about to be deleted: let them end.
+        if not wait_for_background(CLOSE_WAIT_MS):
+            log.warning("background calls still running at close; their results are dropped")
         self.log_view.detach()
+        reports.release_sink(self.notify)
         super().closeEvent(event)

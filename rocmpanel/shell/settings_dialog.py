@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Declared, Settings, declared
+from rocmpanel.gui.report import report
 
 
 def _editor_for(item: Declared, value: Any) -> QWidget:
@@ -93,7 +94,10 @@ class SettingsDialog(QDialog):
             for item, _ in self.editors:
                 self.settings.assign(item, trial.value(item))
             self.settings.save()
-        except (ValueError, PanelError) as exc:
+        except ValueError as exc:  # a value outside its declared range: the user's words
             self.error.setText(str(exc))
+            return
+        except PanelError as exc:  # saving failed: the message here, the detail in the log
+            report(exc, "Saving the settings", label=self.error)
             return
         super().accept()

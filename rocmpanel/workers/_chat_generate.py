@@ -1,31 +1,33 @@
-"""One reply of the chat worker: the prompt that fits the context, then a streamed generate.
+"""The parts of one reply: the prompt that fits the context, the stop check, the figures.
 
-A private sibling of ``chat.py``. ``generate`` runs on the thread that loaded the model
-(the main thread); tokens leave from inside it through ``_wire.token``.
+A private sibling of ``chat.py``; :meth:`_chat_engine.ChatEngine.generate` puts them
+together around ``model.generate`` (which runs on the main thread, see there).
 """
 
 from __future__ import annotations
 
 import threading
-import time
-import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import _wire
-from _chat_common import WorkerFailure, _is_oom, _rss_bytes
-from _chat_stream import _flush_each_token
-
-EMIT_INTERVAL_S = 0.015
+from _chat_errors import WorkerFailure
 
 
-def build_prompt(engine: Any, messages: list, system: str, max_new: int):
+def build_prompt(
+    tokenizer: Any,
+    messages: Sequence[dict[str, str]],
+    system: str,
+    context_length: int,
+    max_new: int,
+) -> tuple[Any, int]:
     """The encoded chat and its length; the oldest messages go until it fits the context."""
-    chat = [m for m in messages if m.get("role") in ("user", "assistant", "system")]
+    chat = [dict(m) for m in messages]
     if system and not any(m["role"] == "system" for m in chat):
         chat.insert(0, {"role": "system", "content": system})
-    limit = engine.context_length - max_new
+    limit = context_length - max_new
     while True:
-        encoded = engine.tokenizer.apply_chat_template(
+        encoded = tokenizer.apply_chat_template(
             chat, add_generation_prompt=True, return_dict=True, return_tensors="pt"
         )
         length = int(encoded["input_ids"].shape[-1])
@@ -36,7 +38,7 @@ def build_prompt(engine: Any, messages: list, system: str, max_new: int):
         if len(droppable) <= 1:
             raise WorkerFailure(
                 f"The message needs {length} tokens but only {limit} fit in the context "
-                f"({engine.context_length}) with {max_new} new tokens.",
+                f"({context_length}) with {max_new} new tokens.",
                 "context",
             )
         chat.pop(droppable[0])
@@ -46,139 +48,69 @@ def build_prompt(engine: Any, messages: list, system: str, max_new: int):
             droppable.pop()
 
 
-def generate(engine: Any, cmd: dict) -> None:
-    """Answer one ``generate`` command: tokens as they come, then a ``reply`` result."""
-    if engine.model is None:
-        raise WorkerFailure("No model is loaded.", "no_model")
-    torch, model, tokenizer = engine.torch, engine.model, engine.tokenizer
-    import transformers
-
-    request = cmd.get("id")
-    max_new = max(1, int(cmd.get("max_new_tokens", 256)))
-    max_new = min(max_new, max(1, engine.context_length - 8))
-    encoded, prompt_tokens = build_prompt(
-        engine, list(cmd.get("messages", [])), str(cmd.get("system", "")), max_new
-    )
-    encoded = {k: v.to(model.device) for k, v in encoded.items()}
-    seed = cmd.get("seed")
-    if seed is not None and int(seed) >= 0:
-        transformers.set_seed(int(seed))
-    temperature = float(cmd.get("temperature", 0.7))
-    sampling: dict = {"do_sample": temperature > 0}
-    if temperature > 0:
-        sampling.update(
-            temperature=temperature,
-            top_p=float(cmd.get("top_p", 0.95)),
-            top_k=int(cmd.get("top_k", 50)),
-        )
-    sampling["repetition_penalty"] = float(cmd.get("repetition_penalty", 1.0))
-    # Created by the stdin reader when the command arrived, so a stop sent right
-    # after generate is not lost while the command waits in the queue.
-    stop_event = cmd.get("_stop") or threading.Event()
+def stop_criteria(transformers: Any, torch: Any, stop: threading.Event) -> Any:
+    """A stopping-criteria list that ends ``generate`` after the token during which
+    ``stop`` was set (checked after every token; the answers are made once, not per token)."""
 
     class StopOnEvent(transformers.StoppingCriteria):
-        """Checked after every token; the answers are made once, not per token."""
+        answers: tuple[Any, ...] = ()
 
-        answers: tuple = ()
-
-        def __call__(self, input_ids, scores, **kwargs):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
             if not self.answers:
                 shape, device = (input_ids.shape[0],), input_ids.device
                 self.answers = (
                     torch.zeros(shape, dtype=torch.bool, device=device),
                     torch.ones(shape, dtype=torch.bool, device=device),
                 )
-            return self.answers[stop_event.is_set()]
+            return self.answers[stop.is_set()]
 
-    streamer = transformers.TextStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
-    started = time.perf_counter()
-    first: list[float] = []
-    pieces: list[str] = []
-    pending: list[str] = []
-    counts = [0, 0.0]  # tokens waiting in ``pending``, time of the last token event
+    return transformers.StoppingCriteriaList([StopOnEvent()])
 
-    def flush() -> None:
-        if pending:
-            _wire.token("".join(pending), request_id=request, count=counts[0])
-            pending.clear()
-            counts[0] = 0
-            counts[1] = time.perf_counter()
 
-    def on_text(text: str, stream_end: bool = False, tokens: int = 1) -> None:
-        # Called from inside generate: a token goes out with no hand-over to another
-        # thread. The first one at once; later ones at most every EMIT_INTERVAL_S,
-        # which spares a fast model hundreds of pipe writes (and the panel as many
-        # wake-ups) per second while the text still flows at screen rate.
-        if text:
-            now = time.perf_counter()
-            if not first:
-                first.append(now)
-            pieces.append(text)
-            pending.append(text)
-            counts[0] += tokens
-            if now - counts[1] >= EMIT_INTERVAL_S:
-                flush()
-        if stream_end:
-            flush()
+@dataclass(frozen=True)
+class ReplyReport:
+    """A finished reply: what the ``reply`` event carries."""
 
-    _flush_each_token(streamer, on_text)
-    if engine.device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-    # generate runs right here, on the thread that loaded the model (the main
-    # thread): torch's CPU kernels run several times slower on any other thread (their
-    # OpenMP pools belong to the main thread; measured 2.5x for bf16/NF4). Tokens
-    # leave from inside generate, so there is no consumer that a failing generate
-    # could leave waiting: an exception comes straight back here.
-    try:
-        with torch.inference_mode():
-            ids = model.generate(
-                **encoded,
-                max_new_tokens=max_new,
-                streamer=streamer,
-                stopping_criteria=transformers.StoppingCriteriaList([StopOnEvent()]),
-                pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
-                **sampling,
-            )
-    except Exception as exc:
-        flush()
-        trace = traceback.format_exc()
-        if _is_oom(exc):
-            message = f"Out of memory while generating: {exc}"
-            del exc  # its traceback holds the frames that hold the big tensors
-            if engine.device == "cuda":
-                torch.cuda.empty_cache()
-            raise WorkerFailure(message, "oom", trace) from None
-        raise WorkerFailure(
-            f"Generation failed: {type(exc).__name__}: {exc}", "generate", trace
-        ) from exc
-    ended = time.perf_counter()
-    new_tokens = int(ids.shape[-1]) - prompt_tokens
-    ttft = (first[0] - started) if first else None
-    decode_s = ended - first[0] if first else 0.0
-    # Speed over the tokens after the first, as the first one includes the prefill.
-    speed = (new_tokens - 1) / decode_s if new_tokens > 1 and decode_s > 0 else None
-    if engine.device == "cuda":
-        peak, kind = torch.cuda.max_memory_allocated(), "vram"
-    else:
-        peak, kind = _rss_bytes()[1], "rss"
-    eos = tokenizer.eos_token_id
-    last = int(ids[0, -1]) if new_tokens > 0 else None
-    finish = "stop" if stop_event.is_set() else ("eos" if last == eos else "length")
-    _wire.result(
-        {
-            "kind": "reply",
-            "id": request,
-            "text": "".join(pieces),
-            "prompt_tokens": prompt_tokens,
-            "new_tokens": new_tokens,
-            "ttft_s": None if ttft is None else round(ttft, 5),
-            "tokens_per_s": None if speed is None else round(speed, 2),
-            "total_s": round(ended - started, 4),
-            "peak_memory_bytes": peak,
-            "memory_kind": kind,
-            "device": engine.device,
-            "precision": engine.precision,
-            "stopped": stop_event.is_set(),
-            "finish": finish,
+    request_id: int | None
+    text: str
+    prompt_tokens: int
+    new_tokens: int
+    ttft_s: float | None
+    tokens_per_s: float | None
+    total_s: float
+    peak_memory_bytes: int | None
+    memory_kind: str  # "vram" (torch allocator peak) or "rss" (process)
+    device: str  # "gpu" or "cpu"
+    precision: str
+    stopped: bool
+    finish: str  # "stop", "eos" or "length"
+
+    def figures(self) -> dict[str, Any]:
+        """The reply's figures, as the ``reply`` event sends them beside its text."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "new_tokens": self.new_tokens,
+            "ttft_s": None if self.ttft_s is None else round(self.ttft_s, 5),
+            "tokens_per_s": None if self.tokens_per_s is None else round(self.tokens_per_s, 2),
+            "total_s": round(self.total_s, 4),
+            "peak_memory_bytes": self.peak_memory_bytes,
+            "memory_kind": self.memory_kind,
+            "device": self.device,
+            "precision": self.precision,
+            "stopped": self.stopped,
+            "finish": self.finish,
         }
-    )
+
+
+def decode_speed(new_tokens: int, first_at: float | None, ended: float) -> float | None:
+    """Tokens per second after the first (the first one includes the prefill)."""
+    decode_s = ended - first_at if first_at is not None else 0.0
+    return (new_tokens - 1) / decode_s if new_tokens > 1 and decode_s > 0 else None
+
+
+def finish_reason(stopped: bool, last_token: int | None, eos: Any) -> str:
+    """Why a reply ended: stopped by the user, the model's end token, or the length cap."""
+    if stopped:
+        return "stop"
+    eos_ids = eos if isinstance(eos, (list, tuple, set)) else (eos,)
+    return "eos" if last_token is not None and last_token in eos_ids else "length"

@@ -1,8 +1,9 @@
-"""Loading a model into the chat worker: folder checks, precision, weights, progress.
+"""Loading a model into the chat worker: the folder check, the weight arguments, progress.
 
-A private sibling of ``chat.py``. torch and transformers are imported inside ``load`` only,
-after ``chat.py`` has switched the hub off. The benchmark imports ``weight_kwargs`` from
-here so that it loads the model exactly as the worker does.
+A private sibling of ``chat.py``; :meth:`_chat_engine.ChatEngine.load` puts these together.
+torch and transformers are passed in (imported by the engine only after ``chat.py`` has
+switched the hub off). The benchmark imports :func:`weight_kwargs` from here so that it
+loads a model exactly as the worker does.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import _wire
-from _chat_common import WorkerFailure, _rss_bytes
+from _chat_errors import WorkerFailure
 
-PRECISIONS = ("nf4", "int8", "fp16", "bf16", "fp32")
 FALLBACK_TEMPLATE = (
     "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
     "{% if add_generation_prompt %}assistant: {% endif %}"
@@ -50,11 +51,27 @@ def check_folder(folder: Path, trust_remote_code: bool) -> None:
         )
 
 
-def weight_kwargs(transformers: Any, torch: Any, precision: str, device: str) -> dict:
-    """``from_pretrained`` arguments for a precision on a device: dtype, quantization, map."""
-    gpu_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
-    compute = torch.bfloat16 if device == "cpu" or gpu_bf16 else torch.float16
-    kwargs: dict = {}
+def torch_device(device: str) -> str:
+    """torch's name for a resolved device of ``_wire.DEVICES`` ("cuda" on ROCm too)."""
+    return "cuda" if device == "gpu" else "cpu"
+
+
+def resolve_device(torch: Any, wanted: str) -> str:
+    """ "gpu" or "cpu" for a requested ``auto``/``gpu``/``cpu``; a GPU torch cannot see fails."""
+    available = bool(torch.cuda.is_available())
+    if wanted == "gpu" and not available:
+        raise WorkerFailure("No GPU is visible to torch in this Python.", "no_gpu")
+    return "gpu" if wanted != "cpu" and available else "cpu"
+
+
+def weight_kwargs(transformers: Any, torch: Any, precision: str, device: str) -> dict[str, Any]:
+    """``from_pretrained`` arguments for a precision on a device: dtype, quantization, map.
+
+    ``device`` is "gpu" or "cpu" ("cuda", torch's name, is taken as "gpu")."""
+    on_gpu = device in ("gpu", "cuda")
+    gpu_bf16 = on_gpu and torch.cuda.is_bf16_supported()
+    compute = torch.bfloat16 if not on_gpu or gpu_bf16 else torch.float16
+    kwargs: dict[str, Any] = {}
     if precision == "nf4":
         kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
             load_in_4bit=True,
@@ -72,89 +89,46 @@ def weight_kwargs(transformers: Any, torch: Any, precision: str, device: str) ->
             "bf16": torch.bfloat16,
             "fp32": torch.float32,
         }[precision]
-    kwargs["device_map"] = {"": 0} if device == "cuda" else "cpu"
+    kwargs["device_map"] = {"": 0} if on_gpu else "cpu"
     return kwargs
 
 
-def load(engine: Any, cmd: dict) -> None:
-    """Load the model ``cmd`` asks for into ``engine`` and report it (a ``loaded`` result)."""
-    folder = Path(str(cmd.get("path", ""))).expanduser()
-    precision = str(cmd.get("precision", "nf4"))
-    if precision not in PRECISIONS:
-        raise WorkerFailure(f"Unknown precision {precision!r}.", "bad_command")
-    trust = bool(cmd.get("trust_remote_code", False))
-    check_folder(folder, trust)
-    if engine.model is not None:
-        engine.unload(report=False)
-    started = time.perf_counter()
-    _wire.progress(0.05, "Importing torch and transformers")
-    import torch
-    import transformers
-
-    engine.torch = torch
-    transformers.logging.set_verbosity_error()
-    _report_weight_loading(transformers)
-    want = str(cmd.get("device", "auto"))
-    if want == "cuda" and not torch.cuda.is_available():
-        raise WorkerFailure("No GPU is visible to torch in this Python.", "no_gpu")
-    device = "cuda" if want != "cpu" and torch.cuda.is_available() else "cpu"
-    if device == "cpu":
-        _leave_a_core_free(torch)
-    kwargs = {
-        "trust_remote_code": trust,
-        "use_safetensors": True,
-        **weight_kwargs(transformers, torch, precision, device),
-    }
-    if device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-    _wire.progress(0.15, "Reading the tokenizer")
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), trust_remote_code=trust)
-    if not getattr(tokenizer, "chat_template", None):
-        tokenizer.chat_template = FALLBACK_TEMPLATE
-        _wire.log("The tokenizer has no chat template; using a plain role: text layout.")
-    _wire.progress(LOAD_START, f"Loading weights ({precision} on {device})")
-    load_kwargs = dict(kwargs)
-    if _version(transformers.__version__) < (4, 56):
-        # Older transformers call it torch_dtype (renamed to dtype in 4.56).
-        load_kwargs["torch_dtype"] = load_kwargs.pop("dtype")
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), **load_kwargs)
-    model.eval()
-    _wire.progress(LOAD_END, "Ready check")
-    max_positions = getattr(model.config, "max_position_embeddings", None) or 4096
-    context = int(cmd.get("context_length") or max_positions)
-    engine.model, engine.tokenizer, engine.device = model, tokenizer, device
-    engine.precision, engine.path = precision, str(folder)
-    engine.context_length = max(16, min(context, max_positions))
-    params = sum(_unpacked_numel(p) for p in model.parameters())
-    memory = torch.cuda.max_memory_allocated() if device == "cuda" else _rss_bytes()[0]
-    _wire.progress(1.0, "Loaded")
-    _wire.result(
-        {
-            "kind": "loaded",
-            "path": engine.path,
-            "precision": precision,
-            "device": device,
-            "device_name": torch.cuda.get_device_name(0) if device == "cuda" else "CPU",
-            "compute_dtype": str(kwargs["dtype"]).replace("torch.", ""),
-            "parameters": params,
-            "context_length": engine.context_length,
-            "load_s": round(time.perf_counter() - started, 3),
-            "memory_bytes": memory,
-            "memory_kind": "vram" if device == "cuda" else "rss",
-            "footprint_bytes": int(model.get_memory_footprint()),
-            "threads": torch.get_num_threads(),
-        }
-    )
+def dtype_keyword(transformers: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` as this transformers wants them: before 4.56 ``dtype`` was ``torch_dtype``."""
+    if version(transformers.__version__) >= (4, 56):
+        return kwargs
+    renamed = dict(kwargs)
+    renamed["torch_dtype"] = renamed.pop("dtype")
+    return renamed
 
 
-class _ReportingBar:
+def pci_slot(torch: Any, index: int = 0) -> str | None:
+    """The PCI slot ("0000:03:00.0") of torch's GPU ``index``, when this torch reports it.
+
+    Recent torch builds (CUDA and ROCm) give ``pci_domain_id``, ``pci_bus_id`` and
+    ``pci_device_id`` in the device properties; the panel finds the card's live VRAM by it.
+    """
+    try:
+        props = torch.cuda.get_device_properties(index)
+    except Exception:  # an old or odd build: the slot is simply not known
+        return None
+    parts = [
+        getattr(props, name, None) for name in ("pci_domain_id", "pci_bus_id", "pci_device_id")
+    ]
+    if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in parts):
+        return None
+    domain, bus, device = parts
+    return f"{domain:04x}:{bus:02x}:{device:02x}.0"
+
+
+class ReportingBar:
     """Wraps transformers' "Loading weights" bar to send progress events as it advances."""
 
-    def __init__(self, bar, total: int | None) -> None:
+    def __init__(self, bar: Any, total: int | None) -> None:
         self._bar = bar
         self._total = total
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         last = 0.0
         for done, item in enumerate(self._bar, 1):
             yield item
@@ -164,35 +138,35 @@ class _ReportingBar:
                 fraction = LOAD_START + (LOAD_END - LOAD_START) * done / self._total
                 _wire.progress(fraction, f"Loading weights ({done}/{self._total})")
 
-    def __enter__(self):
+    def __enter__(self) -> ReportingBar:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         close = getattr(self._bar, "close", None)
         if callable(close):
             close()
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._bar, name)
 
 
-def _report_weight_loading(transformers) -> None:
+def report_weight_loading(transformers: Any) -> None:
     """Turn the weight-loading progress bar into progress events (transformers >= 5)."""
     setter = getattr(transformers.utils.logging, "set_tqdm_hook", None)
     if setter is None:
         return
 
-    def hook(factory, args, kwargs):
+    def hook(factory: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         bar = factory(*args, **kwargs)
         if kwargs.get("desc") != "Loading weights" or not args:
             return bar
         total = len(args[0]) if hasattr(args[0], "__len__") else None
-        return _ReportingBar(bar, total)
+        return ReportingBar(bar, total)
 
     setter(hook)
 
 
-def _leave_a_core_free(torch) -> None:
+def leave_a_core_free(torch: Any) -> None:
     """On the CPU, use one thread less than torch would, unless the user chose a number.
 
     torch starts one OpenMP thread per core and they spin-wait for each other at every
@@ -207,7 +181,8 @@ def _leave_a_core_free(torch) -> None:
         torch.set_num_threads(threads - 1)
 
 
-def _version(text: str) -> tuple[int, int]:
+def version(text: str) -> tuple[int, int]:
+    """(major, minor) of a version string such as "4.56.0.dev0"."""
     parts = [0, 0]
     for index, piece in enumerate(text.split(".")[:2]):
         digits = "".join(ch for ch in piece if ch.isdigit())
@@ -215,7 +190,7 @@ def _version(text: str) -> tuple[int, int]:
     return parts[0], parts[1]
 
 
-def _unpacked_numel(param) -> int:
+def unpacked_numel(param: Any) -> int:
     """Elements of a weight; 4-bit weights are packed two to a byte with their shape aside."""
     state = getattr(param, "quant_state", None)
     shape = getattr(state, "shape", None)

@@ -1,12 +1,70 @@
-"""Streaming text out of ``generate``: the streamer hands over text after every token.
+"""Streaming a reply out of ``generate``: text after every token, sent in screen-rate batches.
 
-A private sibling of ``chat.py``; it patches a transformers ``TextStreamer`` in place.
+A private sibling of ``chat.py``. :func:`flush_each_token` patches a transformers
+``TextStreamer`` so that it hands over the text of every token; :class:`TokenBatcher`
+collects that text and sends it as token events carrying the request id.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from typing import Any
 
-def _flush_each_token(streamer, on_text) -> None:
+import _wire
+
+EMIT_INTERVAL_S = 0.015
+
+OnText = Callable[..., None]  # (text, stream_end=False, tokens=1)
+
+
+class TokenBatcher:
+    """The text of one reply, sent as ``token`` events for ``request_id``.
+
+    Called from inside ``generate``: a token goes out with no hand-over to another thread.
+    The first piece at once; later ones at most every ``EMIT_INTERVAL_S``, which spares a
+    fast model hundreds of pipe writes (and the panel as many wake-ups) per second while
+    the text still flows at screen rate.
+    """
+
+    def __init__(self, request_id: int | None) -> None:
+        self.request_id = request_id
+        self.first_at: float | None = None
+        self._pieces: list[str] = []
+        self._pending: list[str] = []
+        self._pending_tokens = 0
+        self._sent_at = 0.0
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    def on_text(self, text: str, stream_end: bool = False, tokens: int = 1) -> None:
+        """What the streamer hands over: new text holding ``tokens`` tokens."""
+        if text:
+            now = time.perf_counter()
+            if self.first_at is None:
+                self.first_at = now
+            self._pieces.append(text)
+            self._pending.append(text)
+            self._pending_tokens += tokens
+            if now - self._sent_at >= EMIT_INTERVAL_S:
+                self.flush()
+        if stream_end:
+            self.flush()
+
+    def flush(self) -> None:
+        """Send what is waiting now (the end of a reply, or a failure)."""
+        if self._pending:
+            _wire.token(
+                "".join(self._pending), request_id=self.request_id, count=self._pending_tokens
+            )
+            self._pending.clear()
+            self._pending_tokens = 0
+            self._sent_at = time.perf_counter()
+
+
+def flush_each_token(streamer: Any, on_text: OnText) -> None:
     """Make the streamer hand over text after every token, not at word boundaries.
 
     TextStreamer holds text back until a space, which delays the first visible token, and
@@ -19,23 +77,23 @@ def _flush_each_token(streamer, on_text) -> None:
     if _stream_with_decode_stream(streamer, on_text):
         return
     tokens: list[int] = []
-    offsets = [0, 0]  # prefix start, end of what was sent
+    prefix = sent = 0  # start of the decoding window, end of what was sent
     decode_kwargs = streamer.decode_kwargs
 
-    def put(value) -> None:
+    def put(value: Any) -> None:
+        nonlocal prefix, sent
         ids = _generated_ids(streamer, value)
         if ids is None:
             return
         tokens.extend(ids)
-        prefix, sent = offsets
         before = streamer.tokenizer.decode(tokens[prefix:sent], **decode_kwargs)
         after = streamer.tokenizer.decode(tokens[prefix:], **decode_kwargs)
         if len(after) > len(before) and not after.endswith("\ufffd"):
-            offsets[0], offsets[1] = sent, len(tokens)
-            on_text(after[len(before) :], tokens=len(tokens) - sent)
+            count = len(tokens) - sent
+            prefix, sent = sent, len(tokens)
+            on_text(after[len(before) :], tokens=count)
 
     def end() -> None:
-        prefix, sent = offsets
         if sent < len(tokens):
             before = streamer.tokenizer.decode(tokens[prefix:sent], **decode_kwargs)
             after = streamer.tokenizer.decode(tokens[prefix:], **decode_kwargs)
@@ -47,7 +105,7 @@ def _flush_each_token(streamer, on_text) -> None:
     streamer.end = end
 
 
-def _stream_with_decode_stream(streamer, on_text) -> bool:
+def _stream_with_decode_stream(streamer: Any, on_text: OnText) -> bool:
     """Use tokenizers' DecodeStream when the tokenizer has a Rust backend (0.21+)."""
     backend = getattr(streamer.tokenizer, "backend_tokenizer", None)
     try:
@@ -57,22 +115,25 @@ def _stream_with_decode_stream(streamer, on_text) -> bool:
     if backend is None:
         return False
     skip = bool(streamer.decode_kwargs.get("skip_special_tokens", False))
-    state = [DecodeStream(skip_special_tokens=skip), 0]  # decoder, tokens not yet sent
+    decoder = DecodeStream(skip_special_tokens=skip)
+    unsent = 0  # tokens whose text has not gone out yet
 
-    def put(value) -> None:
+    def put(value: Any) -> None:
+        nonlocal unsent
         ids = _generated_ids(streamer, value)
         if ids is None:
             return
         for token_id in ids:
-            state[1] += 1
-            text = state[0].step(backend, token_id)
+            unsent += 1
+            text = decoder.step(backend, token_id)
             if text:
-                on_text(text, tokens=state[1])
-                state[1] = 0
+                on_text(text, tokens=unsent)
+                unsent = 0
 
     def end() -> None:
+        nonlocal decoder, unsent
         streamer.next_tokens_are_prompt = True
-        state[0], state[1] = DecodeStream(skip_special_tokens=skip), 0
+        decoder, unsent = DecodeStream(skip_special_tokens=skip), 0
         on_text("", stream_end=True)
 
     streamer.put = put
@@ -80,11 +141,12 @@ def _stream_with_decode_stream(streamer, on_text) -> bool:
     return True
 
 
-def _generated_ids(streamer, value) -> list[int] | None:
+def _generated_ids(streamer: Any, value: Any) -> list[int] | None:
     """The token ids of one ``put``; None for the prompt, which the streamer skips."""
     if len(value.shape) > 1:
         value = value[0]
     if streamer.skip_prompt and streamer.next_tokens_are_prompt:
         streamer.next_tokens_are_prompt = False
         return None
-    return value.tolist()
+    ids: list[int] = value.tolist()
+    return ids

@@ -4,7 +4,7 @@ Usage: ``validate.py [--gfx GFX] [--sysfs-vram-bytes N] [--quick]``
 
 Each check ends pass, fail or skip with a measured figure; a failure carries the error text
 and, where the worker recognises the situation, a ``fix_id`` the panel turns into a cause
-and a fix. Every finished check is also sent at once as a log line of level ``check`` (JSON),
+and a fix. Every finished check is also sent at once as a ``check`` event (``_wire.check``),
 so the panel keeps the checks done so far if a driver fault kills this process. On a machine
 without a GPU (or with a CPU build) the suite still runs and says so.
 """
@@ -12,7 +12,6 @@ without a GPU (or with a CPU build) the suite still runs and says so.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -26,7 +25,10 @@ GiB = 1024**3
 
 
 def _check(cid: str, name: str, status: str, figure: str = "", **extra: Any) -> dict[str, Any]:
-    data = {
+    # The panel's CheckStatus, as plain strings (this process cannot import rocmpanel).
+    if status not in _wire.CHECK_STATUSES:
+        raise ValueError(f"unknown check status {status!r}")
+    data: dict[str, Any] = {
         "id": cid,
         "name": name,
         "status": status,
@@ -74,7 +76,7 @@ class Suite:
 
     def add(self, check: dict[str, Any]) -> None:
         self.checks.append(check)
-        _wire.log(json.dumps(check), level="check")
+        _wire.check(check)
 
     def run(
         self, cid: str, name: str, fn: Callable[[], dict[str, Any]], needs_gpu: bool = True

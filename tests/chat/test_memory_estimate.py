@@ -1,21 +1,18 @@
-"""The memory estimate, the fit verdict and the sysfs VRAM reader."""
+"""The memory estimate and the fit verdict."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.units import GIB
 from rocmpanel.chat.memory_estimate import (
     CPU_PRECISIONS,
-    GIB,
     Fit,
-    Precision,
+    default_precision,
+    estimate_device,
     estimate_memory,
-    free_vram,
     judge_fit,
-    read_amd_vram,
-    read_device_vram,
 )
 from rocmpanel.chat.model_check import ModelShape
 
@@ -68,47 +65,40 @@ def test_unknown_shape_gives_no_kv_and_bad_input_raises() -> None:
 
 def test_fit_verdicts() -> None:
     estimate = estimate_memory(LLAMA2_7B_PARAMS, LLAMA2_7B, Precision.FP16, 4096)
-    wont = judge_fit(estimate, "gpu", 8 * GIB)
-    assert wont.fit is Fit.WONT_FIT
+    wont = judge_fit(estimate, Device.GPU, 8 * GIB)
+    assert wont.fit is Fit.WONT_FIT and wont.device is Device.GPU
     assert "will not fit" in wont.message and "8-bit" in wont.message
-    assert judge_fit(estimate, "gpu", int(estimate.total / 0.95)).fit is Fit.TIGHT
-    fits = judge_fit(estimate, "cpu", 64 * GIB)
+    assert judge_fit(estimate, Device.GPU, int(estimate.total / 0.95)).fit is Fit.TIGHT
+    fits = judge_fit(estimate, Device.CPU, 64 * GIB)
     assert fits.fit is Fit.FITS and "RAM" in fits.message
-    unknown = judge_fit(estimate, "gpu", None)
+    unknown = judge_fit(estimate, Device.GPU, None)
     assert unknown.fit is Fit.UNKNOWN and "unknown" in unknown.message
+
+
+def test_a_known_total_judges_when_free_memory_is_not_known() -> None:
+    estimate = estimate_memory(LLAMA2_7B_PARAMS, LLAMA2_7B, Precision.FP16, 4096)
+    small = judge_fit(estimate, Device.GPU, None, total=8 * GIB)
+    assert small.fit is Fit.WONT_FIT and "8.00 GiB of VRAM" in small.message
+    big = judge_fit(estimate, Device.GPU, None, total=48 * GIB)
+    assert big.fit is Fit.UNKNOWN and "48.00 GiB in all" in big.message
+    # A measured free figure wins over the total.
+    assert judge_fit(estimate, Device.GPU, 64 * GIB, total=8 * GIB).fit is Fit.FITS
+
+
+def test_where_a_load_lands_and_its_default_precision() -> None:
+    assert estimate_device(Device.AUTO, has_amd_gpu=True) is Device.GPU
+    assert estimate_device(Device.AUTO, has_amd_gpu=False) is Device.CPU
+    assert estimate_device(Device.GPU, has_amd_gpu=False) is Device.GPU
+    assert default_precision(Device.AUTO, True) is Precision.NF4
+    assert default_precision(Device.CPU, True) is Precision.BF16
+    assert default_precision(Device.AUTO, False) is Precision.BF16
+
+
+def test_the_cpu_estimate_has_a_smaller_fixed_overhead() -> None:
+    gpu = estimate_memory(1000, ModelShape(), Precision.BF16, 0, device=Device.GPU)
+    cpu = estimate_memory(1000, ModelShape(), Precision.BF16, 0, device=Device.CPU)
+    assert gpu.overhead - cpu.overhead == int(0.5 * GIB) - int(0.4 * GIB)
 
 
 def test_cpu_precisions_say_what_works_there() -> None:
     assert set(CPU_PRECISIONS) == {Precision.FP32, Precision.BF16, Precision.NF4, Precision.INT8}
-
-
-def _card(root: Path, name: str, vendor: str, total: int | None, used: int | None) -> None:
-    device = root / name / "device"
-    device.mkdir(parents=True)
-    (device / "vendor").write_text(vendor + "\n")
-    if total is not None:
-        (device / "mem_info_vram_total").write_text(f"{total}\n")
-    if used is not None:
-        (device / "mem_info_vram_used").write_text(f"{used}\n")
-
-
-def test_read_amd_vram_from_a_drm_tree(tmp_path: Path) -> None:
-    _card(tmp_path, "card0", "0x1002", 16 * GIB, 1 * GIB)
-    _card(tmp_path, "card1", "0x10de", 8 * GIB, 0)  # not AMD
-    _card(tmp_path, "card2", "0x1002", 8 * GIB, 7 * GIB)
-    _card(tmp_path, "card3", "0x1002", None, None)  # an APU without the files
-    (tmp_path / "card0-DP-1").mkdir()
-    readings = read_amd_vram(tmp_path)
-    assert [r.card for r in readings] == ["card0", "card2"]
-    assert free_vram(tmp_path) == 15 * GIB
-    assert free_vram(tmp_path / "missing") is None
-
-
-def test_real_sysfs_snapshots(shared_fixtures: Path) -> None:
-    sysfs = shared_fixtures / "sysfs"
-    rx6900 = read_device_vram(sysfs / "rx6900xt", "card0")
-    assert rx6900 is not None
-    assert (rx6900.total, rx6900.used) == (17163091968, 668274688)
-    assert rx6900.free == 17163091968 - 668274688
-    # These snapshots lack the mem_info files: not reported, not zero.
-    assert read_device_vram(sysfs / "rx7900xt", "card1") is None

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.units import format_count, format_memory
 from rocmpanel.chat.model_check import (
     TemplateSource,
     check_model,
-    format_bytes,
-    format_count,
     read_safetensors_header,
 )
 
@@ -174,9 +173,10 @@ def test_pre_quantized_weights_are_noted(tmp_path: Path) -> None:
     assert any("already quantized" in w for w in check.warnings)
 
 
-def test_formatting() -> None:
+def test_formatting_comes_from_the_units_module() -> None:
+    # Chat's own format_bytes/format_count went; their output is base.units'.
     assert format_count(6_738_415_616) == "6.74B"
     assert format_count(950) == "950"
-    assert format_bytes(None) == "n/a"
-    assert format_bytes(512) == "512 B"
-    assert format_bytes(3 * 1024**3) == "3.00 GiB"
+    assert format_memory(None) == "n/a"
+    assert format_memory(512) == "512 B"
+    assert format_memory(3 * 1024**3) == "3.00 GiB"

@@ -1,22 +1,23 @@
-"""The chat history in sqlite: conversations, messages with figures, search, export."""
+"""The chat history in sqlite: conversations, messages with figures, search, export, and
+its own file with a schema version, carried over from the legacy shared file."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from rocmpanel.base import paths
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
-from rocmpanel.chat.memory_estimate import Precision
-from rocmpanel.chat.protocol import GenerateRequest, LoadRequest, Reply, Sampling
+from rocmpanel.chat.export import export_json, export_markdown
 from rocmpanel.chat.store import (
     RECENT_KEPT,
     ChatStore,
     ReplyFigures,
-    export_json,
-    export_markdown,
     title_from,
 )
 
@@ -27,15 +28,26 @@ FIGURES = ReplyFigures(
     tokens_per_s=25.5,
     peak_memory_bytes=5 * 1024**3,
     memory_kind="vram",
-    device="cuda",
-    precision="nf4",
+    device=Device.GPU,
+    precision=Precision.NF4,
 )
 
 
-def test_the_store_lives_in_the_panel_database() -> None:
+def test_the_store_has_its_own_file_with_a_schema_version() -> None:
     store = ChatStore()
-    assert store.path == paths.database_file()
+    assert store.path == paths.chat_database_file() != paths.database_file()
     assert store.path.is_file()
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert not paths.database_file().exists()  # no legacy file: none is made
+
+
+def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "chat.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(PanelError, match="newer rocmpanel"):
+        ChatStore(path)
 
 
 def test_conversation_round_trip(tmp_path: Path) -> None:
@@ -55,7 +67,7 @@ def test_conversation_round_trip(tmp_path: Path) -> None:
     assert again.messages[1].figures == FIGURES
 
 
-def test_truncate_rename_delete(tmp_path: Path) -> None:
+def test_truncate_update_delete(tmp_path: Path) -> None:
     store = ChatStore(tmp_path / "db.sqlite3")
     cid = store.create()
     for i in range(4):
@@ -64,9 +76,8 @@ def test_truncate_rename_delete(tmp_path: Path) -> None:
     assert [m.content for m in store.get(cid).messages] == ["m0", "m1"]
     store.add_message(cid, "user", "m2 again")
     assert [m.content for m in store.get(cid).messages][-1] == "m2 again"
-    store.rename(cid, "Renamed")
     store.update_header(cid, model="/m", system_prompt="S")
-    assert store.get(cid).title == "Renamed" and store.get(cid).model == "/m"
+    assert store.get(cid).model == "/m" and store.get(cid).system_prompt == "S"
     store.delete(cid)
     with pytest.raises(PanelError, match="does not exist"):
         store.get(cid)
@@ -91,12 +102,12 @@ def test_search_matches_titles_and_messages_newest_first(tmp_path: Path) -> None
 
 def test_recent_models_most_recent_first_and_bounded(tmp_path: Path) -> None:
     store = ChatStore(tmp_path / "db.sqlite3")
-    store.remember_model("/a", "nf4")
-    store.remember_model("/b", "bf16")
-    store.remember_model("/a", "int8")
-    assert store.recent_models()[:2] == [("/a", "int8"), ("/b", "bf16")]
+    store.remember_model("/a", Precision.NF4)
+    store.remember_model("/b", Precision.BF16)
+    store.remember_model("/a", Precision.INT8)
+    assert store.recent_models()[:2] == [("/a", Precision.INT8), ("/b", Precision.BF16)]
     for i in range(RECENT_KEPT + 5):
-        store.remember_model(f"/m{i}", "nf4")
+        store.remember_model(f"/m{i}", Precision.NF4)
     assert len(store.recent_models()) == RECENT_KEPT
 
 
@@ -125,13 +136,111 @@ def test_figures_from_worker_data_tolerate_gaps() -> None:
     assert title_from("x" * 100).endswith("…") and len(title_from("x" * 100)) == 60
 
 
-def test_protocol_records() -> None:
-    load = LoadRequest("/m", Precision.INT8, "cpu", 2048)
-    assert load.op == "load"
-    assert load.fields()["precision"] == "int8" and load.fields()["trust_remote_code"] is False
-    request = GenerateRequest(3, (("user", "hi"),), "sys", Sampling(seed=-1, temperature=0.0))
-    fields = request.fields()
-    assert fields["messages"] == [{"role": "user", "content": "hi"}]
-    assert fields["seed"] is None and fields["temperature"] == 0.0
-    reply = Reply.from_dict({"id": 3, "text": "ok", "new_tokens": 2, "finish": "eos"})
-    assert reply.id == 3 and reply.figures.new_tokens == 2 and reply.finish == "eos"
+def test_figures_keep_device_and_precision_as_enums(tmp_path: Path) -> None:
+    # Records written before the enums said "cuda"; unknown text is not an error.
+    old = ReplyFigures.from_dict({"device": "cuda", "precision": "nf4", "new_tokens": 1})
+    assert old.device is Device.GPU and old.precision is Precision.NF4
+    assert ReplyFigures.from_dict({"device": "tpu", "precision": "q2"}).device is None
+    assert FIGURES.as_dict()["device"] == "gpu" and FIGURES.as_dict()["precision"] == "nf4"
+    assert json.loads(json.dumps(FIGURES.as_dict()))["device"] == "gpu"
+
+
+# The legacy shared file, exactly as rocmpanel wrote it before chats had their own file:
+# the schema by executescript, then rows as ChatStore inserted them.
+LEGACY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat_conversations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    title TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    system_prompt TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chat_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id INTEGER NOT NULL REFERENCES chat_conversations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    figures TEXT,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_messages_by_conversation
+    ON chat_messages(conversation_id, position);
+CREATE TABLE IF NOT EXISTS chat_recent_models (
+    path TEXT PRIMARY KEY,
+    precision TEXT NOT NULL DEFAULT '',
+    last_used REAL NOT NULL
+);
+"""
+OLD_FIGURES = {
+    "prompt_tokens": 12,
+    "new_tokens": 40,
+    "ttft_s": 0.12,
+    "tokens_per_s": 25.5,
+    "peak_memory_bytes": 5 * 1024**3,
+    "memory_kind": "vram",
+    "device": "cuda",
+    "precision": "nf4",
+    "stopped": False,
+}
+
+
+def write_legacy_file(path: Path) -> None:
+    now = time.time()
+    with sqlite3.connect(path) as db:
+        db.executescript(LEGACY_SCHEMA)
+        # The validation store shared the file; its tables must not bother the chat.
+        db.execute("CREATE TABLE validation_runs (id INTEGER PRIMARY KEY, data TEXT)")
+        for title in ("First chat", "Second chat"):
+            cid = db.execute(
+                "INSERT INTO chat_conversations (title, model, system_prompt, created, updated)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (title, "/models/llama", "Be brief.", now, now),
+            ).lastrowid
+            for position, (role, content, figures) in enumerate(
+                [("user", f"Hello from {title}", None), ("assistant", "Hi!", OLD_FIGURES)]
+            ):
+                db.execute(
+                    "INSERT INTO chat_messages (conversation_id, position, role, content,"
+                    " figures, created) VALUES (?, ?, ?, ?, ?, ?)",
+                    (cid, position, role, content, json.dumps(figures) if figures else None, now),
+                )
+        db.execute(
+            "INSERT INTO chat_recent_models (path, precision, last_used) VALUES (?, ?, ?)",
+            ("/models/llama", "nf4", now),
+        )
+
+
+def test_chats_of_the_legacy_shared_file_are_carried_over() -> None:
+    legacy = paths.database_file()
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    write_legacy_file(legacy)
+    store = ChatStore()
+    assert store.path == paths.chat_database_file()
+    titles = [c.title for c in store.conversations()]
+    assert sorted(titles) == ["First chat", "Second chat"]
+    first = next(c for c in store.conversations() if c.title == "First chat")
+    conversation = store.get(first.id)
+    assert [(m.role, m.content) for m in conversation.messages] == [
+        ("user", "Hello from First chat"),
+        ("assistant", "Hi!"),
+    ]
+    assert conversation.system_prompt == "Be brief."
+    assert conversation.messages[1].figures == FIGURES
+    assert store.recent_models() == [("/models/llama", Precision.NF4)]
+    # New rows get new ids after the carried ones; the legacy file is left as it was.
+    new = store.create("Third")
+    assert new > max(c.id for c in store.conversations() if c.title != "Third")
+    with sqlite3.connect(legacy) as db:
+        assert db.execute("SELECT COUNT(*) FROM chat_conversations").fetchone()[0] == 2
+    # Carried over once, when the file was made: a second store does not copy again.
+    assert len(ChatStore().conversations()) == 3
+
+
+def test_a_legacy_file_without_chats_carries_nothing(tmp_path: Path) -> None:
+    legacy = tmp_path / "rocmpanel.sqlite3"
+    with sqlite3.connect(legacy) as db:
+        db.execute("CREATE TABLE validation_runs (id INTEGER PRIMARY KEY, data TEXT)")
+    store = ChatStore(tmp_path / "chat.sqlite3", legacy=legacy)
+    assert store.conversations() == [] and store.recent_models() == []

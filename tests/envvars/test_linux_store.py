@@ -18,7 +18,13 @@ from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars import journal as env_journal
 from rocmpanel.envvars.plan import EnvChange
-from rocmpanel.envvars.store import EnvConflictError, apply_plans, make_stores, undo_last
+from rocmpanel.envvars.store import (
+    EnvConflictError,
+    apply_plans,
+    make_stores,
+    read_stores,
+    undo_last,
+)
 from rocmpanel.envvars.stores.linux import EnvironmentDStore, ProfileStore
 
 EXISTING = st.one_of(st.none(), st.binary(max_size=300))
@@ -259,6 +265,58 @@ def test_factory_gives_linux_and_session_stores(tmp_path: Path) -> None:
     assert list(stores) == ["environment.d", "profile", "session"]
     assert stores["environment.d"].target().endswith(".config/environment.d/60-rocmpanel.conf")
     assert not stores["session"].persistent
+    kept = make_stores("linux", home=tmp_path, keep=3)  # the GUI passes the setting it holds
+    assert {store.keep for store in kept.values()} == {3}
+
+
+def test_read_stores_keeps_going_past_an_unreadable_store(tmp_path: Path) -> None:
+    stores = _stores(tmp_path)
+    _put(stores["environment.d"].path, b"MIOPEN_FIND_MODE=FAST\n")
+    stores["profile"].path.mkdir(parents=True)  # reading it fails with EISDIR
+    read = read_stores(stores)
+    assert read.snapshots["environment.d"].values == {"MIOPEN_FIND_MODE": "FAST"}
+    assert read.snapshots["profile"].problem.startswith("Could not read")
+    assert [error.message for error in read.errors] == [read.snapshots["profile"].problem]
+
+
+def test_applies_from_two_threads_do_not_interleave(tmp_path: Path) -> None:
+    """The GUI applies on a pool thread: a second apply waits for the first one's whole
+    step (writes, journal, broadcast), then finds the file changed and refuses."""
+    import threading
+
+    stores = _stores(tmp_path)
+    in_broadcast, release = threading.Event(), threading.Event()
+
+    def slow_broadcast() -> None:
+        in_broadcast.set()
+        release.wait(5)
+
+    stores["profile"].after_change = slow_broadcast
+    first = [s.plan(s.read(), [EnvChange("A", "1")]) for s in stores.values()]
+    second = [s.plan(s.read(), [EnvChange("B", "2")]) for s in stores.values()]
+    outcome: list[BaseException | None] = []
+
+    def apply_second() -> None:
+        try:
+            apply_plans(stores, second)
+            outcome.append(None)
+        except PanelError as exc:
+            outcome.append(exc)
+
+    one = threading.Thread(target=apply_plans, args=(stores, first))
+    one.start()
+    try:
+        assert in_broadcast.wait(5)
+        two = threading.Thread(target=apply_second)
+        two.start()
+        two.join(0.3)
+        assert outcome == []  # still waiting for the first apply's broadcast
+    finally:
+        release.set()
+    one.join(5)
+    two.join(5)
+    assert len(outcome) == 1 and isinstance(outcome[0], EnvConflictError)
+    assert b"B=" not in stores["profile"].path.read_bytes()
 
 
 def test_unsaveable_undo_record_rolls_the_change_back(tmp_path, monkeypatch) -> None:

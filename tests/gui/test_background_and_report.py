@@ -92,3 +92,32 @@ def test_messages_before_the_window_exists_are_kept() -> None:
     set_sink(None)
     assert seen == ["early"]
     assert user_message(ValueError("x"), "Loading") == "Loading failed: x"
+
+
+def test_what_the_call_holds_is_released_on_the_gui_thread(qtbot: QtBot) -> None:
+    """Freeing a Qt object on a pool thread crashes Qt: the function (and what it
+    captures), the callback and the owner must all be released on the GUI thread."""
+    import gc
+
+    from PySide6.QtCore import QObject
+
+    freed_on: list[int] = []
+
+    class Tracked(QObject):
+        def __del__(self) -> None:
+            freed_on.append(threading.get_ident())
+
+    captured = Tracked()
+    owner = Tracked()
+    got: list[object] = []
+    call = run_in_background(
+        lambda obj=captured: obj.objectName() or "ran",  # type: ignore[misc]
+        lambda r, e, who=owner: got.append(r),  # type: ignore[misc]
+        owner=owner,
+    )
+    del captured, owner
+    assert call.done.wait(5)
+    qtbot.waitUntil(lambda: bool(got), timeout=5000)
+    gc.collect()
+    assert got == ["ran"]
+    assert freed_on and set(freed_on) == {threading.get_ident()}

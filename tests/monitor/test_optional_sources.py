@@ -94,21 +94,28 @@ def test_host_source_reads_the_real_host() -> None:
     assert host.cpu_percent is not None and 0.0 <= host.cpu_percent <= 100.0
 
 
-def test_pdh_is_collected_at_most_once_a_second(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_source_with_a_minimum_interval_is_read_at_most_that_often(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from rocmpanel.monitor.collector import TelemetryCollector
+    from rocmpanel.monitor.pdh_source import CAPABILITIES as PDH_CAPABILITIES
+    from rocmpanel.monitor.source import NullProcessSource
+    from rocmpanel.monitor.source_factory import SourceSet
 
     class FakePdh:
         calls = 0
+        capabilities = PDH_CAPABILITIES  # rates need a second between collections
 
-        def read(self) -> list[object]:
+        def identities(self) -> tuple[()]:
+            return ()
+
+        def read(self) -> tuple[()]:
             FakePdh.calls += 1
-            return []
+            return ()
 
         def close(self) -> None:
             pass
 
     collector = TelemetryCollector(tmp_path, tmp_path, processes=False, host=False)
-    collector._pdh = FakePdh()  # type: ignore[assignment]
+    collector.sources = SourceSet(FakePdh(), NullProcessSource())
     for _ in range(5):
         collector.read_gpus()
     assert FakePdh.calls == 1

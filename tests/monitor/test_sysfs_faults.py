@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from rocmpanel.machine import sysfs as sysfs_reader
 from rocmpanel.machine.gfx import gfx_from_kfd as gfx_name
-from rocmpanel.monitor import sysfs_read, sysfs_source
-from rocmpanel.monitor.sysfs_read import read_number, read_raw
+from rocmpanel.monitor import sysfs_source
 from rocmpanel.monitor.sysfs_source import discover_gpus
 
 
@@ -111,8 +111,8 @@ def test_errno_on_one_file_is_none_for_that_tick(
             raise OSError(code, os.strerror(code))
         return real_read(fd, n)
 
-    monkeypatch.setattr(sysfs_read.os, "open", fake_open)
-    monkeypatch.setattr(sysfs_read.os, "read", fake_read)
+    monkeypatch.setattr(sysfs_reader.os, "open", fake_open)
+    monkeypatch.setattr(sysfs_reader.os, "read", fake_read)
     s = gpu.read()
     assert s.temp_edge_c is None
     assert s.temp_junction_c == 71.0  # the other files still read
@@ -172,7 +172,7 @@ def test_suspended_gpu_is_asleep_and_not_woken(
         opened.append(str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(sysfs_read.os, "open", recording_open)
+    monkeypatch.setattr(sysfs_reader.os, "open", recording_open)
     s = gpu.read()
     assert s.asleep
     assert s.vram_used_bytes == 1073741824  # mem_info_* does not wake the GPU
@@ -194,7 +194,7 @@ def test_pcie_bw_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         opened.append(str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(sysfs_read.os, "open", recording_open)
+    monkeypatch.setattr(sysfs_reader.os, "open", recording_open)
     gpu = only_gpu(tmp_path)
     gpu.read()
     gpu.read()
@@ -268,11 +268,3 @@ def test_gfx_names() -> None:
     assert gfx_name(90010) == "gfx90a"
     assert gfx_name(100300) == "gfx1030"
     assert gfx_name(0) is None
-
-
-def test_readers_never_raise(tmp_path: Path) -> None:
-    assert read_raw(str(tmp_path)) is None  # a directory
-    assert read_raw(str(tmp_path / "missing")) is None
-    assert read_number(None) is None
-    write(tmp_path / "x", "12 extra words\n")
-    assert read_number(str(tmp_path / "x")) == 12

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rocmpanel.machine.sysfs import read_text
 from rocmpanel.monitor.sample import GpuSample
-from rocmpanel.monitor.sysfs_read import read_raw
 from rocmpanel.monitor.sysfs_source import discover_gpus
 
 # Listed in SOURCES.md but not telemetry the panel shows (firmware ids, voltages, fan
@@ -174,4 +174,4 @@ def test_issue_json_shape_for_rx7900xt(shared_fixtures: Path, tmp_path: Path) ->
 def test_nul_padded_snapshot_reads_cleanly(shared_fixtures: Path) -> None:
     padded = shared_fixtures / "sysfs" / "rx6900xt" / "gpu_busy_percent"
     assert padded.stat().st_size == 4096
-    assert read_raw(str(padded)) == "3"
+    assert read_text(padded) == "3"

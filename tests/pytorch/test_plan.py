@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,11 @@ def test_cli_envs_and_history_when_empty(capsys):
     assert "No managed environments yet" in capsys.readouterr().out
     assert main(["torch", "history"]) == 0
     assert "No validation runs saved yet" in capsys.readouterr().out
+
+
+def test_cli_plan_text_gives_download_sizes_in_decimal_units(capsys):
+    from rocmpanel.shell.cli import main
+
+    assert main(["torch", "plan", "--gfx", "gfx1100", "--os", "linux", "--python", "3.12"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Download: about \d+\.\d GB; free disk needed: about \d+\.\d GB", out)

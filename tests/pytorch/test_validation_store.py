@@ -1,12 +1,20 @@
-"""Validation runs: sqlite round trip, Markdown export, comparison, partial runs."""
+"""Validation runs: sqlite round trip and migrations, Markdown export, comparison, partial runs."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
+import pytest
+
+from rocmpanel.base import paths
+from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.errors import PanelError
 from rocmpanel.pytorch.manifest import Override
 from rocmpanel.pytorch.validation_report import compare, compare_markdown, fix_for, to_markdown
-from rocmpanel.pytorch.validation_store import CheckResult, ValidationRun, ValidationStore
+from rocmpanel.pytorch.validation_run import CheckResult, RunVerdict, ValidationRun
+from rocmpanel.pytorch.validation_store import ValidationStore
 
 
 def _run(tflops: float, gemm_status: str = "pass", when: float = 1_700_000_000.0) -> ValidationRun:
@@ -60,17 +68,118 @@ def test_store_round_trip(tmp_path: Path):
     assert store.get(saved.id) is None
 
 
-def test_store_uses_the_panel_database_with_prefixed_tables():
-    import sqlite3
-
-    from rocmpanel.base import paths
-
+def test_store_has_its_own_versioned_file():
     ValidationStore().save(_run(1.0))
-    conn = sqlite3.connect(paths.database_file())
+    assert not paths.database_file().exists()  # the shared file is neither made nor touched
+    conn = sqlite3.connect(paths.validation_database_file())
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     conn.close()
+    assert version == 2
     assert {"validation_runs", "validation_checks"} <= names
-    assert all(n.startswith(("validation_", "sqlite_")) for n in names if "valid" in n)
+
+
+# What rocmpanel wrote before the store had its own file: its tables, created with IF NOT
+# EXISTS next to the chat history in data/rocmpanel.sqlite3, and no user_version.
+OLD_SCHEMA = """
+CREATE TABLE IF NOT EXISTS validation_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at REAL NOT NULL,
+    python TEXT NOT NULL,
+    env_name TEXT,
+    torch_version TEXT,
+    build TEXT,
+    device_name TEXT,
+    gfx TEXT,
+    gcn_arch TEXT,
+    os TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    info_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS validation_checks (
+    run_id INTEGER NOT NULL REFERENCES validation_runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    check_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    figure TEXT NOT NULL,
+    value REAL,
+    unit TEXT,
+    detail TEXT NOT NULL,
+    fix_id TEXT,
+    error TEXT,
+    PRIMARY KEY (run_id, position)
+);
+"""
+
+
+def _write_old_file(path: Path) -> None:
+    """Two runs (the first deleted since, so ids 2 and 3) the way the old store saved them."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("CREATE TABLE conversations (id INTEGER PRIMARY KEY, title TEXT)")  # chat's
+    conn.executescript(OLD_SCHEMA)
+    with conn:
+        for tflops in (5.0, 20.0, 25.0):
+            cur = conn.execute(
+                "INSERT INTO validation_runs (created_at, python, env_name, torch_version, "
+                "build, device_name, gfx, gcn_arch, os, outcome, info_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (1.7e9, "/envs/a/bin/python", "torch-2.12", "2.12.0+rocm7.2", "rocm",
+                 "Radeon RX 6700 XT", "gfx1031", "gfx1031", "linux", "completed",
+                 json.dumps({"seconds": 3.5})),
+            )  # fmt: skip
+            conn.executemany(
+                "INSERT INTO validation_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (cur.lastrowid, 0, "import", "torch imports", "pass", "1.2 s", 1.2, "s",
+                     "", None, None),
+                    (cur.lastrowid, 1, "tflops_float16", "GEMM TFLOPS float16", "pass",
+                     f"{tflops} TFLOPS", tflops, "TFLOPS", "", None, None),
+                ],
+            )  # fmt: skip
+        conn.execute("DELETE FROM validation_runs WHERE id = 1")
+    conn.close()
+
+
+def test_runs_of_the_old_shared_file_are_carried_over():
+    old = paths.database_file()
+    _write_old_file(old)
+    before = old.read_bytes()
+    store = ValidationStore()
+    runs = store.list_runs()
+    assert [r.id for r in runs] == [3, 2]
+    newest = runs[0]
+    assert newest.env_name == "torch-2.12" and newest.gfx == "gfx1031"
+    assert newest.info == {"seconds": 3.5} and newest.verdict is RunVerdict.PASS
+    assert [(c.id, c.status, c.value) for c in newest.checks] == [
+        ("import", CheckStatus.PASS, 1.2),
+        ("tflops_float16", CheckStatus.PASS, 25.0),
+    ]
+    assert store.save(_run(30.0)).id == 4  # new runs never reuse a carried-over id
+    store.delete(2)
+    assert [r.id for r in ValidationStore().list_runs()] == [4, 3]  # copied once only
+    assert old.read_bytes() == before  # the old file was only read
+
+
+def test_an_unreadable_old_file_does_not_block_the_new_store():
+    old = paths.database_file()
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_bytes(b"this is not a database" * 100)
+    store = ValidationStore()
+    assert store.list_runs() == []
+    assert store.save(_run(1.0)).id == 1
+
+
+def test_a_file_from_a_newer_rocmpanel_is_refused(tmp_path: Path):
+    path = tmp_path / "validation.sqlite3"
+    ValidationStore(path).save(_run(1.0))
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(PanelError, match="newer rocmpanel"):
+        ValidationStore(path).list_runs()
 
 
 def test_markdown_has_table_and_fix_with_override():
@@ -96,14 +205,14 @@ def test_compare_reports_change_of_measured_values():
 
 def test_partial_run_keeps_done_checks_and_says_how_it_ended():
     run = ValidationRun.from_partial(
-        [{"id": "import", "name": "torch imports", "status": "pass", "figure": "1 s"}],
+        [CheckResult("import", "torch imports", CheckStatus.PASS, "1 s")],
         "crashed",
         "The worker was killed by SIGSEGV.\nhipErrorNoBinaryForGpu",
         python="/p",
         gfx="gfx1031",
     )
-    assert run.verdict == "incomplete"
-    assert [c.status for c in run.checks] == ["pass", "fail"]
+    assert run.verdict is RunVerdict.INCOMPLETE
+    assert [c.status for c in run.checks] == [CheckStatus.PASS, CheckStatus.FAIL]
     fix = fix_for(run, run.checks[-1])
     assert fix is not None and fix.id == "no_binary_for_gpu"
-    assert CheckResult.from_dict({"status": "weird"}).status == "fail"
+    assert CheckResult.from_dict({"status": "weird"}).status is CheckStatus.FAIL

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from rocmpanel.base.enums import CheckStatus
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
-from rocmpanel.setup.checklist import CheckStatus, FixKind, run_checks
+from rocmpanel.setup.checklist import FixKind, run_checks
 from rocmpanel.setup.compat import verdicts_for
 from rocmpanel.setup.probe_report import ProbeReport
 
@@ -152,3 +153,24 @@ def test_no_gpu_skips_device_checks() -> None:
     checks = _checks([])
     assert checks["gpu_found"].status is CheckStatus.FAIL
     assert checks["kfd_access"].status is CheckStatus.SKIP
+
+
+def test_items_carry_the_shared_check_status() -> None:
+    import importlib.util
+
+    from rocmpanel.setup import checklist
+
+    checks = _checks([RX6700], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
+    assert all(type(c.status) is CheckStatus for c in checks.values())
+    assert importlib.util.find_spec("rocmpanel.setup.check_model") is None  # folded in here
+    assert "HostFacts" not in getattr(checklist, "__all__", ())  # machine/ is its home
+
+
+def test_report_shows_vram_in_gib_as_before() -> None:
+    from rocmpanel.setup.report import build_report
+
+    gpu = GpuInfo("AMD Radeon RX 6700 XT", gfx="gfx1031", pci_id="1002:73df", vram_bytes=12 * 2**30)
+    report = build_report(SystemInfo(os="linux", rocm_version="6.2.2", gpus=(gpu,)), GOOD_HOST)
+    assert "[gfx1031]  12.0 GiB  " in report.to_text()
+    assert "| gfx1031 | 12.0 GiB |" in report.to_markdown()
+    assert report.to_dict()["gpus"][0]["vram_bytes"] == 12 * 2**30

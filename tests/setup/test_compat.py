@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rocmpanel.machine import pci_ids
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.setup.compat import VerdictStatus, supporting_versions, verdict_for
-from rocmpanel.setup.compat_data import load
 
 
 def _v(gfx: str, os_name: str, version: str | None, pci_id: str | None = None):
@@ -109,7 +109,7 @@ def test_pci_table_covers_the_reference_matrix(shared_fixtures: Path) -> None:
     reference = yaml.safe_load(
         (shared_fixtures.parent / "reference/compat_matrix.yaml").read_text()
     )
-    table = load().pci
+    table = pci_ids.load_table().devices
     for gpu in reference["gpus"]:
         for raw in gpu.get("pci_ids", []):
             device = raw.split()[0].split(":")[1]

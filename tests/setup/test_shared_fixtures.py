@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from rocmpanel.base.enums import CheckStatus
 from rocmpanel.machine.detect import detect
 from rocmpanel.setup.captured import analyse_texts
-from rocmpanel.setup.checklist import CheckStatus
 from rocmpanel.setup.compat import VerdictStatus, verdict_for
 from rocmpanel.setup.report import build_report
 

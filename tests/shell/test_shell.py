@@ -8,15 +8,23 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QSpinBox, QWidget
 
+from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
+from rocmpanel.base.units import GIB
+from rocmpanel.gui import report as report_module
+from rocmpanel.gui.background import run_in_background
+from rocmpanel.gui.inventory import InventoryHolder
+from rocmpanel.gui.report import report
 from rocmpanel.jobs.process import JobState
 from rocmpanel.jobs.protocol import Progress
 from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.shell.about import AboutDialog
+from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
+from rocmpanel.machine.inventory import Inventory
+from rocmpanel.shell.about import DETECTING, NO_AMD_GPU, AboutDialog
 from rocmpanel.shell.crash_dialog import install_excepthook, uninstall_excepthook
 from rocmpanel.shell.main_window import MainWindow
 from rocmpanel.shell.settings_dialog import SettingsDialog
@@ -41,6 +49,9 @@ class BetaTab(QLabel):
     def __init__(self, ctx, parent=None):
         super().__init__("beta", parent)
 
+    def shutdown(self):
+        pass
+
 
 class BrokenTab(QWidget):
     title = "Broken"
@@ -49,9 +60,29 @@ class BrokenTab(QWidget):
         raise RuntimeError("no such hardware")
 
 
+class NoShutdownTab(QLabel):
+    """Breaks the Tab protocol: it has no shutdown()."""
+
+    title = "Careless"
+
+    def __init__(self, ctx, parent=None):
+        super().__init__("careless", parent)
+
+
+RX7900XTX = GpuInfo(
+    "Radeon RX 7900 XTX", gfx="gfx1100", vram_bytes=24 * GIB, bdf="0000:03:00.0", integrated=False
+)
+
+
+def machine(*gpus: GpuInfo) -> Inventory:
+    return Inventory(SystemInfo("linux", rocm_version="6.4.1", gpus=gpus))
+
+
 @pytest.fixture
 def window(qtbot):
-    win = MainWindow(Settings.load(), tabs=(AlphaTab, BrokenTab, BetaTab))
+    # A fixed machine: the shell's tests do not detect this one.
+    inventory = InventoryHolder(detector=lambda: machine(RX7900XTX))
+    win = MainWindow(Settings.load(), tabs=(AlphaTab, BrokenTab, BetaTab), inventory=inventory)
     qtbot.addWidget(win)
     win.show()
     return win
@@ -76,13 +107,90 @@ def test_other_tabs_are_built_after_the_first_paint(qtbot, window) -> None:
     assert isinstance(window.tab("Beta"), BetaTab)
 
 
-def test_tab_titles_match_the_registry() -> None:
-    import importlib
-
+def test_every_listed_tab_keeps_the_tab_protocol() -> None:
     from rocmpanel.shell.tabs import TABS
 
-    for module, cls, title in TABS:
-        assert getattr(importlib.import_module(module), cls).title == title
+    assert [entry.title for entry in TABS] == ["Setup", "Monitor", "PyTorch", "Chat"]
+    for entry in TABS:
+        cls = entry.load()
+        assert isinstance(cls, type) and issubclass(cls, QWidget), entry
+        assert cls.title == entry.title
+        assert callable(getattr(cls, "shutdown", None)), f"{entry.cls} has no shutdown()"
+
+
+def test_a_tab_without_shutdown_is_refused_when_built(qtbot) -> None:
+    win = MainWindow(Settings.load(), tabs=(AlphaTab, NoShutdownTab))
+    qtbot.addWidget(win)
+    win.build_all_tabs()
+    assert win.tab_titles() == ["Alpha"]
+    assert win.tab_failures == [
+        "The NoShutdownTab tab could not load: NoShutdownTab is not a QWidget with title "
+        "and shutdown"
+    ]
+
+
+def test_reports_go_to_the_status_bar_from_creation_to_close(qtbot) -> None:
+    report_module._pending.clear()
+    report_module.set_sink(None)
+    report(PanelError("Reported before the window existed"))
+    win = MainWindow(Settings.load(), tabs=(AlphaTab,))
+    qtbot.addWidget(win)
+    assert win.statusBar().currentMessage() == "Reported before the window existed"
+    report(PanelError("Could not read the journal", "EACCES"))
+    assert win.statusBar().currentMessage() == "Could not read the journal"
+    other = MainWindow(Settings.load(), tabs=(BetaTab,))
+    qtbot.addWidget(other)
+    win.close()  # the newer window keeps its sink
+    report(PanelError("For the other window"))
+    assert other.statusBar().currentMessage() == "For the other window"
+    other.close()
+    report(PanelError("No window now"))
+    assert report_module._pending == ["No window now"]
+    report_module._pending.clear()
+
+
+def test_the_inventory_is_detected_right_after_the_first_paint(qtbot) -> None:
+    calls: list[int] = []
+    paints: list[int] = []
+    holder = InventoryHolder(detector=lambda: machine(RX7900XTX))
+    real_ensure = holder.ensure
+
+    def ensure() -> None:
+        calls.append(len(paints))
+        real_ensure()
+
+    holder.ensure = ensure  # type: ignore[method-assign]
+    win = MainWindow(Settings.load(), tabs=(AlphaTab,), inventory=holder)
+    qtbot.addWidget(win)
+
+    class PaintCounter(QObject):
+        def eventFilter(self, obj, event) -> bool:
+            if obj is win and event.type() == QEvent.Type.Paint:
+                paints.append(1)
+            return False
+
+    counter = PaintCounter()
+    win.installEventFilter(counter)
+    qtbot.wait(50)
+    assert calls == []  # not while the window is being built
+    with qtbot.waitSignal(holder.changed, timeout=5000):
+        win.show()
+    assert calls and calls[0] >= 1  # after the first paint
+    assert holder.current is not None and holder.current.gpus == (RX7900XTX,)
+    win.removeEventFilter(counter)
+
+
+def test_closing_waits_for_background_calls(qtbot, window) -> None:
+    release = threading.Event()
+    delivered: list[object] = []
+    call = run_in_background(
+        lambda: release.wait(5) and "done", lambda r, e: delivered.append(r), owner=window
+    )
+    timer = threading.Timer(0.2, release.set)  # not a Qt timer: close blocks the loop
+    timer.start()
+    window.close()
+    assert call.done.is_set()  # close returned only after the call ended
+    timer.join()
 
 
 def test_geometry_and_last_tab_restored(qtbot, window) -> None:
@@ -189,12 +297,43 @@ def test_about_box_probes_workload_python(qtbot, window) -> None:
     assert about.probe.output.toPlainText().startswith("Python ")
 
 
-def test_about_box_reports_missing_interpreter(qtbot, window, tmp_path) -> None:
+def test_about_box_reports_missing_interpreter(qtbot, window, tmp_path, caplog) -> None:
     window.settings.general.workload_python = str(tmp_path / "missing")
     about = AboutDialog(window.ctx, window)
     qtbot.addWidget(about)
     about.probe.start_probe()
     assert "does not exist" in about.probe.output.toPlainText()
+    assert "Pick another interpreter" in caplog.text  # the detail went to the log
+
+
+def test_about_box_shows_the_shared_inventory(qtbot, window) -> None:
+    holder = window.ctx.inventory
+    qtbot.waitUntil(lambda: holder.current is not None, timeout=5000)
+    about = AboutDialog(window.ctx, window)
+    qtbot.addWidget(about)
+    text = about.gpus.text.text()
+    assert "Radeon RX 7900 XTX · gfx1100 · 24.0 GiB VRAM · 0000:03:00.0" in text
+    assert "ROCm 6.4.1" in text
+    holder.set_current(machine())  # a refresh reaches the open dialog
+    assert about.gpus.text.text() == NO_AMD_GPU
+
+
+def test_about_box_waits_for_a_detection_and_shows_its_failure(qtbot) -> None:
+    release = threading.Event()
+
+    def detector() -> Inventory:
+        release.wait(5)
+        raise PanelError("rocminfo timed out", "after 30 s")
+
+    holder = InventoryHolder(detector=detector)
+    win = MainWindow(Settings.load(), tabs=(AlphaTab,), inventory=holder)
+    qtbot.addWidget(win)
+    about = AboutDialog(win.ctx, win)  # before the first paint: the dialog starts it
+    qtbot.addWidget(about)
+    assert holder.busy and about.gpus.text.text() == DETECTING
+    with qtbot.waitSignal(holder.failed, timeout=5000):
+        release.set()
+    assert about.gpus.text.text() == "rocminfo timed out"
 
 
 def test_settings_dialog_validates_and_saves(qtbot, window) -> None:

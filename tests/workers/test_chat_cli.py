@@ -45,3 +45,27 @@ def test_refusals_happen_before_any_worker_starts(
     remote = tiny_llama.needing_remote_code(tiny_model, tmp_path)
     refused = rocmpanel("--model", str(remote), "--prompt", "hi")
     assert refused.returncode == 2 and "own Python code" in refused.stderr
+
+
+def test_device_choices_are_the_device_enum_with_cuda_as_an_alias() -> None:
+    import argparse
+
+    from rocmpanel.base.enums import Device
+    from rocmpanel.chat import cli
+
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers())
+    for text, device in (("auto", Device.AUTO), ("GPU", Device.GPU), ("cuda", Device.GPU)):
+        args = parser.parse_args(["chat", "--model", "m", "--device", text])
+        assert Device.parse(args.device) is device
+    with pytest.raises(SystemExit):
+        parser.parse_args(["chat", "--model", "m", "--device", "tpu"])
+
+
+def test_a_gpu_asked_for_without_one_is_a_clear_error(tiny_model: Path) -> None:
+    done = rocmpanel(
+        "--model", str(tiny_model), "--precision", "fp32", "--device", "gpu", "--prompt", "Hi",
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "No GPU is visible to torch" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from rocmpanel.chat.memory_estimate import Precision
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.chat.protocol import GenerateRequest, LoadRequest, Sampling
 from rocmpanel.jobs.process import JobOutcome, JobProcess
-from rocmpanel.jobs.protocol import Result, Token, WorkerError
+from rocmpanel.jobs.protocol import ReplyDone, Result, Token, WorkerError
 from rocmpanel.jobs.spec import JobSpec, prepare
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
@@ -38,11 +38,11 @@ class Worker:
     def _on_event(self, event: Any) -> None:
         if isinstance(event, Token):
             self.tokens.append((time.monotonic(), event))
-        if isinstance(event, (Result, WorkerError, Token)):
+        if isinstance(event, (Result, ReplyDone, WorkerError, Token)):
             self.events.put(event)
 
-    def answer(self, timeout: float = WAIT_S) -> Result | WorkerError | JobOutcome:
-        """The next result or error (tokens are skipped), or the exit outcome."""
+    def answer(self, timeout: float = WAIT_S) -> Result | ReplyDone | WorkerError | JobOutcome:
+        """The next result, reply or error (tokens are skipped), or the exit outcome."""
         deadline = time.monotonic() + timeout
         while True:
             event = self.events.get(timeout=max(0.1, deadline - time.monotonic()))
@@ -58,10 +58,10 @@ class Worker:
             raise AssertionError(f"expected a token, got {event}")
 
     def load(self, path: Path, precision: Precision, **extra: Any) -> Result | WorkerError:
-        request = LoadRequest(str(path), precision, "cpu", 4096, **extra)
+        request = LoadRequest(str(path), precision, Device.CPU, 4096, **extra)
         self.process.send(request.op, **request.fields())
         answer = self.answer()
-        assert not isinstance(answer, JobOutcome), answer
+        assert isinstance(answer, (Result, WorkerError)), answer
         return answer
 
     def generate(self, request_id: int, max_new: int, **sampling: Any) -> None:
@@ -69,7 +69,7 @@ class Worker:
             request_id,
             (("user", "Hello, how are you?"),),
             "Answer briefly.",
-            Sampling(max_new_tokens=max_new, **sampling),
+            Sampling.declared(max_new_tokens=max_new, **sampling),
         )
         self.process.send(request.op, **request.fields())
 
@@ -110,22 +110,25 @@ def test_fp32_load_and_streamed_greedy_reply(worker: Worker, tiny_model: Path) -
     assert loaded["kind"] == "loaded" and loaded["device"] == "cpu"
     assert loaded["precision"] == "fp32" and loaded["context_length"] == 4096
     assert loaded["parameters"] > 50_000
+    assert "bdf" in loaded and loaded["bdf"] is None  # a PCI slot only for a GPU
     worker.tokens.clear()
     worker.generate(1, 12, temperature=0.0)
     reply = worker.answer()
-    assert isinstance(reply, Result), reply
+    assert isinstance(reply, ReplyDone), reply  # a typed reply event, not a result
     data = reply.data
-    assert data["kind"] == "reply" and data["id"] == 1
+    assert reply.request_id == 1
     streamed = "".join(t.text for _, t in worker.tokens)
-    assert streamed == data["text"] and streamed
-    assert all(t.data.get("id") == 1 for _, t in worker.tokens)
+    assert streamed == reply.text and streamed
+    assert all(t.request_id == 1 for _, t in worker.tokens)
+    assert sum(t.count or 0 for _, t in worker.tokens) >= 1
     assert 1 <= data["new_tokens"] <= 12 and data["prompt_tokens"] > 5
     assert data["ttft_s"] > 0 and data["peak_memory_bytes"] > 10 * 1024**2
     assert data["memory_kind"] == "rss" and data["stopped"] is False
     # Greedy decoding is deterministic: the same request gives the same reply.
     worker.generate(2, 12, temperature=0.0)
     again = worker.answer()
-    assert isinstance(again, Result) and again.data["text"] == data["text"]
+    assert isinstance(again, ReplyDone) and again.request_id == 2
+    assert again.text == reply.text
 
 
 def test_stop_ends_a_long_reply_early(worker: Worker) -> None:
@@ -133,7 +136,8 @@ def test_stop_ends_a_long_reply_early(worker: Worker) -> None:
     worker.first_token()
     worker.process.send("stop")
     reply = worker.answer()
-    assert isinstance(reply, Result), reply
+    assert isinstance(reply, ReplyDone), reply
+    assert reply.request_id == 3
     assert reply.data["stopped"] is True and reply.data["finish"] == "stop"
     assert 1 <= reply.data["new_tokens"] < 3000
 
@@ -149,7 +153,7 @@ def test_nf4_load_on_cpu_and_reply(worker: Worker, tiny_model: Path) -> None:
     assert answer.data["footprint_bytes"] < fp32.data["footprint_bytes"]
     worker.generate(4, 8, temperature=0.7, seed=1)
     reply = worker.answer()
-    assert isinstance(reply, Result), reply
+    assert isinstance(reply, ReplyDone), reply
     assert reply.data["precision"] == "nf4" and reply.data["new_tokens"] >= 1
 
 
@@ -165,25 +169,56 @@ def test_a_tokenizer_without_chat_template_gets_the_fallback(
     assert isinstance(worker.load(folder, Precision.FP32), Result)
     worker.generate(6, 4, temperature=0.0)
     reply = worker.answer()
-    assert isinstance(reply, Result) and reply.data["new_tokens"] >= 1
+    assert isinstance(reply, ReplyDone) and reply.data["new_tokens"] >= 1
 
 
 def test_a_short_context_drops_the_oldest_messages(worker: Worker, tiny_model: Path) -> None:
-    request = LoadRequest(str(tiny_model), Precision.FP32, "cpu", 48)
+    request = LoadRequest(str(tiny_model), Precision.FP32, Device.CPU, 48)
     worker.process.send(request.op, **request.fields())
     loaded = worker.answer()
     assert isinstance(loaded, Result) and loaded.data["context_length"] == 48
     history = (("user", "The quick brown fox jumps over the lazy dog."), ("assistant", "Yes."))
-    fits = GenerateRequest(7, (*history, ("user", "Hello")), "", Sampling(max_new_tokens=8))
+    sampling = Sampling.declared(max_new_tokens=8)
+    fits = GenerateRequest(7, (*history, ("user", "Hello")), "", sampling)
     worker.process.send(fits.op, **fits.fields())
     reply = worker.answer()
-    assert isinstance(reply, Result), reply
+    assert isinstance(reply, ReplyDone), reply
     assert reply.data["prompt_tokens"] <= 48 - 8
-    too_long = GenerateRequest(8, (("user", "word " * 100),), "", Sampling(max_new_tokens=8))
+    too_long = GenerateRequest(8, (("user", "word " * 100),), "", sampling)
     worker.process.send(too_long.op, **too_long.fields())
     error = worker.answer()
     assert isinstance(error, WorkerError) and error.kind == "context"
     assert "fit in the context" in error.message
+    assert error.data["op"] == "generate" and error.data["id"] == 8
+
+
+def test_a_command_without_sampling_values_is_greedy_and_bounded(
+    worker: Worker, tiny_model: Path
+) -> None:
+    # The panel always sends every value; a hand-written command gets the worker's safety
+    # fallback (greedy, no penalty, a bounded reply), never sampling defaults of its own.
+    assert isinstance(worker.load(tiny_model, Precision.FP32), Result)
+    message = [{"role": "user", "content": "Hello"}]
+    texts = []
+    for request_id in (11, 12):
+        worker.process.send("generate", id=request_id, messages=message)
+        reply = worker.answer()
+        assert isinstance(reply, ReplyDone) and reply.request_id == request_id, reply
+        assert 1 <= reply.data["new_tokens"] <= 256
+        texts.append(reply.text)
+    assert texts[0] == texts[1]
+
+
+def test_a_gpu_load_without_a_gpu_is_refused(worker: Worker, tiny_model: Path) -> None:
+    for device in ("gpu", "cuda"):  # "cuda": what panels before the Device enum sent
+        request = LoadRequest(str(tiny_model), Precision.FP32, Device.GPU, 64).fields()
+        worker.process.send("load", **{**request, "device": device})
+        answer = worker.answer()
+        assert isinstance(answer, WorkerError) and answer.kind == "no_gpu", answer
+    worker.process.send("load", **{**request, "device": "tpu"})
+    refused = worker.answer()
+    assert isinstance(refused, WorkerError) and refused.kind == "bad_command"
+    assert isinstance(worker.load(tiny_model, Precision.FP32), Result)  # for the next test
 
 
 def test_unload_then_generate_is_a_clear_error(worker: Worker) -> None:

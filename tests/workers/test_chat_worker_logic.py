@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import io
 import os
+import queue
 import sys
 import threading
 from pathlib import Path
@@ -29,11 +32,29 @@ def chat_worker(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
+SIBLINGS = ("errors", "memory", "requests", "load", "generate", "stream", "engine", "loop")
+
+
 @pytest.fixture
 def chat_parts(chat_worker: ModuleType) -> SimpleNamespace:
     """The worker's private siblings (``_chat_stream`` as ``.stream``...), as chat.py has them."""
-    names = ("common", "load", "stream")
-    return SimpleNamespace(**{n: importlib.import_module(f"_chat_{n}") for n in names})
+    return SimpleNamespace(**{n: importlib.import_module(f"_chat_{n}") for n in SIBLINGS})
+
+
+@pytest.fixture
+def wire_lines(chat_worker: ModuleType, monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    """What the worker writes to the panel, captured."""
+    wire = importlib.import_module("_wire")
+    out = io.StringIO()
+    monkeypatch.setattr(wire, "_real_stdout", out)
+    return out
+
+
+def events(out: io.StringIO) -> list[Any]:
+    """The captured lines as the panel parses them."""
+    from rocmpanel.jobs.protocol import parse_line
+
+    return [parse_line(line) for line in out.getvalue().splitlines()]
 
 
 class ByteTokenizer:
@@ -71,7 +92,7 @@ def test_streamer_sends_every_token_and_holds_cut_characters(chat_parts: SimpleN
         if stream_end:
             ended.append(True)
 
-    chat_parts.stream._flush_each_token(streamer, on_text)
+    chat_parts.stream.flush_each_token(streamer, on_text)
     streamer.put(FakeIds(list(b"prompt")))  # the prompt is skipped
     for byte in "hé!".encode():
         streamer.put(FakeIds([byte]))
@@ -104,7 +125,7 @@ def test_fast_tokenizers_stream_through_decode_stream(chat_parts: SimpleNamespac
         next_tokens_are_prompt=True,
     )
     got: list[tuple[str, int]] = []
-    chat_parts.stream._flush_each_token(
+    chat_parts.stream.flush_each_token(
         streamer, lambda text, stream_end=False, tokens=1: text and got.append((text, tokens))
     )
     ids = backend.encode("hello wé!").ids
@@ -117,18 +138,19 @@ def test_fast_tokenizers_stream_through_decode_stream(chat_parts: SimpleNamespac
     assert ("é", 2) in got
 
 
-def test_out_of_memory_is_recognised(chat_worker: ModuleType) -> None:
+def test_out_of_memory_is_recognised(chat_parts: SimpleNamespace) -> None:
     class OutOfMemoryError(RuntimeError):
         pass
 
-    assert chat_worker._is_oom(MemoryError())
-    assert chat_worker._is_oom(OutOfMemoryError("CUDA"))
-    assert chat_worker._is_oom(RuntimeError("HIP out of memory. Tried to allocate 2 GiB"))
-    assert not chat_worker._is_oom(ValueError("bad shape"))
+    is_oom = chat_parts.errors.is_oom
+    assert is_oom(MemoryError())
+    assert is_oom(OutOfMemoryError("CUDA"))
+    assert is_oom(RuntimeError("HIP out of memory. Tried to allocate 2 GiB"))
+    assert not is_oom(ValueError("bad shape"))
 
 
-def test_stop_reaches_queued_and_running_generations(chat_worker: ModuleType) -> None:
-    stops = chat_worker.StopEvents()
+def test_stop_reaches_queued_and_running_generations(chat_parts: SimpleNamespace) -> None:
+    stops = chat_parts.loop.StopEvents()
     running, queued = stops.new(), stops.new()
     stops.stop_all()
     assert running.is_set() and queued.is_set()
@@ -140,12 +162,187 @@ def test_stop_reaches_queued_and_running_generations(chat_worker: ModuleType) ->
 
 
 def test_memory_reading_on_this_platform(chat_parts: SimpleNamespace) -> None:
-    current, peak = chat_parts.common._rss_bytes()
+    current, peak = chat_parts.memory.rss_bytes()
     if sys.platform.startswith("linux"):
         assert current is not None and peak is not None and peak >= current > 0
 
 
 def test_transformers_versions_are_compared_numerically(chat_parts: SimpleNamespace) -> None:
-    assert chat_parts.load._version("5.24.0") == (5, 24)
-    assert chat_parts.load._version("4.45.2") < (4, 56) <= chat_parts.load._version("4.56.0.dev0")
-    assert chat_parts.load._version("4") == (4, 0)
+    assert chat_parts.load.version("5.24.0") == (5, 24)
+    assert chat_parts.load.version("4.45.2") < (4, 56) <= chat_parts.load.version("4.56.0.dev0")
+    assert chat_parts.load.version("4") == (4, 0)
+
+
+def test_the_pci_slot_of_torchs_gpu(chat_parts: SimpleNamespace) -> None:
+    def fake_torch(**props: Any) -> SimpleNamespace:
+        return SimpleNamespace(
+            cuda=SimpleNamespace(get_device_properties=lambda i: SimpleNamespace(**props))
+        )
+
+    slot = chat_parts.load.pci_slot
+    assert slot(fake_torch(pci_domain_id=0, pci_bus_id=3, pci_device_id=0)) == "0000:03:00.0"
+    assert slot(fake_torch(pci_domain_id=1, pci_bus_id=0xC5, pci_device_id=0x1F)) == (
+        "0001:c5:1f.0"
+    )
+    assert slot(fake_torch(pci_bus_id=3)) is None  # an older torch without all three
+
+    def broken(index: int) -> Any:
+        raise RuntimeError("no device")
+
+    assert slot(SimpleNamespace(cuda=SimpleNamespace(get_device_properties=broken))) is None
+
+
+def test_load_commands_are_checked_where_they_arrive(chat_parts: SimpleNamespace) -> None:
+    parse = chat_parts.requests.LoadCommand.parse
+    failure = chat_parts.errors.WorkerFailure
+    load = parse({"path": "~/m", "precision": "nf4", "device": "CUDA", "context_length": 2048})
+    assert load.device == "gpu" and load.precision == "nf4" and load.context_length == 2048
+    assert load.path == Path("~/m").expanduser() and load.trust_remote_code is False
+    assert parse({"path": "/m", "precision": "bf16", "device": "cpu"}).context_length is None
+    for bad in ({"precision": "q3"}, {}, {"precision": "fp16", "device": "tpu"}):
+        with pytest.raises(failure) as raised:
+            parse(bad)
+        assert raised.value.kind == "bad_command"
+    wire = importlib.import_module("_wire")
+    assert {parse({"precision": p}).precision for p in wire.PRECISIONS} == set(wire.PRECISIONS)
+    assert {parse({"precision": "fp32", "device": d}).device for d in wire.DEVICES} == set(
+        wire.DEVICES
+    )
+
+
+def test_generate_commands_use_what_the_panel_sends(chat_parts: SimpleNamespace) -> None:
+    parse = chat_parts.requests.GenerateCommand.parse
+    cmd = parse(
+        {
+            "id": 4,
+            "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": "x"}, 3],
+            "system": "S",
+            "temperature": 0.7,
+            "top_p": 0.9,
+            "top_k": 40,
+            "repetition_penalty": 1.1,
+            "max_new_tokens": 512,
+            "seed": 5,
+        }
+    )
+    assert cmd.request_id == 4 and cmd.messages == ({"role": "user", "content": "hi"},)
+    assert cmd.max_new_tokens == 512 and cmd.sampling.seed == 5
+    assert cmd.sampling.generate_kwargs() == {
+        "do_sample": True,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "top_k": 40,
+        "repetition_penalty": 1.1,
+    }
+    # Left out: the feature is switched off and the length bounded, no default of its own.
+    bare = parse({"messages": []})
+    assert bare.request_id is None
+    assert bare.max_new_tokens == chat_parts.requests.FALLBACK_MAX_NEW_TOKENS
+    assert bare.sampling.generate_kwargs() == {"do_sample": False, "repetition_penalty": 1.0}
+    assert parse({"seed": -1}).sampling.seed is None
+    with pytest.raises(chat_parts.errors.WorkerFailure):
+        parse({"temperature": "hot"})
+
+
+def test_token_events_carry_the_request_and_are_batched(
+    chat_parts: SimpleNamespace, wire_lines: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rocmpanel.jobs.protocol import Token
+
+    clock = iter([1.0, 1.001, 1.002, 1.003, 1.1, 1.1])
+    monkeypatch.setattr(chat_parts.stream.time, "perf_counter", lambda: next(clock))
+    batcher = chat_parts.stream.TokenBatcher(7)
+    batcher.on_text("He", tokens=1)  # the first at once
+    batcher.on_text("l", tokens=1)  # within EMIT_INTERVAL_S: held
+    batcher.on_text("lo", tokens=2)
+    batcher.on_text("", stream_end=True)  # the end sends what waits
+    sent = events(wire_lines)
+    assert all(isinstance(e, Token) for e in sent)
+    assert [(e.text, e.request_id, e.count) for e in sent] == [("He", 7, 1), ("llo", 7, 3)]
+    assert batcher.text == "Hello" and batcher.first_at == 1.0
+
+
+class FakeEngine:
+    """An engine whose outcomes the test chooses."""
+
+    def __init__(self, chat_parts: SimpleNamespace) -> None:
+        self.parts = chat_parts
+        self.unloaded = 0
+
+    def load(self, cmd: Any) -> Any:
+        raise MemoryError("CUDA out of memory while loading")
+
+    def unload(self) -> bool:
+        self.unloaded += 1
+        return True
+
+    def generate(self, cmd: Any, stop: threading.Event) -> Any:
+        if cmd.request_id == 2:
+            raise self.parts.errors.WorkerFailure("too long", "context")
+        return self.parts.generate.ReplyReport(
+            request_id=cmd.request_id,
+            text="Hi!",
+            prompt_tokens=5,
+            new_tokens=2,
+            ttft_s=0.01,
+            tokens_per_s=None,
+            total_s=0.02,
+            peak_memory_bytes=1024,
+            memory_kind="rss",
+            device="cpu",
+            precision="fp32",
+            stopped=stop.is_set(),
+            finish="length",
+        )
+
+
+def test_the_command_loop_turns_outcomes_into_typed_events(
+    chat_parts: SimpleNamespace, wire_lines: io.StringIO
+) -> None:
+    from rocmpanel.jobs.protocol import RawLine, ReplyDone, Result, WorkerError
+
+    loop = chat_parts.loop
+    commands: queue.Queue[Any] = queue.Queue()
+    stops = loop.StopEvents()
+    lines = [
+        '{"op": "generate", "id": 1, "messages": []}',
+        '{"op": "stop"}',  # reaches the queued generate at once
+        '{"op": "generate", "id": 2}',
+        "not json",
+        '{"op": "load", "precision": "fp32", "path": "/m"}',
+        '{"op": "unload"}',
+        '{"op": "dance"}',
+        '{"op": "exit"}',
+        '{"op": "generate", "id": 9}',  # after exit: never read
+    ]
+    loop.read_commands(lines, commands, stops)
+    engine = FakeEngine(chat_parts)
+    loop.serve(engine, commands, stops)
+    sent = [e for e in events(wire_lines) if not isinstance(e, RawLine)]
+    errors = [e for e in sent if isinstance(e, WorkerError)]
+    assert [e.kind for e in errors] == ["bad_command", "bad_command", "context", "oom"]
+    context, oom = errors[2], errors[3]
+    assert context.data["op"] == "generate" and context.data["id"] == 2
+    assert oom.data["op"] == "load" and "smaller precision" in oom.data["suggestion"]
+    assert engine.unloaded == 2  # after the out-of-memory, and for the unload command
+    replies = [e for e in sent if isinstance(e, ReplyDone)]
+    assert [r.request_id for r in replies] == [1] and replies[0].data["stopped"] is True
+    assert replies[0].text == "Hi!" and replies[0].data["new_tokens"] == 2
+    results = [e for e in sent if isinstance(e, Result)]
+    assert [r.data for r in results] == [{"kind": "unloaded", "had_model": True}]
+
+
+def test_siblings_share_no_private_names_and_take_no_engine_argument() -> None:
+    # The split is by responsibility: each sibling's functions take typed values, not the
+    # engine, and what one sibling uses from another is public.
+    for path in [*sorted(WORKERS.glob("_chat_*.py")), WORKERS / "chat.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("_chat_"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{path.name} imports {private} from {node.module}"
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [a.arg for a in node.args.args]
+                assert "engine" not in names or path.name == "_chat_loop.py", (
+                    f"{path.name}: {node.name} takes the engine"
+                )

@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from rocmpanel.base.settings import Settings
+from rocmpanel.jobs import workload
 from rocmpanel.jobs.process import JobProcess, JobState
 from rocmpanel.jobs.protocol import LogLine, Progress
 from rocmpanel.jobs.spec import prepare
-from rocmpanel.pytorch import managed_envs
+from rocmpanel.pytorch import environments
 
 pytestmark = pytest.mark.slow
 
@@ -119,8 +120,8 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalIndex]:
 
 def install(name: str, pip_args: list[str], on_event=None, timeout: float = 120):
     """Run one install the way the panel does; returns (ticket, outcome, job)."""
-    ticket = managed_envs.begin_install(name, pip_args, needed_bytes=1)
-    spec = managed_envs.install_job_spec(ticket)
+    ticket = environments.begin_install(name, pip_args, needed_bytes=1)
+    spec = environments.install_job_spec(ticket)
     job = JobProcess(prepare(spec), on_event or (lambda e: None), lambda o: None, grace_s=2.0)
     job.start()
     return ticket, job
@@ -130,10 +131,10 @@ def finish(ticket, job, timeout: float = 120):
     outcome = job.wait(timeout)
     assert outcome is not None, "the install did not finish in time"
     if outcome.was_successful():
-        env = managed_envs.finish_install(ticket, outcome.result)
-        managed_envs.activate(Settings.load(), str(env.python))
+        env = environments.finish_install(ticket, outcome.result)
+        workload.activate(Settings.load(), str(env.python))
     else:
-        managed_envs.discard(ticket)
+        environments.discard(ticket)
     return outcome
 
 
@@ -169,7 +170,7 @@ def home(home_with_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def previous_python() -> str:
-    env = managed_envs.find_env("previous")
+    env = workload.find_env("previous")
     assert env is not None
     return str(env.python)
 
@@ -182,7 +183,7 @@ def test_success_switches_to_the_new_env_and_keeps_the_old(home: Path, index: Lo
     outcome = finish(ticket, job)
     assert outcome.was_successful(), str(outcome)
     assert outcome.result is not None and outcome.result["installed"] == {"tinypkg": "2.0"}
-    env = managed_envs.find_env("newer")
+    env = workload.find_env("newer")
     assert env is not None and imports_tinypkg(env.python) == "2.0"
     assert Settings.load().general.workload_python == str(env.python)
     assert imports_tinypkg(previous_python()) == "1.0"
@@ -192,9 +193,9 @@ def test_success_switches_to_the_new_env_and_keeps_the_old(home: Path, index: Lo
     fractions = [e.fraction for e in events if isinstance(e, Progress) and e.fraction is not None]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     # Remove (what the tab does after confirmation) deletes only that environment.
-    managed_envs.activate(Settings.load(), previous_python())
-    managed_envs.remove_env("newer")
-    assert not env.path.exists() and managed_envs.find_env("previous") is not None
+    workload.activate(Settings.load(), previous_python())
+    environments.remove_env("newer")
+    assert not env.path.exists() and workload.find_env("previous") is not None
 
 
 def test_missing_package_fails_and_leaves_previous_env(home: Path, index: LocalIndex):
@@ -206,7 +207,7 @@ def test_missing_package_fails_and_leaves_previous_env(home: Path, index: LocalI
     assert outcome.state is JobState.FAILED
     assert "doesnotexist" in outcome.message and outcome.message.startswith("pip install failed")
     assert not ticket.path.exists()
-    assert managed_envs.find_env("broken") is None
+    assert workload.find_env("broken") is None
     assert Settings.load().general.workload_python == before == previous_python()
     assert imports_tinypkg(previous_python()) == "1.0"
 

@@ -1,8 +1,9 @@
 """The live line under the conversation: tokens, TTFT, tok/s and memory while generating.
 
 Counted on the panel side from the token events as they arrive (the worker reports the
-exact figures when the reply ends). Memory is VRAM used from amdgpu sysfs when the model
-is on a GPU, else the worker process's resident memory; "n/a" when neither can be read.
+exact figures when the reply ends). Memory is the VRAM used on the worker's card, as the
+Monitor's sampler last read it, when the model is on a GPU; else the worker process's
+resident memory; "n/a" when neither is known.
 """
 
 from __future__ import annotations
@@ -13,31 +14,28 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-from rocmpanel.chat.memory_estimate import read_amd_vram
-from rocmpanel.chat.model_check import format_bytes
-from rocmpanel.jobs.protocol import Token
+from rocmpanel.base.units import format_memory
+from rocmpanel.machine.live import LiveGpuMemory
 
 LIVE_INTERVAL_MS = 250
 
 
-def token_count(token: Token) -> int:
-    """How many model tokens one token event carries (the worker may coalesce a few)."""
-    value = token.data.get("n", 1)
-    return value if isinstance(value, int) and value > 0 else 1
-
-
-def worker_memory_text(on_gpu: bool, pid: int | None) -> str:
-    if on_gpu:
-        readings = read_amd_vram()
-        if readings:
-            return f"VRAM used {format_bytes(max(r.used for r in readings))}"
+def vram_text(live: LiveGpuMemory, bdf: str | None) -> str:
+    """VRAM used on card ``bdf`` from the sampler's newest reading (no sysfs read here)."""
+    reading = live.reading(bdf)
+    if reading is None or reading.used_bytes is None:
         return "VRAM n/a"
+    return f"VRAM used {format_memory(reading.used_bytes)}"
+
+
+def rss_text(pid: int | None) -> str:
+    """The worker process's resident memory (one small /proc read)."""
     if pid is None:
         return "memory n/a"
     try:
         import psutil
 
-        return f"worker RSS {format_bytes(psutil.Process(pid).memory_info().rss)}"
+        return f"worker RSS {format_memory(psutil.Process(pid).memory_info().rss)}"
     except Exception:  # the process may be gone between two ticks
         return "memory n/a"
 

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
-from rocmpanel.chat.store import ChatStore, export_json, export_markdown
+from rocmpanel.chat.export import export_json, export_markdown
+from rocmpanel.chat.store import ChatStore
+from rocmpanel.gui.report import report
 
 SEARCH_DELAY_MS = 200
 
@@ -72,8 +74,10 @@ class ConversationList(QWidget):
         self.list.clear()
         try:
             conversations = self.store.conversations(self.search_edit.text())
-        except Exception as exc:  # sqlite errors: show, never crash the tab
-            self.list.addItem(f"Could not read the history: {exc}")
+        except PanelError as exc:  # the store turns sqlite errors into PanelErrors
+            item = QListWidgetItem()
+            self.list.addItem(item)
+            report(exc, "Reading the chat history", label=item)
             return
         for conversation in conversations:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated))
@@ -127,14 +131,19 @@ class ConversationList(QWidget):
         try:
             self.export_to(conversation_id, target)
         except PanelError as exc:
-            QMessageBox.warning(self, "Export failed", exc.message)
+            report(exc, "Exporting the conversation", dialog_parent=self)
 
     def _delete(self) -> None:
         conversation_id = self.selected_id()
         if conversation_id is None:
             return
         answer = QMessageBox.question(self, "Delete conversation", "Delete this conversation?")
-        if answer == QMessageBox.StandardButton.Yes:
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        try:
             self.store.delete(conversation_id)
-            self.deleted.emit(conversation_id)
-            self.refresh()
+        except PanelError as exc:
+            report(exc, "Deleting the conversation", dialog_parent=self)
+            return
+        self.deleted.emit(conversation_id)
+        self.refresh()

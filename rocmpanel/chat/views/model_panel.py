@@ -1,19 +1,22 @@
 """The model side of the Chat tab: pick, check, estimate, load/unload, sampling, system prompt.
 
-Picking a folder checks it at once (config, safetensors, tokenizer, template, custom code)
-and estimates the memory for the chosen precision and context against free VRAM (sysfs) or
-RAM; the verdict is shown before Load is pressed, and a load that cannot fit asks first.
+Picking a folder checks it (config, safetensors headers, tokenizer, template, custom code)
+off the GUI thread: typing waits for a pause of ``CHECK_DELAY_MS``, and the result of an
+older check is dropped when a newer one was asked for. The memory for the chosen precision
+and context is estimated against the free VRAM of the card a load would use (the app's
+inventory and the Monitor's live readings, never sysfs from here) or free RAM; the verdict
+is shown before Load is pressed, and a load that cannot fit asks first.
 """
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -23,42 +26,54 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from rocmpanel.base.enums import Device
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.settings import Settings
+from rocmpanel.base.units import format_count, format_memory
+from rocmpanel.chat.free_memory import Budget, gpu_budget, ram_budget
 from rocmpanel.chat.memory_estimate import (
     CPU_PRECISIONS,
-    Fit,
     FitVerdict,
-    Precision,
+    default_precision,
+    estimate_device,
     estimate_for,
-    judge_device,
-    read_amd_vram,
+    judge_fit,
 )
-from rocmpanel.chat.model_check import ModelCheck, check_model, format_bytes, format_count
+from rocmpanel.chat.model_check import ModelCheck, check_model
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Sampling
+from rocmpanel.chat.views.check_summary import ColouredLabel, check_summary
+from rocmpanel.chat.views.sampling_box import SamplingBox, int_spin
+from rocmpanel.gui.background import run_in_background
+from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.report import report
 
-FIT_COLOURS = {Fit.FITS: "#2d7a3a", Fit.TIGHT: "#a86a00", Fit.WONT_FIT: "#b00020"}
-DEVICES = (("auto", "Auto (GPU when torch sees one)"), ("cuda", "GPU"), ("cpu", "CPU"))
+DEVICES = (
+    (Device.AUTO, "Auto (GPU when torch sees one)"),
+    (Device.GPU, "GPU"),
+    (Device.CPU, "CPU"),
+)
+CHECK_DELAY_MS = 300
 
 
 class ModelPanel(QWidget):
-    """Emits ``load_requested(LoadRequest, allow_hub)`` and ``unload_requested()``."""
+    """Emits ``load_requested(LoadRequest, allow_hub)``, ``unload_requested()``, and
+    ``check_finished()`` whenever a folder check has ended (tests wait for it)."""
 
     load_requested = Signal(object, bool)
     unload_requested = Signal()
+    check_finished = Signal()
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.settings = settings
+        self.ctx = ctx
+        self.settings = ctx.settings
         self.check: ModelCheck | None = None
         self.verdict: FitVerdict | None = None
-        self.has_amd_gpu = bool(read_amd_vram())
+        self._check_number = 0  # the newest check asked for; older results are stale
+        self._precision_chosen = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
@@ -67,7 +82,12 @@ class ModelPanel(QWidget):
         folder_row = QHBoxLayout()
         self.folder_edit = QLineEdit()
         self.folder_edit.setPlaceholderText("Hugging Face model folder")
-        self.folder_edit.editingFinished.connect(self.refresh_check)
+        self._check_timer = QTimer(self)
+        self._check_timer.setSingleShot(True)
+        self._check_timer.setInterval(CHECK_DELAY_MS)
+        self._check_timer.timeout.connect(self.refresh_check)
+        self.folder_edit.textEdited.connect(lambda _text: self._check_timer.start())
+        self.folder_edit.editingFinished.connect(self._on_folder_edited)
         folder_row.addWidget(self.folder_edit, 1)
         self.browse_button = QPushButton("Browse…")
         self.browse_button.clicked.connect(self._browse)
@@ -81,27 +101,26 @@ class ModelPanel(QWidget):
         form.addRow("Re&cent:", self.recent_combo)
         self.precision_combo = QComboBox()
         for precision in Precision:
-            self.precision_combo.addItem(
-                precision.label, precision.value
-            )  # Qt keeps str enums as text
+            self.precision_combo.addItem(precision.label, precision.value)  # str enums: text
         self.precision_combo.setToolTip(
             "How the weights are held. On a GPU: NF4 (default), 8-bit, fp16, bf16, fp32. "
             "On the CPU: bf16 (default) and fp32, and NF4/8-bit through bitsandbytes' CPU "
             "kernels (slower per token, but a quarter/half of the memory); fp16 is slow there."
         )
         self.precision_combo.currentIndexChanged.connect(self.refresh_estimate)
+        self.precision_combo.activated.connect(self._on_precision_chosen)
         form.addRow("&Precision:", self.precision_combo)
         self.device_combo = QComboBox()
-        for key, label in DEVICES:
-            self.device_combo.addItem(label, key)
+        for device, label in DEVICES:
+            self.device_combo.addItem(label, device.value)
         self.device_combo.currentIndexChanged.connect(self.refresh_estimate)
         form.addRow("&Device:", self.device_combo)
-        self.context_spin = QSpinBox()
-        self.context_spin.setRange(256, 1_048_576)
+        self.context_spin = int_spin("context_length")
         self.context_spin.setSingleStep(512)
         self.context_spin.setSuffix(" tokens")
         self.context_spin.valueChanged.connect(self._on_context_changed)
-        self._preferred_context = 4096
+        self._context_range = (self.context_spin.minimum(), self.context_spin.maximum())
+        self._preferred_context = self.settings.chat.context_length
         self._permissions_folder = ""
         form.addRow("Conte&xt:", self.context_spin)
         self.remote_code_check = QCheckBox("Allow this model's own code (trust_remote_code)")
@@ -139,25 +158,8 @@ class ModelPanel(QWidget):
         form.addRow(self.status_label)
         layout.addWidget(model_box)
 
-        sampling_box = QGroupBox("Sampling")
-        sform = QFormLayout(sampling_box)
-        self.temperature_spin = self._double(0.0, 5.0, 0.05, "0 = greedy (always the likeliest)")
-        sform.addRow("Te&mperature:", self.temperature_spin)
-        self.top_p_spin = self._double(0.0, 1.0, 0.01, "Nucleus sampling threshold")
-        sform.addRow("Top-p:", self.top_p_spin)
-        self.top_k_spin = QSpinBox()
-        self.top_k_spin.setRange(0, 100_000)
-        sform.addRow("Top-&k:", self.top_k_spin)
-        self.repetition_spin = self._double(0.5, 3.0, 0.01, "1.0 = no penalty")
-        sform.addRow("Repetition penalt&y:", self.repetition_spin)
-        self.max_new_spin = QSpinBox()
-        self.max_new_spin.setRange(1, 65_536)
-        sform.addRow("Max ne&w tokens:", self.max_new_spin)
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(-1, 2**31 - 1)
-        self.seed_spin.setSpecialValueText("random")
-        sform.addRow("Seed:", self.seed_spin)
-        layout.addWidget(sampling_box)
+        self.sampling_box = SamplingBox()
+        layout.addWidget(self.sampling_box)
 
         system_box = QGroupBox("System prompt")
         system_layout = QVBoxLayout(system_box)
@@ -168,94 +170,72 @@ class ModelPanel(QWidget):
         system_layout.addWidget(self.system_edit)
         layout.addWidget(system_box)
         layout.addStretch(1)
+        ctx.inventory.changed.connect(self._on_inventory_changed)
         self._restore()
-
-    @staticmethod
-    def _double(low: float, high: float, step: float, tip: str) -> QDoubleSpinBox:
-        spin = QDoubleSpinBox()
-        spin.setRange(low, high)
-        spin.setSingleStep(step)
-        spin.setDecimals(2)
-        spin.setToolTip(tip)
-        return spin
+        ctx.inventory.ensure()
 
     # -- settings ----------------------------------------------------------------------
     def _restore(self) -> None:
-        s = self.settings
-        self.temperature_spin.setValue(float(s.chat.temperature))
-        self.top_p_spin.setValue(float(s.chat.top_p))
-        self.top_k_spin.setValue(int(s.chat.top_k))
-        self.repetition_spin.setValue(float(s.chat.repetition_penalty))
-        self.max_new_spin.setValue(int(s.chat.max_new_tokens))
-        self.seed_spin.setValue(int(s.chat.seed))
-        self._preferred_context = s.chat.context_length
+        chat = self.settings.chat
+        self.sampling_box.restore(chat)
         self.context_spin.setValue(self._preferred_context)
-        self.system_edit.setPlainText(str(s.chat.system_prompt))
-        device = "auto" if s.chat.device is Device.AUTO else s.chat.device.torch_name
-        self.device_combo.setCurrentIndex(max(0, self.device_combo.findData(device)))
-        default = Precision.NF4 if self.has_amd_gpu else Precision.BF16
-        precision = s.chat.precision or default
-        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision.value))
-        last = s.chat.last_model
-        if last:
-            self.folder_edit.setText(last)
-            self.refresh_check()
+        self.system_edit.setPlainText(chat.system_prompt)
+        self.device_combo.setCurrentIndex(max(0, self.device_combo.findData(chat.device.value)))
+        if chat.precision is not None:
+            self._precision_chosen = True
+            self.set_precision(chat.precision)
+        else:
+            self._apply_default_precision()
+        if chat.last_model:
+            self.set_folder(chat.last_model)
 
     def save_settings(self) -> None:
-        s = self.settings
+        chat = self.settings.chat
         try:
-            s.chat.temperature = self.temperature_spin.value()
-            s.chat.top_p = self.top_p_spin.value()
-            s.chat.top_k = self.top_k_spin.value()
-            s.chat.repetition_penalty = self.repetition_spin.value()
-            s.chat.max_new_tokens = self.max_new_spin.value()
-            s.chat.seed = self.seed_spin.value()
-            s.chat.context_length = self._preferred_context
-            s.chat.system_prompt = self.system_edit.toPlainText()
-            s.chat.device = Device.parse(self.device_combo.currentData())
-            s.chat.precision = self.precision()
-            s.chat.last_model = self.folder_edit.text().strip()
-            s.save()
+            self.sampling_box.save(chat)
+            chat.context_length = self._preferred_context
+            chat.system_prompt = self.system_edit.toPlainText()
+            chat.device = self.device()
+            chat.precision = self.precision()
+            chat.last_model = self.folder_edit.text().strip()
+            self.settings.save()
         except (ValueError, PanelError) as exc:
-            self.status_label.setText(f"Settings not saved: {exc}")
+            report(exc, "Saving the chat settings", label=self.status_label)
 
-    def set_recent(self, models: list[tuple[str, str]]) -> None:
+    def set_recent(self, models: list[tuple[str, Precision | None]]) -> None:
         self.recent_combo.clear()
         for path, precision in models:
-            self.recent_combo.addItem(Path(path).name or path, (path, precision))
+            # Qt keeps a str enum as plain text: the value goes in, parsed back when picked.
+            value = precision.value if precision is not None else ""
+            self.recent_combo.addItem(Path(path).name or path, (path, value))
             self.recent_combo.setItemData(self.recent_combo.count() - 1, path, 3)  # tooltip
         self.recent_combo.setCurrentIndex(-1)
 
     # -- values ------------------------------------------------------------------------
+    @property
+    def has_amd_gpu(self) -> bool:
+        """Whether the app's inventory found an AMD GPU (False until it is detected)."""
+        inventory = self.ctx.inventory.current
+        return inventory is not None and inventory.has_amd_gpu
+
     def precision(self) -> Precision:
-        data = self.precision_combo.currentData()
         try:
-            return Precision(str(data))
+            return Precision(str(self.precision_combo.currentData()))
         except ValueError:
             return Precision.NF4
 
     def set_precision(self, precision: Precision) -> None:
         self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision.value))
 
-    def device(self) -> str:
-        return str(self.device_combo.currentData())
+    def device(self) -> Device:
+        return Device.parse(self.device_combo.currentData())
 
-    def estimate_device(self) -> str:
-        """Where the load will land, as far as the panel can tell without torch."""
-        device = self.device()
-        if device == "auto":
-            return "gpu" if self.has_amd_gpu else "cpu"
-        return "gpu" if device == "cuda" else "cpu"
+    def estimate_device(self) -> Device:
+        """Where the load will land (GPU or CPU), as far as the panel can tell without torch."""
+        return estimate_device(self.device(), self.has_amd_gpu)
 
     def sampling(self) -> Sampling:
-        return Sampling(
-            temperature=self.temperature_spin.value(),
-            top_p=self.top_p_spin.value(),
-            top_k=self.top_k_spin.value(),
-            repetition_penalty=self.repetition_spin.value(),
-            max_new_tokens=self.max_new_spin.value(),
-            seed=self.seed_spin.value(),
-        )
+        return self.sampling_box.sampling()
 
     def system_prompt(self) -> str:
         return self.system_edit.toPlainText().strip()
@@ -268,6 +248,18 @@ class ModelPanel(QWidget):
             context_length=self.context_spin.value(),
             trust_remote_code=self.remote_code_check.isChecked(),
         )
+
+    def _on_precision_chosen(self, _index: int) -> None:
+        self._precision_chosen = True
+
+    def _apply_default_precision(self) -> None:
+        """NF4 when a load lands on an AMD GPU, else bf16, until the user picks one."""
+        if not self._precision_chosen:
+            self.set_precision(default_precision(self.device(), self.has_amd_gpu))
+
+    def _on_inventory_changed(self, _inventory: object) -> None:
+        self._apply_default_precision()
+        self.refresh_estimate()
 
     # -- check and estimate ------------------------------------------------------------
     def _browse(self) -> None:
@@ -282,6 +274,7 @@ class ModelPanel(QWidget):
         if isinstance(data, tuple):
             path, precision = data
             if precision in {p.value for p in Precision}:
+                self._precision_chosen = True
                 self.set_precision(Precision(precision))
             self.set_folder(path)
 
@@ -289,11 +282,18 @@ class ModelPanel(QWidget):
         self._preferred_context = value
         self.refresh_estimate()
 
+    def _on_folder_edited(self) -> None:
+        if self._check_timer.isActive():  # typing ended: check now rather than later
+            self.refresh_check()
+
     def set_folder(self, folder: str) -> None:
+        """Show ``folder`` and check it (in the background; ``check_finished`` follows)."""
         self.folder_edit.setText(folder)
         self.refresh_check()
 
     def refresh_check(self) -> None:
+        """Check the folder now, off the GUI thread; a check still running becomes stale."""
+        self._check_timer.stop()
         folder = self.folder_edit.text().strip()
         if folder != self._permissions_folder:
             # Remote code and hub access are granted per model, never carried over.
@@ -302,18 +302,39 @@ class ModelPanel(QWidget):
                 box.blockSignals(True)
                 box.setChecked(False)
                 box.blockSignals(False)
+        self._check_number += 1
+        number = self._check_number
         self.check = None
+        self.refresh_estimate()
         if not folder:
             self.check_label.setText("Pick a model folder.")
-            self.refresh_estimate()
+            self.check_finished.emit()
             return
-        try:
-            self.check = check_model(folder, trust_remote_code=self.remote_code_check.isChecked())
-        except PanelError as exc:
-            self.check_label.setText(f'<span style="color:#b00020">{exc.message}</span>')
+        self.check_label.setText("Checking the folder…")
+        trust = self.remote_code_check.isChecked()
+        run_in_background(
+            lambda: check_model(folder, trust_remote_code=trust),
+            lambda check, error: self._on_checked(number, check, error),
+            owner=self,
+            what=f"checking the model folder {folder}",
+        )
+
+    def _on_checked(
+        self, number: int, check: ModelCheck | None, error: BaseException | None
+    ) -> None:
+        if number != self._check_number:
+            return  # a newer check was asked for while this one ran
+        if error is not None:
+            report(error, "Checking the model folder", label=ColouredLabel(self.check_label))
+        else:
+            self.check = check
             self.refresh_estimate()
-            return
-        self.refresh_estimate()
+        self.check_finished.emit()
+
+    def _budget(self, device: Device) -> Budget:
+        if device is Device.CPU:
+            return ram_budget()
+        return gpu_budget(self.ctx.inventory.current, self.ctx.live_memory)
 
     def refresh_estimate(self) -> None:
         check = self.check
@@ -321,41 +342,27 @@ class ModelPanel(QWidget):
         if check is None:
             self.load_button.setEnabled(False)
             return
-        lines = [
-            f"<b>{check.architecture or 'unknown architecture'}</b>, "
-            f"{format_count(check.parameters) if check.parameters else 'n/a'} parameters, "
-            f"{format_bytes(check.weight_bytes)} on disk",
-        ]
-        lines += [f'<span style="color:#b00020">{p}</span>' for p in check.problems]
-        lines += [f'<span style="color:#a86a00">{w}</span>' for w in check.warnings]
-        if self.hub_check.isChecked():
-            lines.append(
-                '<span style="color:#a86a00">Hub access is on for this model: transformers '
-                "may contact huggingface.co and download files it finds missing.</span>"
-            )
         # The worker caps the context at what the model was trained for; show that here,
         # without forgetting the user's own choice for the next, larger model.
+        low, high = self._context_range
         self.context_spin.blockSignals(True)
-        self.context_spin.setMaximum(max(256, check.shape.max_positions or 1_048_576))
+        self.context_spin.setMaximum(max(low, min(high, check.shape.max_positions or high)))
         self.context_spin.setValue(min(self._preferred_context, self.context_spin.maximum()))
         self.context_spin.blockSignals(False)
         device = self.estimate_device()
         precision = self.precision()
-        if device == "cpu" and precision not in CPU_PRECISIONS:
-            lines.append(
-                '<span style="color:#a86a00">fp16 on the CPU is slow; bf16 or fp32 work '
-                "better there, NF4/int8 run through bitsandbytes' CPU kernels.</span>"
-            )
         estimate = estimate_for(check, precision, self.context_spin.value(), device=device)
         if estimate is not None:
-            self.verdict = judge_device(estimate, device)
-            colour = FIT_COLOURS.get(self.verdict.fit, "#444444")
-            lines.append(
-                f'<span style="color:{colour}">{self.verdict.message}</span> '
-                f"(weights {format_bytes(estimate.weights)}, KV cache "
-                f"{format_bytes(estimate.kv_cache)}, overhead {format_bytes(estimate.overhead)})"
+            budget = self._budget(device)
+            self.verdict = judge_fit(estimate, device, budget.free, total=budget.total)
+        self.check_label.setText(
+            check_summary(
+                check,
+                hub_access=self.hub_check.isChecked(),
+                slow_on_cpu=device is Device.CPU and precision not in CPU_PRECISIONS,
+                verdict=self.verdict,
             )
-        self.check_label.setText("<br>".join(lines))
+        )
         self.load_button.setEnabled(check.ok)
 
     def _request_load(self) -> None:
@@ -386,14 +393,16 @@ class ModelPanel(QWidget):
         if model is None:
             self.status_label.setText("No model loaded.")
             return
-        memory = format_bytes(model.memory_bytes)
         kind = "VRAM" if model.memory_kind == "vram" else "process RSS"
         params = format_count(model.parameters) if model.parameters else "n/a"
+        name = html.escape(Path(model.path).name, quote=False)
+        device = html.escape(model.device_name, quote=False)
         self.status_label.setText(
-            f"Loaded <b>{Path(model.path).name}</b>: {model.precision} on {model.device_name}, "
-            f"{params} parameters, context {model.context_length}, in {model.load_s} s; "
-            f"{memory} {kind}."
+            f"Loaded <b>{name}</b>: {model.precision.value} on {device}, {params} parameters, "
+            f"context {model.context_length}, in {model.load_s} s; "
+            f"{format_memory(model.memory_bytes)} {kind}."
         )
 
-    def set_status(self, text: str) -> None:
-        self.status_label.setText(text)
+    def set_error(self, message: str) -> None:
+        """A failed load's message, in the status line."""
+        ColouredLabel(self.status_label).setText(message)

@@ -2,39 +2,39 @@
 
 The model runs in the chat worker (a child process in the workload Python), so an
 out-of-memory or a driver crash ends that process, never the panel; the tab then says what
-happened and offers to reload, or to reload with a smaller setting. Tokens arrive in
-batches from the job runner and are rendered on a short timer, so the window stays live.
+happened and offers to reload, or to reload with a smaller setting. What the chat is at any
+moment (loaded, answering, stopping, the conversation, the request answered) is kept and
+decided by a :class:`~rocmpanel.chat.session.ChatSession`; the tab shows it, saves the
+conversation and draws it. Tokens arrive in batches from the job runner and are rendered
+on a short timer, so the window stays live.
 """
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from dataclasses import replace
+from collections.abc import Callable
+from typing import TypeVar
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
+from rocmpanel.base.enums import Precision
 from rocmpanel.base.errors import PanelError
 from rocmpanel.chat.memory_estimate import Fit
-from rocmpanel.chat.protocol import (
-    GenerateRequest,
-    LoadedModel,
-    LoadRequest,
-    Reply,
-    result_kind,
-    smaller_setting,
-)
+from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Reply
+from rocmpanel.chat.session import ChatSession, Failure
 from rocmpanel.chat.store import ChatStore, title_from
-from rocmpanel.chat.views.figures import LiveFigures, token_count, worker_memory_text
+from rocmpanel.chat.views.figures import LiveFigures, rss_text, vram_text
 from rocmpanel.chat.views.history import ConversationList
 from rocmpanel.chat.views.model_panel import ModelPanel
 from rocmpanel.chat.views.transcript import ChatComposer, ChatView
 from rocmpanel.chat.views.worker_link import WorkerBanner, end_chat_worker, start_chat_worker
 from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.report import report
 from rocmpanel.jobs.process import JobOutcome
-from rocmpanel.jobs.protocol import Progress, Result, Token, WorkerError
+from rocmpanel.jobs.protocol import Progress, ReplyDone, Result, Token, WorkerError
 from rocmpanel.jobs.runner import Job
+
+T = TypeVar("T")
 
 
 class ChatTab(QWidget):
@@ -46,18 +46,18 @@ class ChatTab(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.store = ChatStore()
-        self.job: Job | None = None
-        self.job_allows_hub = False
-        self.loaded: LoadedModel | None = None
-        self.last_load: LoadRequest | None = None
-        self.conversation_id: int | None = None
-        self.history: list[tuple[str, str]] = []
-        self.generating = False
-        self.loading = False
-        self.request_id = 0
+        self.session = ChatSession()
         self._build()
-        self.model_panel.set_recent(self.store.recent_models())
+        recent = self._saved("Reading the recent models", self.store.recent_models)
+        if recent is not None:
+            self.model_panel.set_recent(recent)
         self._update_buttons()
+
+    @property
+    def job(self) -> Job | None:
+        """The worker the session talks to."""
+        worker = self.session.worker
+        return worker if isinstance(worker, Job) else None
 
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -92,7 +92,7 @@ class ChatTab(QWidget):
         column.addWidget(composer)
         splitter.addWidget(centre)
 
-        self.model_panel = ModelPanel(self.ctx.settings)
+        self.model_panel = ModelPanel(self.ctx)
         self.model_panel.load_requested.connect(self.load_model)
         self.model_panel.unload_requested.connect(self.unload_model)
         scroll = QScrollArea()
@@ -110,29 +110,35 @@ class ChatTab(QWidget):
         layout.addWidget(splitter)
 
     def _update_buttons(self) -> None:
-        self.composer.update_buttons(self.loaded is not None, self.generating, self.history)
+        s = self.session
+        self.composer.update_buttons(s.can_send, s.can_stop, s.can_regenerate, s.can_edit)
 
-    def _show_banner(self, text: str, offer_reload: bool) -> None:
-        self.banner.show_message(text, self.last_load, offer_reload)
+    def _saved(self, doing: str, write: Callable[[], T]) -> T | None:
+        """Run a store call; a failure is reported and the chat goes on unsaved."""
+        try:
+            return write()
+        except PanelError as exc:
+            report(exc, doing)
+            return None
 
     # -- the worker --------------------------------------------------------------------
-    def _ensure_job(self, allow_hub: bool) -> Job:
-        if self.job is not None and self.job.running and self.job_allows_hub == allow_hub:
-            return self.job
-        self._stop_job()
+    def _start_worker(self, allow_hub: bool) -> None:
         job = start_chat_worker(self.ctx, allow_hub)
         job.progress_changed.connect(self._on_job_progress)
         job.tokens_received.connect(self._on_job_tokens)
+        job.reply_received.connect(self._on_job_reply)
         job.result_received.connect(self._on_job_result)
         job.error_reported.connect(self._on_job_error)
-        job.finished.connect(lambda outcome, j=job: self._on_job_finished(j, outcome))
-        self.job, self.job_allows_hub = job, allow_hub
-        return job
+        job.finished.connect(self._on_job_finished)
+        previous = self.session.use_worker(job, allow_hub)  # a reply in it is left unfinished
+        if isinstance(previous, Job):
+            end_chat_worker(previous)
 
-    def _stop_job(self) -> None:
-        job, self.job = self.job, None
-        if job is not None:
-            end_chat_worker(job)
+    def _from_current_job(self) -> bool:
+        """Whether the signal being handled comes from the session's worker (a worker
+        ended on purpose may still deliver a few events); direct calls count as current."""
+        sender = self.sender()
+        return sender is None or sender is self.job
 
     @Slot(object, bool)
     def load_model(self, request: LoadRequest, allow_hub: bool = False) -> None:
@@ -147,18 +153,18 @@ class ChatTab(QWidget):
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
-        if self.generating:
-            self.stop()
+        was_generating = self.session.generating
         try:
-            job = self._ensure_job(allow_hub)
-            job.send(request.op, **request.fields())
+            if self.session.needs_worker(allow_hub):
+                self._start_worker(allow_hub)
+            self.session.load(request)
         except PanelError as exc:
-            self._show_banner(f"Could not start the chat worker: {exc.message}", False)
+            self.banner.show_error(exc, "Starting the chat worker", None, False)
+            self._update_buttons()
             return
-        self.last_load = request
-        self.loaded = None
+        if was_generating:
+            self._abandon_reply()
         self.banner.hide()
-        self.loading = True
         self.model_panel.set_loading(True)
         self.model_panel.save_settings()
         self.live_label.setText(f"Loading {request.path} ({request.precision.value})…")
@@ -166,226 +172,242 @@ class ChatTab(QWidget):
 
     @Slot()
     def unload_model(self) -> None:
-        if self.job is not None and self.job.running:
-            if self.generating:
-                self.stop()
-            with contextlib.suppress(PanelError):
-                self.job.send("unload")
-        self.loaded = None
+        was_generating = self.session.generating
+        self.session.unload()
+        if was_generating:
+            self._abandon_reply()
         self.model_panel.set_loaded(None)
         self.live_label.setText("Model unloaded.")
         self._update_buttons()
 
     def _reload(self, smaller: bool) -> None:
-        request = self.last_load
+        request = self.session.reload_request(smaller)
         if request is None:
             return
         if smaller:
-            precision, context = smaller_setting(request.precision, request.context_length)
-            request = replace(request, precision=precision, context_length=context)
-            self.model_panel.set_precision(precision)
-            self.model_panel.context_spin.setValue(context)
-        self.load_model(request, self.job_allows_hub)
+            self.model_panel.set_precision(request.precision)
+            self.model_panel.context_spin.setValue(request.context_length)
+        self.load_model(request, self.session.worker_allows_hub)
 
     # -- job events --------------------------------------------------------------------
+    @Slot(object)
     def _on_job_progress(self, progress: Progress) -> None:
-        if self.loaded is None:
+        if self._from_current_job() and self.session.loading:
             self.model_panel.set_progress(progress.fraction, progress.step)
 
+    @Slot(list)
     def _on_job_tokens(self, tokens: list[Token]) -> None:
-        if not self.generating:
+        if not self._from_current_job():
             return
-        text = "".join(t.text for t in tokens if t.data.get("id") == self.request_id)
-        if not text:
-            return
-        self.live_label.add_tokens(
-            sum(token_count(t) for t in tokens if t.data.get("id") == self.request_id)
-        )
-        self.view.append_to_last(text)
+        streamed = self.session.on_tokens(tokens)
+        if streamed is not None:
+            self.live_label.add_tokens(streamed.tokens)
+            self.view.append_to_last(streamed.text)
 
-    def _on_job_result(self, result: Result) -> None:
-        kind = result_kind(result.data)
-        if kind == "loaded":
-            self.loaded = LoadedModel.from_dict(result.data)
-            self.loading = False
-            self.model_panel.set_loaded(self.loaded)
-            with contextlib.suppress(sqlite3.Error):
-                self.store.remember_model(self.loaded.path, self.loaded.precision)
-                self.model_panel.set_recent(self.store.recent_models())
-            self.live_label.setText(f"Ready: {self.loaded.precision} on {self.loaded.device_name}.")
-            self.ctx.notify(f"Chat model loaded in {self.loaded.load_s} s")
-            self.input.setFocus()
-        elif kind == "reply":
-            reply = Reply.from_dict(result.data)
-            if reply.id == self.request_id and self.generating:
-                self._finish_reply(reply)
+    @Slot(object)
+    def _on_job_reply(self, done: ReplyDone) -> None:
+        if not self._from_current_job():
+            return
+        reply = self.session.on_reply(done)
+        if reply is not None:
+            self._finish_reply(reply)
         self._update_buttons()
 
+    @Slot(object)
+    def _on_job_result(self, result: Result) -> None:
+        if not self._from_current_job():
+            return
+        loaded = self.session.on_result(result)
+        if loaded is not None:
+            self._show_loaded(loaded)
+        self._update_buttons()
+
+    def _show_loaded(self, loaded: LoadedModel) -> None:
+        self.model_panel.set_loaded(loaded)
+
+        def remember() -> list[tuple[str, Precision | None]]:
+            self.store.remember_model(loaded.path, loaded.precision)
+            return self.store.recent_models()
+
+        recent = self._saved("Remembering the model", remember)
+        if recent is not None:
+            self.model_panel.set_recent(recent)
+        self.live_label.setText(f"Ready: {loaded.precision.value} on {loaded.device_name}.")
+        self.ctx.notify(f"Chat model loaded in {loaded.load_s} s")
+        self.input.setFocus()
+
     def _finish_reply(self, reply: Reply) -> None:
-        self.generating = False
         self.view.flush()
         widget = self.view.last()
         if widget is not None:
             widget.set_text(reply.text)
-            widget.render()
+            widget.refresh_body()
             widget.set_figures(reply.figures.summary())
-        self.history.append(("assistant", reply.text))
-        if self.conversation_id is not None:
-            self.store.add_message(self.conversation_id, "assistant", reply.text, reply.figures)
-            self.conversations.refresh(self.conversation_id)
+        conversation_id = self.session.conversation_id
+        if conversation_id is not None:
+            self._saved(
+                "Saving the reply",
+                lambda: self.store.add_message(
+                    conversation_id, "assistant", reply.text, reply.figures
+                ),
+            )
+            self.conversations.refresh(conversation_id)
         self.live_label.stop("Last reply: " + reply.figures.summary())
 
+    @Slot(object)
     def _on_job_error(self, error: WorkerError) -> None:
-        op = str(error.data.get("op", ""))
-        suggestion = str(error.data.get("suggestion") or "")
-        oom = error.kind == "oom"
-        if op == "generate" and self.generating:
-            self._abandon_reply()
-        if op == "load" or (not op and self.loaded is None):
-            self.loading = False
+        if not self._from_current_job():
+            return
+        failure = self.session.on_error(error)
+        self._show_failure(failure)
+        if failure.model_lost:
             self.model_panel.set_loaded(None)
-            self.model_panel.set_status(f'<span style="color:#b00020">{error.message}</span>')
-        text = error.message + (f" {suggestion}" if suggestion else "")
-        self._show_banner(text, offer_reload=oom)
+            self.model_panel.set_error(error.message)
+
+    @Slot(object)
+    def _on_job_finished(self, outcome: JobOutcome) -> None:
+        job = self.sender()
+        if not isinstance(job, Job):
+            return
+        failure = self.session.on_worker_exit(job, outcome)
+        if failure is None:
+            return  # one we ended on purpose
+        self._show_failure(failure)
+        self.model_panel.set_loaded(None)
+        self.live_label.setText("No model loaded.")
+
+    def _show_failure(self, failure: Failure) -> None:
+        if failure.abandoned_reply:
+            self._abandon_reply()
+        self.banner.show_failure(failure, self.session.last_load)
         self._update_buttons()
 
     def _abandon_reply(self) -> None:
-        """Drop the unfinished reply (it is not saved) after an error or a crash."""
-        self.generating = False
+        """Show the unfinished reply as such (it is not saved) after an error or a crash."""
         self.live_label.stop("The reply did not finish.")
         widget = self.view.last()
         if widget is not None and widget.role == "assistant":
             self.view.flush()
             widget.set_figures("(not finished)")
 
-    def _on_job_finished(self, job: Job, outcome: JobOutcome) -> None:
-        if job is not self.job:
-            return  # one we ended on purpose
-        self.job = None
-        was_loaded = self.loaded is not None or self.loading
-        self.loading = False
-        if self.generating:
-            self._abandon_reply()
-        self.loaded = None
-        self.model_panel.set_loaded(None)
-        self.banner.show_worker_exit(outcome, self.last_load, offer_reload=was_loaded)
-        self.live_label.setText("No model loaded.")
-        self._update_buttons()
-
     # -- conversation ------------------------------------------------------------------
     @Slot(str)
     def send_message(self, text: str) -> None:
         text = text.strip()
-        if not text or self.generating:
+        if not text or self.session.generating:
             return
-        if self.loaded is None or self.job is None:
+        if not self.session.can_send:
             self.ctx.notify("Load a model first (the panel on the right).")
             return
-        if self.conversation_id is None:
-            self.conversation_id = self.store.create(
-                title_from(text), self.loaded.path, self.model_panel.system_prompt()
+        loaded = self.session.loaded
+        if self.session.conversation_id is None and loaded is not None:
+            self.session.conversation_id = self._saved(
+                "Saving the conversation",
+                lambda: self.store.create(
+                    title_from(text), loaded.path, self.model_panel.system_prompt()
+                ),
             )
-        self.store.add_message(self.conversation_id, "user", text)
+        conversation_id = self.session.conversation_id
+        if conversation_id is not None:
+            self._saved(
+                "Saving the message",
+                lambda: self.store.add_message(conversation_id, "user", text),
+            )
+        self.session.add_user_message(text)
         self.view.add_message("user", text)
-        self.history.append(("user", text))
         self.input.clear()
-        self.conversations.refresh(self.conversation_id)
+        self.conversations.refresh(conversation_id)
         self._start_reply()
 
     def _start_reply(self) -> None:
-        if self.job is None:
-            return
-        self.request_id += 1
-        request = GenerateRequest(
-            self.request_id,
-            tuple(self.history),
-            self.model_panel.system_prompt(),
-            self.model_panel.sampling(),
-        )
         try:
-            self.job.send(request.op, **request.fields())
+            self.session.start_reply(self.model_panel.system_prompt(), self.model_panel.sampling())
         except PanelError as exc:
-            self._show_banner(exc.message, offer_reload=True)
+            self.banner.show_error(exc, "Asking for a reply", self.session.last_load, True)
+            self._update_buttons()
             return
         self.view.add_message("assistant")
-        self.generating = True
-        on_gpu = self.loaded is not None and self.loaded.device == "cuda"
-        pid = self.job.pid
-        self.live_label.start(lambda: worker_memory_text(on_gpu, pid))
+        loaded, job = self.session.loaded, self.job
+        live = self.ctx.live_memory
+        if loaded is not None and loaded.on_gpu:
+            bdf = loaded.bdf
+            self.live_label.start(lambda: vram_text(live, bdf))
+        else:
+            pid = job.pid if job is not None else None
+            self.live_label.start(lambda: rss_text(pid))
         self._update_buttons()
 
     @Slot()
     def stop(self) -> None:
-        if self.generating and self.job is not None:
-            with contextlib.suppress(PanelError):
-                self.job.send("stop")
+        self.session.stop()
+        self._update_buttons()
 
     @Slot()
     def regenerate(self) -> None:
-        if self.generating or not self.history:
+        kept = self.session.regenerate()
+        if kept is None:
             return
-        if self.history[-1][0] == "assistant":
-            self.history.pop()
-            if self.conversation_id is not None:
-                self.store.truncate(self.conversation_id, len(self.history))
-        self.view.truncate(len(self.history))  # the old reply, or an unfinished one
+        self._truncate_saved(kept)
+        self.view.truncate(kept)  # the old reply, or an unfinished one
         self._start_reply()
 
     @Slot()
     def edit_last(self) -> None:
-        if self.generating:
+        taken = self.session.edit_last()
+        if taken is None:
             return
-        users = [i for i, (role, _) in enumerate(self.history) if role == "user"]
-        if not users:
-            return
-        index = users[-1]
-        self.input.setPlainText(self.history[index][1])
-        del self.history[index:]
-        self.view.truncate(index)
-        if self.conversation_id is not None:
-            self.store.truncate(self.conversation_id, index)
+        text, kept = taken
+        self.input.setPlainText(text)
+        self.view.truncate(kept)
+        self._truncate_saved(kept)
         self.input.setFocus()
         self._update_buttons()
 
+    def _truncate_saved(self, keep: int) -> None:
+        conversation_id = self.session.conversation_id
+        if conversation_id is not None:
+            self._saved(
+                "Saving the conversation", lambda: self.store.truncate(conversation_id, keep)
+            )
+
     @Slot()
     def new_chat(self) -> None:
-        if self.generating:
-            self.stop()
-        self.conversation_id = None
-        self.history.clear()
+        if self.session.generating:
+            self.live_label.stop("")
+        self.session.new_conversation()
         self.view.clear()
-        self.generating = False
         self.conversations.list.clearSelection()
         self.input.setFocus()
         self._update_buttons()
 
     @Slot(int)
     def open_conversation(self, conversation_id: int) -> None:
-        if self.generating:
+        if self.session.generating:
             self.ctx.notify("Stop the reply before switching conversations.")
             return
         try:
             conversation = self.store.get(conversation_id)
         except PanelError as exc:
-            self.ctx.notify(exc.message)
+            report(exc, "Opening the conversation")
             return
-        self.conversation_id = conversation.id
+        self.session.open_conversation(
+            conversation.id, ((m.role, m.content) for m in conversation.messages)
+        )
         self.view.clear()
-        self.history = []
         self.view.show_messages(conversation.messages)
-        for message in conversation.messages:
-            if message.role in ("user", "assistant"):
-                self.history.append((message.role, message.content))
         if conversation.system_prompt:
             self.model_panel.system_edit.setPlainText(conversation.system_prompt)
         self._update_buttons()
 
     def _on_conversation_deleted(self, conversation_id: int) -> None:
-        if conversation_id == self.conversation_id:
+        if conversation_id == self.session.conversation_id:
             self.new_chat()
 
     def shutdown(self) -> None:
-        """Called when the window closes: save choices and end the worker."""
+        """Called when the window closes: save choices and end the worker (without
+        waiting for it here)."""
         self.live_label.stop("")
         self.model_panel.save_settings()
-        self._stop_job()
+        job = self.session.drop_worker()
+        if isinstance(job, Job):
+            end_chat_worker(job)

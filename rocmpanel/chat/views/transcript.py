@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
@@ -110,7 +110,7 @@ class MessageWidget(QFrame):
         self.figures_label.setStyleSheet("color:#666666; font-size:small;")
         self.figures_label.hide()
         layout.addWidget(self.figures_label)
-        self.render()
+        self.refresh_body()
 
     @property
     def text(self) -> str:
@@ -122,7 +122,9 @@ class MessageWidget(QFrame):
     def append(self, text: str) -> None:
         self._text += text
 
-    def render(self) -> None:
+    def refresh_body(self) -> None:
+        """Show the current text (streaming appends first, then refreshes at most every
+        RENDER_INTERVAL_MS)."""
         self.body.setText(render_message_html(self._text.rstrip()))
 
     def set_figures(self, summary: str) -> None:
@@ -220,7 +222,7 @@ class ChatView(QScrollArea):
 
     def _render_dirty(self) -> None:
         if self._dirty is not None:
-            self._dirty.render()
+            self._dirty.refresh_body()
             self._dirty = None
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
@@ -273,12 +275,11 @@ class ChatComposer(QWidget):
         row.addLayout(buttons)
 
     def update_buttons(
-        self, loaded: bool, generating: bool, history: Sequence[tuple[str, str]]
+        self, can_send: bool, can_stop: bool, can_regenerate: bool, can_edit: bool
     ) -> None:
-        """Enable what makes sense with a model ``loaded`` or not, mid-reply or not."""
-        ready = loaded and not generating
-        self.send_button.setEnabled(ready)
-        self.stop_button.setEnabled(generating)
+        """Enable what the chat session allows now."""
+        self.send_button.setEnabled(can_send)
+        self.stop_button.setEnabled(can_stop)
         # Regenerate also retries a message whose reply never finished (error, crash).
-        self.regenerate_button.setEnabled(ready and bool(history))
-        self.edit_button.setEnabled(not generating and any(r == "user" for r, _ in history))
+        self.regenerate_button.setEnabled(can_regenerate)
+        self.edit_button.setEnabled(can_edit)

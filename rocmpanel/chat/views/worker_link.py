@@ -1,22 +1,24 @@
-"""The chat worker as the Chat tab sees it: its process, and a banner when it fails.
+"""The chat worker as the Chat tab sees it: starting and ending it, and a banner when it fails.
 
-The worker is one persistent interactive job in the workload Python. The banner is shown
-for worker errors (a refused folder, an out-of-memory) and when the process ends on its
-own; after an out-of-memory or a crash it offers to reload the last model, as it was or
-with a smaller setting.
+The worker is one persistent interactive job in the workload Python. Ending it asks it to
+exit and waits for that off the GUI thread; one that has not gone after ``EXIT_WAIT_S`` is
+cancelled. The banner is shown for worker errors (a refused folder, an out-of-memory) and
+when the process ends on its own; after an out-of-memory or a crash it offers to reload
+the last model, as it was or with a smaller setting.
 """
 
 from __future__ import annotations
-
-import contextlib
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.chat.protocol import ALLOW_HUB_ARG, WORKER, LoadRequest, smaller_setting
+from rocmpanel.chat.protocol import ALLOW_HUB_ARG, WORKER, LoadRequest
+from rocmpanel.chat.session import Failure
+from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.process import JobOutcome, JobState
+from rocmpanel.gui.report import report
+from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.runner import Job
 from rocmpanel.jobs.spec import JobSpec
 
@@ -36,38 +38,26 @@ def start_chat_worker(ctx: AppContext, allow_hub: bool) -> Job:
 
 
 def end_chat_worker(job: Job) -> None:
-    """Ask a running worker to exit; cancel it when it has not gone in EXIT_WAIT_S."""
+    """Ask a running worker to exit and return at once; the wait for it runs in the
+    background, and a worker still there after EXIT_WAIT_S is cancelled."""
     if not job.running:
         return
-    with contextlib.suppress(PanelError):
+    try:
         job.send("exit")
-    if job.wait(EXIT_WAIT_S) is None:
-        job.cancel()
+    except PanelError as exc:  # it went between the check and the send
+        report(exc, "Ending the chat worker")
+        return
 
+    def cancel_if_still_running(outcome: JobOutcome | None, error: BaseException | None) -> None:
+        if outcome is None and job.running:
+            job.cancel()
 
-def describe_exit(outcome: JobOutcome) -> str:
-    """Why the worker went, in a sentence (its last error line when it crashed)."""
-    if outcome.state is JobState.CANCELLED:
-        return "it was cancelled."
-    if outcome.signal_name == "SIGKILL":
-        return (
-            "it was killed (SIGKILL; when nobody ended it on purpose, the system usually "
-            "ran out of memory)."
-        )
-    if outcome.signal_name:
-        return f"it was killed by {outcome.signal_name}."
-    if outcome.exit_code not in (None, 0):
-        last = ""
-        for line in reversed(outcome.stderr_tail):
-            # Progress bars redraw with carriage returns; keep only their final state.
-            text = line.rsplit("\r", 1)[-1].strip()
-            if text:
-                last = text if len(text) <= 200 else text[:199] + "…"
-                break
-        return f"it exited with code {outcome.exit_code}." + (
-            f" Last error: {last}" if last else ""
-        )
-    return outcome.message
+    run_in_background(
+        lambda: job.wait(EXIT_WAIT_S),
+        cancel_if_still_running,
+        owner=job,
+        what="waiting for the chat worker to exit",
+    )
 
 
 class WorkerBanner(QFrame):
@@ -98,19 +88,25 @@ class WorkerBanner(QFrame):
     def show_message(self, text: str, retry: LoadRequest | None, offer_reload: bool) -> None:
         """Show ``text``; the reload buttons only when asked and there is a load to retry."""
         self.label.setText(text)
+        self._offer(retry, offer_reload)
+
+    def show_failure(self, failure: Failure, retry: LoadRequest | None) -> None:
+        """A worker error or exit, as the session judged it."""
+        self.show_message(failure.message, retry, failure.offer_reload)
+
+    def show_error(
+        self, error: PanelError, doing: str, retry: LoadRequest | None, offer_reload: bool
+    ) -> None:
+        """A failure to talk to the worker: reported (message here, detail in the log)."""
+        report(error, doing, label=self.label)
+        self._offer(retry, offer_reload)
+
+    def _offer(self, retry: LoadRequest | None, offer_reload: bool) -> None:
         self.reload_button.setVisible(offer_reload and retry is not None)
         self.reload_smaller_button.setVisible(offer_reload and retry is not None)
         if retry is not None:
-            precision, context = smaller_setting(retry.precision, retry.context_length)
-            self.reload_smaller_button.setText(f"Reload with {precision.value}, context {context}")
+            smaller = retry.smaller()
+            self.reload_smaller_button.setText(
+                f"Reload with {smaller.precision.value}, context {smaller.context_length}"
+            )
         self.show()
-
-    def show_worker_exit(
-        self, outcome: JobOutcome, retry: LoadRequest | None, offer_reload: bool
-    ) -> None:
-        """Say that the worker process ended on its own, and why."""
-        self.show_message(
-            f"The chat worker stopped: {describe_exit(outcome)} The model is no longer loaded.",
-            retry,
-            offer_reload,
-        )

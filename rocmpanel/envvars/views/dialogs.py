@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.envvars import plan as env_plan
 from rocmpanel.envvars.catalogue import Catalogue, Status
+from rocmpanel.envvars.store import EnvConflictError
 
 
 class PathListEditor(QWidget):
@@ -220,3 +222,16 @@ class DiffDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.view)
         layout.addWidget(buttons)
+
+
+def conflict_box(exc: EnvConflictError, parent: QWidget) -> QMessageBox:
+    """ "Changed on disk": the message, the diff as details, Reload (AcceptRole) and Cancel.
+
+    Deleted when closed; the caller connects ``buttonClicked`` and opens it.
+    """
+    box = QMessageBox(QMessageBox.Icon.Warning, "Changed on disk", exc.message, parent=parent)
+    box.setDetailedText(exc.diff)
+    box.addButton("Reload", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return box

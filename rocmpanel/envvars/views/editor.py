@@ -3,6 +3,10 @@
 One row per variable: the value in this process, in each store, and whether the catalogue
 accepts it. Changes are staged first (shown as "old → new"), can be previewed as diffs,
 and are written to the ticked stores in one step that can be undone.
+
+Reading, applying and undoing touch files, the registry and (on Windows) broadcast
+WM_SETTINGCHANGE to every top-level window: they run off the GUI thread through the status
+line (``gui.status_line``), one at a time, with the buttons disabled meanwhile.
 """
 
 from __future__ import annotations
@@ -11,19 +15,14 @@ import os
 from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -32,25 +31,43 @@ from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.catalogue import Status, Verdict, load_catalogue
 from rocmpanel.envvars.plan import EnvChange, FilePlan
 from rocmpanel.envvars.store import (
+    ApplyResult,
     EnvConflictError,
     EnvStore,
     StoreSnapshot,
+    StoresRead,
     apply_plans,
     make_stores,
+    read_stores,
     undo_last,
 )
-from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog
-from rocmpanel.envvars.views.table_items import STATUS_COLORS, staged_item, status_item, value_item
+from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog, conflict_box
+from rocmpanel.envvars.views.variable_table import VariableTable
+from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.status_line import StatusLine
+
+READING = "Reading the environment stores"
+APPLYING = "Applying the changes"
+UNDOING = "Undoing the last apply"
+APPLY_NOTE = (
+    " New programs get the change; a new login is needed for desktop programs (environment.d)."
+)
 
 
 class EnvEditor(QWidget):
-    """Table of variables × stores with staged edits, preview, apply and undo."""
+    """Table of variables × stores with staged edits, preview, apply and undo.
+
+    ``loaded`` follows every read of the stores, ``write_finished(ok)`` every apply or undo,
+    and ``applied`` a successful one.
+    """
 
     applied = Signal()
+    loaded = Signal()
+    write_finished = Signal(bool)
 
     def __init__(
         self,
-        ctx: object | None = None,
+        ctx: AppContext | None = None,
         parent: QWidget | None = None,
         *,
         stores: Mapping[str, EnvStore] | None = None,
@@ -58,15 +75,22 @@ class EnvEditor(QWidget):
     ) -> None:
         super().__init__(parent)
         self.catalogue = load_catalogue()
-        self.stores: dict[str, EnvStore] = dict(stores if stores is not None else make_stores())
+        if stores is None:
+            keep = ctx.settings.environment.backups_keep if ctx is not None else None
+            stores = make_stores(keep=keep)
+        self.stores: dict[str, EnvStore] = dict(stores)
         self.environ = environ if environ is not None else os.environ
-        notify = getattr(ctx, "notify", None)
-        self._notify: Callable[[str], None] | None = notify if callable(notify) else None
+        self._notify: Callable[[str], None] | None = ctx.notify if ctx is not None else None
         self.platform = next(iter(self.stores.values())).platform if self.stores else "linux"
         self.snapshots: dict[str, StoreSnapshot] = {}
         self.staged: dict[str, str | None] = {}
         self._build()
         self.reload()
+
+    @property
+    def busy(self) -> bool:
+        """True while the stores are being read or written."""
+        return self.status.busy
 
     # ---- layout -----------------------------------------------------------------------------
 
@@ -91,23 +115,17 @@ class EnvEditor(QWidget):
         targets.addWidget(self.only_set)
         targets.addWidget(self.filter)
 
-        self.table = QTableWidget(self)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setAlternatingRowColors(True)
+        self.table = VariableTable(self.catalogue, self.stores, self.environ, self)
         self.table.itemSelectionChanged.connect(self._on_table_selection_changed)
         self.table.itemDoubleClicked.connect(lambda _item: self.edit_selected())
-        self.table.setAccessibleName("Environment variables")
 
         self.details = QLabel(self)
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setMinimumHeight(70)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.message = QLabel(self)
-        self.message.setWordWrap(True)
+        self.status = StatusLine(self, self._notify)
+        self.status.busy_changed.connect(lambda _busy: self._update_buttons())
 
         buttons = QHBoxLayout()
         self.add_button = self._button("&Add…", self.add_variable, buttons)
@@ -125,7 +143,7 @@ class EnvEditor(QWidget):
         layout.addLayout(targets)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.details)
-        layout.addWidget(self.message)
+        layout.addWidget(self.status)
         layout.addLayout(buttons)
 
     def _button(self, text: str, slot: Callable[[], object], row: QHBoxLayout) -> QPushButton:
@@ -136,20 +154,27 @@ class EnvEditor(QWidget):
 
     # ---- data -------------------------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Read every store again (staged changes stay staged)."""
-        self.snapshots = {}
-        problems = []
-        for key, store in self.stores.items():
-            try:
-                snapshot = store.read()
-            except PanelError as exc:
-                snapshot = StoreSnapshot(key, store.target(), {}, None, exc.message)
-            self.snapshots[key] = snapshot
-            if snapshot.problem:
-                problems.append(snapshot.problem)
-        self._show_message(" ".join(problems), error=bool(problems))
+    def reload(self) -> bool:
+        """Read every store again in the background (staged changes stay staged); ``loaded``
+        follows. False when a read or write is already running."""
+        stores = dict(self.stores)
+        return self.status.run(READING, lambda: read_stores(stores), self._on_read)
+
+    def _on_read(self, read: StoresRead | None, error: BaseException | None) -> None:
+        if error is not None or read is None:
+            self.status.show_error(error or RuntimeError("no result"), READING)
+        else:
+            self._show_read(read)
         self._refresh()
+        self.loaded.emit()
+
+    def _show_read(self, read: StoresRead) -> None:
+        self.snapshots = dict(read.snapshots)
+        for error in read.errors:  # logs each detail; the problems are shown together below
+            self.status.show_error(error, READING)
+        problems = [s.problem for s in self.snapshots.values() if s.problem]
+        if problems:  # otherwise what is shown (a change staged meanwhile, say) stays
+            self.status.show_message(" ".join(problems), error=True)
 
     def target_keys(self) -> list[str]:
         return [key for key, box in self.target_boxes.items() if box.isChecked()]
@@ -180,72 +205,18 @@ class EnvEditor(QWidget):
     # ---- table ------------------------------------------------------------------------------
 
     def _refresh(self) -> None:
-        selected = self.selected_name()
-        keys = list(self.stores)
-        headers = ["Variable", "This process", *[self.stores[k].label for k in keys], "Status"]
         names = self._names()
-        self.table.blockSignals(True)
-        self.table.clear()
-        self.table.setColumnCount(len(headers))
-        self.table.setHorizontalHeaderLabels(headers)
-        for column, key in enumerate(keys, start=2):
-            header_item = self.table.horizontalHeaderItem(column)
-            tip = [self.stores[key].target(), self.stores[key].help]
-            if self.snapshots.get(key) and self.snapshots[key].problem:
-                tip.append("Problem: " + self.snapshots[key].problem)
-            if header_item is not None:
-                header_item.setToolTip("\n".join(tip))
-        self.table.setRowCount(len(names))
-        targets = set(self.target_keys())
-        for row, name in enumerate(names):
-            self._fill_row(row, name, keys, targets)
-        self.table.blockSignals(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.resizeColumnsToContents()
-        for column in range(1, len(headers) - 1):
-            self.table.setColumnWidth(column, min(self.table.columnWidth(column), 260))
-        header.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)
-        if selected in names:
-            self.table.selectRow(names.index(selected))
+        self.table.show_rows(
+            names, self.snapshots, self.staged, set(self.target_keys()), self.verdict_for
+        )
         self._update_buttons()
         self._on_table_selection_changed()
 
-    def _fill_row(self, row: int, name: str, keys: list[str], targets: set[str]) -> None:
-        info = self.catalogue.lookup(name)
-        description = self.catalogue.describe(name)
-        name_item = QTableWidgetItem(name)
-        name_item.setToolTip(description)
-        name_item.setData(Qt.ItemDataRole.UserRole, name)
-        if info is None:
-            name_item.setForeground(QBrush(QColor("#555555")))
-        self.table.setItem(row, 0, name_item)
-        process = self.environ.get(name)
-        self.table.setItem(row, 1, value_item(process, "not set"))
-        staged = name in self.staged
-        for column, key in enumerate(keys, start=2):
-            current = self.snapshots[key].values.get(name) if key in self.snapshots else None
-            if staged and key in targets and self.staged[name] != current:
-                item = staged_item(current, self.staged[name])
-            else:
-                item = value_item(current, "")
-            self.table.setItem(row, column, item)
-        self.table.setItem(row, len(keys) + 2, status_item(self.verdict_for(name)))
-
     def selected_name(self) -> str | None:
-        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
-        if not rows:
-            return None
-        item = self.table.item(rows[0].row(), 0)
-        return None if item is None else str(item.data(Qt.ItemDataRole.UserRole))
+        return self.table.selected_name()
 
     def select(self, name: str) -> None:
-        for row in range(self.table.rowCount()):
-            item = self.table.item(row, 0)
-            if item is not None and item.text() == name:
-                self.table.selectRow(row)
-                self.table.scrollToItem(item)
-                return
+        self.table.select(name)
 
     def _on_table_selection_changed(self) -> None:
         name = self.selected_name()
@@ -258,14 +229,20 @@ class EnvEditor(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
+        idle = not self.busy
         has_row = self.selected_name() is not None
-        self.edit_button.setEnabled(has_row)
-        self.remove_button.setEnabled(has_row)
+        self.add_button.setEnabled(idle)
+        self.edit_button.setEnabled(idle and has_row)
+        self.remove_button.setEnabled(idle and has_row)
         staged = bool(self.staged)
         valid = all((v := self.verdict_for(n)) is None or v.accepted for n in self.staged)
-        self.discard_button.setEnabled(staged)
-        self.preview_button.setEnabled(staged)
-        self.apply_button.setEnabled(staged and valid and bool(self.target_keys()))
+        self.discard_button.setEnabled(idle and staged)
+        self.preview_button.setEnabled(idle and staged)
+        self.apply_button.setEnabled(idle and staged and valid and bool(self.target_keys()))
+        self.undo_button.setEnabled(idle)
+        self.reload_button.setEnabled(idle)
+        for box in self.target_boxes.values():
+            box.setEnabled(idle)
 
     # ---- staging ----------------------------------------------------------------------------
 
@@ -277,14 +254,14 @@ class EnvEditor(QWidget):
         self.select(name)
         verdict = self.verdict_for(name)
         if verdict is not None and not verdict.accepted:
-            self._show_message(verdict.message, error=True)
+            self.status.show_message(verdict.message, error=True)
         else:
             what = f"unset {name}" if value is None else f"{name}={value}"
-            self._show_message(f"Staged: {what}. Review with Preview changes, then Apply.")
+            self.status.show_message(f"Staged: {what}. Review with Preview changes, then Apply.")
 
     def discard(self) -> None:
         self.staged.clear()
-        self._show_message("")
+        self.status.show_message("")
         self._refresh()
 
     def _base_value(self, name: str) -> str:
@@ -306,7 +283,7 @@ class EnvEditor(QWidget):
 
     def edit_selected(self) -> None:
         name = self.selected_name()
-        if name is None:
+        if name is None or self.busy:
             return
         dialog = ValueDialog(self.catalogue, self.platform, name, self._base_value(name), self)
         if self._run_dialog(dialog):
@@ -324,7 +301,9 @@ class EnvEditor(QWidget):
         changes = [EnvChange(name, value) for name, value in self.staged.items()]
         plans = []
         for key in self.target_keys():
-            snapshot = self.snapshots[key]
+            snapshot = self.snapshots.get(key)
+            if snapshot is None:
+                raise PanelError(f"{self.stores[key].label} has not been read yet; try again.")
             if snapshot.problem:
                 raise PanelError(snapshot.problem)
             plans.append(self.stores[key].plan(snapshot, changes))
@@ -338,57 +317,78 @@ class EnvEditor(QWidget):
         try:
             text = self.preview_text()
         except PanelError as exc:
-            self._show_message(exc.message, error=True)
+            self.status.show_error(exc, "Previewing the changes")
             return
         dialog = DiffDialog(text, "Changes to be written", self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
 
     def apply(self) -> bool:
-        """Write the staged changes; True on success. Failures change nothing."""
+        """Start writing the staged changes to the ticked stores; ``write_finished(ok)``
+        follows. False when nothing started (a refused plan, or busy). Failures change
+        nothing."""
+        if self.busy:
+            return False  # the plans would be made from snapshots about to change
         try:
-            result = apply_plans(self.stores, self.plans())
-        except EnvConflictError as exc:
-            self._show_conflict(exc)
-            return False
+            plans = self.plans()
         except PanelError as exc:
-            self._show_message(exc.message, error=True)
+            self.status.show_error(exc, APPLYING)
             return False
-        self.staged.clear()
-        self.reload()
-        self._show_message(
-            result.message + " New programs get the change; a new login "
-            "is needed for desktop programs (environment.d)."
+        stores, written = dict(self.stores), dict(self.staged)
+
+        def work() -> tuple[ApplyResult, StoresRead]:
+            return apply_plans(stores, plans), read_stores(stores)
+
+        return self.status.run(
+            APPLYING,
+            work,
+            lambda outcome, error: self._on_written(outcome, error, APPLYING, written),
         )
-        self.applied.emit()
-        return True
 
     def undo(self) -> bool:
-        try:
-            result = undo_last(self.stores)
-        except EnvConflictError as exc:
-            self._show_conflict(exc)
-            return False
-        except PanelError as exc:
-            self._show_message(exc.message, error=True)
-            return False
-        self.reload()
-        self._show_message(result.message)
+        """Start undoing the last apply; ``write_finished(ok)`` follows (False: busy)."""
+        stores = dict(self.stores)
+
+        def work() -> tuple[ApplyResult, StoresRead]:
+            return undo_last(stores), read_stores(stores)
+
+        return self.status.run(
+            UNDOING, work, lambda outcome, error: self._on_written(outcome, error, UNDOING, {})
+        )
+
+    def _on_written(
+        self,
+        outcome: tuple[ApplyResult, StoresRead] | None,
+        error: BaseException | None,
+        doing: str,
+        written: dict[str, str | None],
+    ) -> None:
+        if error is not None or outcome is None:
+            if isinstance(error, EnvConflictError):
+                self._show_conflict(error, doing)
+            else:
+                self.status.show_error(error or RuntimeError("no result"), doing)
+            self.write_finished.emit(False)
+            return
+        result, read = outcome
+        for name, value in written.items():  # what was staged meanwhile stays staged
+            if name in self.staged and self.staged[name] == value:
+                del self.staged[name]
+        self._show_read(read)
+        self._refresh()
+        if not any(snapshot.problem for snapshot in read.snapshots.values()):
+            self.status.show_message(result.message + (APPLY_NOTE if written else ""))
+        self.write_finished.emit(True)
         self.applied.emit()
-        return True
 
-    def _show_conflict(self, exc: EnvConflictError) -> None:
-        self._show_message(exc.message, error=True)
-        box = QMessageBox(QMessageBox.Icon.Warning, "Changed on disk", exc.message, parent=self)
-        box.setDetailedText(exc.diff)
-        reload_button = box.addButton("Reload", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.buttonClicked.connect(lambda b: self.reload() if b is reload_button else None)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    # ---- messages ---------------------------------------------------------------------------
+
+    def _show_conflict(self, exc: EnvConflictError, doing: str) -> None:
+        self.status.show_error(exc, doing)
+        box = conflict_box(exc, self)
+        box.buttonClicked.connect(
+            lambda b: (
+                self.reload() if box.buttonRole(b) == QMessageBox.ButtonRole.AcceptRole else None
+            )
+        )
         box.open()
-
-    def _show_message(self, text: str, *, error: bool = False) -> None:
-        self.message.setStyleSheet(f"color: {STATUS_COLORS[Status.INVALID]};" if error else "")
-        self.message.setText(text)
-        if text and self._notify is not None and not error:
-            self._notify(text)

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 
 from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.machine.pci_ids import AMD_VENDOR_ID, is_amd_vendor
 
 _LINE_RE = re.compile(
     r"^(?P<slot>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
@@ -31,7 +32,7 @@ def parse_lspci(text: str) -> list[GpuInfo]:
     gpus = []
     for raw in text.splitlines():
         match = _LINE_RE.match(raw.strip())
-        if not match or match["vendor"].lower() != "1002":
+        if not match or not is_amd_vendor(match["vendor"]):
             continue
         if match["code"] not in _GPU_CLASSES:
             continue
@@ -43,7 +44,7 @@ def parse_lspci(text: str) -> list[GpuInfo]:
         gpus.append(
             GpuInfo(
                 name=desc,
-                pci_id=f"1002:{match['device'].lower()}",
+                pci_id=f"{AMD_VENDOR_ID}:{match['device'].lower()}",
                 bdf=slot,
                 sources=("lspci",),
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from rocmpanel.machine.gfx import normalise_gfx
 from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.machine.pci_ids import AMD_VENDOR_ID
 
 _AGENT_RE = re.compile(r"^\*{3,}\s*\n\s*Agent\s+\d+\s*\n\*{3,}\s*$", re.MULTILINE)
 _TOP_KEY_RE = re.compile(r"^  (\S[^:]*?):+\s*(.*?)\s*$")
@@ -171,7 +172,7 @@ def gpus_from_rocminfo(report: RocminfoReport) -> list[GpuInfo]:
             GpuInfo(
                 name=agent.marketing_name or agent.name,
                 gfx=normalise_gfx(agent.name) or normalise_gfx(agent.isa),
-                pci_id=f"1002:{agent.chip_id:04x}" if agent.chip_id else None,
+                pci_id=f"{AMD_VENDOR_ID}:{agent.chip_id:04x}" if agent.chip_id else None,
                 bdf=bdf_from_bdfid(agent.bdfid),
                 vram_bytes=agent.vram_bytes,
                 sources=("rocminfo",),

@@ -16,6 +16,7 @@ from typing import Any
 
 from rocmpanel.machine.gfx import normalise_gfx
 from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.machine.pci_ids import AMD_VENDOR_ID
 
 _HEX_ID_RE = re.compile(r"^0x([0-9a-fA-F]{1,4})$")
 
@@ -31,7 +32,7 @@ class SmiResult:
 
 def _device_id(value: object) -> str | None:
     match = _HEX_ID_RE.match(str(value or "").strip())
-    return f"1002:{match.group(1).lower().zfill(4)}" if match else None
+    return f"{AMD_VENDOR_ID}:{match.group(1).lower().zfill(4)}" if match else None
 
 
 def _int(value: object) -> int | None:

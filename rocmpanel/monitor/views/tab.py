@@ -1,10 +1,19 @@
 """The Monitor tab: live GPU and host telemetry, history, processes, alerts, CSV export.
 
-Samples come from a ``SamplerThread`` (its own QThread); each one is appended to the
-numpy history, checked for alerts and shown in the process table on the GUI thread. The
-plots redraw from the history on a GUI timer (10 fps) and only while the tab is visible.
-The trees read are ``ROCMPANEL_SYSFS_ROOT``/``ROCMPANEL_PROC_ROOT`` when set (a captured
-system), else /sys and /proc.
+Samples come from a ``SamplerThread`` (its own QThread), which runs from the moment the
+tab is built, shown or not: alerts, the process table and the VRAM other tabs read
+(``ctx.live_memory``) stay current while another tab is in front. Each sample is appended
+to the numpy history on the GUI thread; the plots redraw from it on a GUI timer (10 fps),
+only while the tab is visible.
+
+Start-up cost: numpy and pyqtgraph are imported only when needed. The history module
+(numpy) is loaded off the GUI thread when the first sample arrives; the plots (pyqtgraph)
+are built on the first show, after the tab's frame has painted.
+
+Which GPUs: the app's machine inventory (``ctx.inventory``), so the Monitor lists the same
+cards under the same names as the other tabs. The trees read are
+``ROCMPANEL_SYSFS_ROOT``/``ROCMPANEL_PROC_ROOT`` when set (a captured system, which the
+inventory does not describe: then the GPUs are found in that tree), else /sys and /proc.
 """
 
 from __future__ import annotations
@@ -13,48 +22,36 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QListWidget,
-    QMenu,
-    QPushButton,
-    QScrollArea,
-    QSpinBox,
-    QSplitter,
-    QStyle,
-    QSystemTrayIcon,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QPaintEvent, QShowEvent
+from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.gui.context import AppContext
-from rocmpanel.monitor.alerts import Alert, AlertMonitor, AlertRules
-from rocmpanel.monitor.csv_export import export_csv
-from rocmpanel.monitor.history import TelemetryHistory
+from rocmpanel.gui.report import report
+from rocmpanel.monitor.alerts import AlertMonitor, AlertRules
 from rocmpanel.monitor.sample import GpuIdentity, Sample
 from rocmpanel.monitor.sampler import SamplerThread
-from rocmpanel.monitor.views.gpu_plots import GpuPanel
-from rocmpanel.monitor.views.host_strip import HostStrip
+from rocmpanel.monitor.source import FoundGpus
+from rocmpanel.monitor.source_factory import LIVE_SYSFS
+from rocmpanel.monitor.views.alert_panel import AlertPanel
+from rocmpanel.monitor.views.gpu_roster import GpuRoster
+from rocmpanel.monitor.views.lazy_history import LazyHistory
 from rocmpanel.monitor.views.process_table import ProcessTable
+from rocmpanel.monitor.views.toolbar import MonitorToolbar
+
+if TYPE_CHECKING:  # imported lazily at run time (numpy, pyqtgraph)
+    from rocmpanel.monitor.history import TelemetryHistory
+    from rocmpanel.monitor.views.gpu_plots import GpuPanel
+    from rocmpanel.monitor.views.host_strip import HostStrip
 
 log = logging.getLogger(__name__)
 
-WINDOWS: tuple[tuple[str, float], ...] = (
-    ("1 min", 60.0),
-    ("10 min", 600.0),
-    ("1 h", 3600.0),
-    ("24 h", 86400.0),
-)
 REDRAW_MS = 100  # 10 fps, under the 15 fps ceiling
 MAX_POINTS = 800  # per curve per redraw: about one per pixel of a plot
-MAX_ALERTS_SHOWN = 200
+PLOTS_FALLBACK_MS = 250  # build the plots this long after the first show at the latest
 
 
 def _titled(label: QLabel, body: QWidget) -> QWidget:
@@ -76,27 +73,51 @@ def trees_from_environment() -> tuple[Path, Path]:
 
 
 class MonitorTab(QWidget):
-    """Per-GPU plots and header cards, host strip, process table and alerts."""
+    """Per-GPU plots and header cards, host strip, process table and alerts.
 
-    title = "Monitor"
+    ``follow_inventory``: take the GPU list from ``ctx.inventory`` (default: when reading
+    the live /sys); else find the GPUs in the tree, as ``rocmpanel telemetry`` does.
+    """
+
+    title: ClassVar[str] = "Monitor"
     alert_raised = Signal(str)
 
-    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        parent: QWidget | None = None,
+        *,
+        follow_inventory: bool | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.sysfs_root, self.proc_root = trees_from_environment()
-        self.history = TelemetryHistory()
+        if follow_inventory is None:
+            follow_inventory = self.sysfs_root == LIVE_SYSFS
+        self.follow_inventory = follow_inventory
+        self._history = LazyHistory(self)
         self.alerts = AlertMonitor(self._rules())
+        self.roster = GpuRoster(ctx.inventory, follow_inventory, self)
+        self.roster.changed.connect(self._on_roster_changed)
         self.panels: dict[str, GpuPanel] = {}
+        self.host_strip: HostStrip | None = None
+        self.plots_built = False
+        self._plots_scheduled = False
         self.paused = False
         self._dirty = False
         self._view_end: float | None = None  # the right edge while paused
-        self._tray: QSystemTrayIcon | None = None
+        self._last_failure = ""
         self._build()
         self.sampler = SamplerThread(
-            self.sysfs_root, self.proc_root, ctx.settings.monitor.interval_ms, self
+            self.sysfs_root,
+            self.proc_root,
+            ctx.settings.monitor.interval_ms,
+            self,
+            gpus=self.roster.initial(),
+            live_memory=ctx.live_memory,
         )
-        self.sampler.gpus_found.connect(self._on_sampler_gpus_found)
+        self.roster.attach(self.sampler)
+        self._on_roster_changed()
         self.sampler.sample_ready.connect(self._on_sampler_sample_ready)
         self.sampler.failed.connect(self._on_sampler_failed)
         self.redraw_timer = QTimer(self)
@@ -107,58 +128,23 @@ class MonitorTab(QWidget):
 
     # -- layout -------------------------------------------------------------------------
     def _build(self) -> None:
-        bar = QHBoxLayout()
-        window_label = QLabel("&Window:")
-        bar.addWidget(window_label)
-        self.window_combo = QComboBox()
-        for label, _ in WINDOWS:
-            self.window_combo.addItem(label)
-        self.window_combo.setToolTip("How much history the plots show")
-        self.window_combo.currentIndexChanged.connect(self._on_window_combo_changed)
-        window_label.setBuddy(self.window_combo)
-        bar.addWidget(self.window_combo)
-        self.pause_button = QPushButton("&Pause")
-        self.pause_button.setCheckable(True)
-        self.pause_button.setToolTip("Freeze the plots; sampling and alerts go on")
-        self.pause_button.toggled.connect(self._on_pause_button_toggled)
-        bar.addWidget(self.pause_button)
-        self.export_button = QPushButton("&Export CSV…")
-        menu = QMenu(self.export_button)
-        for label, seconds in WINDOWS:
-            action = QAction(f"Last {label}", menu)
-            action.triggered.connect(lambda _=False, s=seconds: self._on_export_requested(s))
-            menu.addAction(action)
-        self.export_button.setMenu(menu)
-        bar.addWidget(self.export_button)
-        bar.addSpacing(12)
-        interval_label = QLabel("&Interval:")
-        self.interval_spin = QSpinBox()
-        self.interval_spin.setRange(100, 5000)
-        self.interval_spin.setSingleStep(100)
-        self.interval_spin.setSuffix(" ms")
-        self.interval_spin.setValue(int(self.ctx.settings.monitor.interval_ms))
-        self.interval_spin.setToolTip("Sampling interval (slower while the window is hidden)")
-        self.interval_spin.editingFinished.connect(self._on_interval_spin_edited)
-        interval_label.setBuddy(self.interval_spin)
-        bar.addWidget(interval_label)
-        bar.addWidget(self.interval_spin)
-        bar.addStretch(1)
-        self.source_label = QLabel()
-        self.source_label.setStyleSheet("color: gray;")
-        bar.addWidget(self.source_label)
+        self.toolbar = MonitorToolbar(self.ctx.settings.monitor.interval_ms)
+        self.toolbar.window_changed.connect(self._on_toolbar_window_changed)
+        self.toolbar.paused.connect(self._on_toolbar_paused)
+        self.toolbar.export_requested.connect(self._on_toolbar_export_requested)
+        self.toolbar.interval_edited.connect(self._on_toolbar_interval_edited)
+        # Aliases the tests and the benchmarks use.
+        self.window_combo = self.toolbar.window_combo
+        self.pause_button = self.toolbar.pause_button
+        self.interval_spin = self.toolbar.interval_spin
+        self.source_label = self.toolbar.source_label
 
-        self.host_strip = HostStrip()
-        self.alert_banner = QLabel()
-        self.alert_banner.setWordWrap(True)
-        self.alert_banner.setStyleSheet(
-            "background: #fdecea; color: #8a1c12; padding: 4px; border-radius: 3px;"
-        )
-        self.alert_banner.hide()
+        self.host_placeholder = QLabel("Host: waiting for the first sample…")
+        self.alert_panel = AlertPanel(self)
+        self.alert_banner = self.alert_panel.banner
+        self.alert_list = self.alert_panel.list
 
-        self.no_gpu_label = QLabel(
-            "No AMD GPU found: no amdgpu device under "
-            f"{self.sysfs_root / 'class' / 'drm'}. Host telemetry is still shown above."
-        )
+        self.no_gpu_label = QLabel()
         self.no_gpu_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_gpu_label.setWordWrap(True)
         self.no_gpu_label.hide()
@@ -173,13 +159,9 @@ class MonitorTab(QWidget):
 
         self.process_table = ProcessTable()
         self.process_label = QLabel("Processes using a GPU (yours only)")
-        self.alert_list = QListWidget()
-        self.alert_list.setAccessibleName("Alerts")
-        self.alert_list.setToolTip("Alerts raised since the panel started (newest first)")
-        self.alert_label = QLabel("Alerts: none so far")
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_titled(self.process_label, self.process_table))
-        bottom.addWidget(_titled(self.alert_label, self.alert_list))
+        bottom.addWidget(_titled(self.alert_panel.label, self.alert_list))
         bottom.setSizes([800, 400])
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(scroll)
@@ -187,40 +169,103 @@ class MonitorTab(QWidget):
         split.setSizes([640, 160])
         split.setChildrenCollapsible(False)
 
-        layout = QVBoxLayout(self)
-        layout.addLayout(bar)
-        layout.addWidget(self.host_strip)
-        layout.addWidget(self.alert_banner)
-        layout.addWidget(split, 1)
+        self._layout = QVBoxLayout(self)
+        self._layout.addWidget(self.toolbar)
+        self._layout.addWidget(self.host_placeholder)
+        self._layout.addWidget(self.alert_banner)
+        self._layout.addWidget(split, 1)
 
-    # -- sampler ------------------------------------------------------------------------
-    @Slot(object)
-    def _on_sampler_gpus_found(self, identities: list[GpuIdentity]) -> None:
-        for identity in identities:
-            self._panel(identity.key)
-        self.no_gpu_label.setVisible(not self.panels)
-        where = f"{self.sysfs_root}" if str(self.sysfs_root) != "/sys" else "live"
-        self.source_label.setText(f"{len(self.panels)} GPU(s) · {where}")
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self.plots_built and not self._plots_scheduled:
+            # Paint the frame first; the plots (and pyqtgraph) follow after that paint
+            # (paintEvent), or after a moment should no paint come (a zero-size tab).
+            self._plots_scheduled = True
+            QTimer.singleShot(PLOTS_FALLBACK_MS, self, self._build_plots)
 
-    def _panel(self, key: str) -> GpuPanel:
-        panel = self.panels.get(key)
-        if panel is None:
-            panel = GpuPanel(key)
-            self.panels[key] = panel
-            self.gpu_layout.insertWidget(self.gpu_layout.count() - 1, panel)
-        return panel
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._plots_scheduled and not self.plots_built:
+            QTimer.singleShot(0, self, self._build_plots)
 
+    @Slot()
+    def _build_plots(self) -> None:
+        if self.plots_built:
+            return
+        from rocmpanel.monitor.views.host_strip import HostStrip
+
+        self._history.ensure()
+        self.host_strip = HostStrip()
+        self._layout.replaceWidget(self.host_placeholder, self.host_strip)
+        self.host_placeholder.deleteLater()
+        self.plots_built = True
+        self._sync_panels()
+        self._dirty = True
+        self.redraw()
+
+    # -- GPU list -----------------------------------------------------------------------
+    @property
+    def history(self) -> TelemetryHistory | None:
+        """The telemetry history; None until its module (numpy) has loaded."""
+        return self._history.current
+
+    @property
+    def identities(self) -> dict[str, GpuIdentity]:
+        """The GPUs sampled now, by key."""
+        return self.roster.identities
+
+    @property
+    def found(self) -> FoundGpus | None:
+        return self.roster.found
+
+    @Slot()
+    def _on_roster_changed(self) -> None:
+        text = self.roster.no_gpu_text()
+        self.no_gpu_label.setText(text)
+        self.no_gpu_label.setVisible(bool(text))
+        where = "live" if self.sysfs_root == LIVE_SYSFS else str(self.sysfs_root)
+        found = self.roster.found
+        source = found.capabilities.source if found else "…"
+        self.source_label.setText(f"{len(self.identities)} GPU(s) · {source} · {where}")
+        self.source_label.setToolTip(found.note if found else "")
+        self._sync_panels()
+
+    def _sync_panels(self) -> None:
+        """One panel per GPU now sampled (panels exist once the plots are built)."""
+        if not self.plots_built:
+            return
+        from rocmpanel.monitor.views.gpu_plots import GpuPanel
+
+        for key in [k for k in self.panels if k not in self.identities]:
+            panel = self.panels.pop(key)
+            panel.setParent(None)
+            panel.deleteLater()
+        for key in self.identities:
+            if key not in self.panels:
+                panel = GpuPanel(key)
+                self.panels[key] = panel
+                self.gpu_layout.insertWidget(self.gpu_layout.count() - 1, panel)
+
+    # -- samples ------------------------------------------------------------------------
     @Slot(object)
     def _on_sampler_sample_ready(self, sample: Sample) -> None:
-        self.history.add(sample)
-        if any(g.identity.key not in self.panels for g in sample.gpus):
-            # Sources that learn their GPUs while reading (Windows PDH) add panels late.
-            self._on_sampler_gpus_found([g.identity for g in sample.gpus])
+        self._history.add(sample)
+        # Sources that learn their GPUs while reading (Windows PDH) add them late.
+        self.roster.learn([g.identity for g in sample.gpus])
         self.alerts.rules = self._rules()
         for alert in self.alerts.check(sample):
-            self._raise_alert(alert)
+            self.alert_panel.show_alert(
+                alert, desktop=self.ctx.settings.monitor.alert_desktop_notify
+            )
+            log.warning("telemetry alert: %s", alert.message)
+            self.ctx.notify(alert.message)
+            self.alert_raised.emit(alert.message)
         model = self.process_table.model_
-        model.gpu_names = {g.identity.pci_slot or "": g.identity.name for g in sample.gpus}
+        model.gpu_names = {}
+        for g in sample.gpus:  # Linux rows name the PCI slot, Windows rows the adapter key
+            model.gpu_names[g.identity.key] = g.identity.name
+            if g.identity.pci_slot:
+                model.gpu_names[g.identity.pci_slot] = g.identity.name
         model.set_rows(sample.processes)
         count = len(sample.processes)
         self.process_label.setText(
@@ -231,10 +276,12 @@ class MonitorTab(QWidget):
         self.sampler.set_workers(self._worker_pids())
         self._dirty = True
 
-    @Slot(str)
-    def _on_sampler_failed(self, message: str) -> None:
-        log.error(message)
-        self.ctx.notify(message)
+    @Slot(object)
+    def _on_sampler_failed(self, error: BaseException) -> None:
+        message = f"{type(error).__name__}: {error}"
+        if message != self._last_failure:  # a failing tick repeats: report it once
+            self._last_failure = message
+            report(error, "Reading telemetry")
 
     def _worker_pids(self) -> dict[int, str]:
         try:
@@ -242,56 +289,35 @@ class MonitorTab(QWidget):
         except RuntimeError:  # the job manager is being torn down
             return {}
 
-    # -- alerts -------------------------------------------------------------------------
     def _rules(self) -> AlertRules:
-        s = self.ctx.settings
+        s = self.ctx.settings.monitor
         return AlertRules(
-            enabled=s.monitor.alerts_enabled,
-            temp_margin_c=s.monitor.alert_temp_margin_c,
-            vram_percent=s.monitor.alert_vram_percent,
-            vram_hold_s=s.monitor.alert_vram_hold_s,
-            power_hold_s=s.monitor.alert_power_hold_s,
-            cooldown_s=s.monitor.alert_cooldown_s,
+            enabled=s.alerts_enabled,
+            temp_margin_c=s.alert_temp_margin_c,
+            vram_percent=s.alert_vram_percent,
+            vram_hold_s=s.alert_vram_hold_s,
+            power_hold_s=s.alert_power_hold_s,
+            cooldown_s=s.alert_cooldown_s,
         )
-
-    def _raise_alert(self, alert: Alert) -> None:
-        stamp = time.strftime("%H:%M:%S", time.localtime(alert.t))
-        self.alert_list.insertItem(0, f"{stamp}  {alert.message}")
-        while self.alert_list.count() > MAX_ALERTS_SHOWN:
-            self.alert_list.takeItem(self.alert_list.count() - 1)
-        self.alert_banner.setText(f"⚠ {stamp}  {alert.message}")
-        self.alert_label.setText(f"Alerts: {self.alert_list.count()}")
-        self.alert_banner.show()
-        log.warning("telemetry alert: %s", alert.message)
-        self.alert_raised.emit(alert.message)
-        if self.ctx.settings.monitor.alert_desktop_notify:
-            self._notify_desktop(alert.message)
-
-    def _notify_desktop(self, message: str) -> None:
-        if not QSystemTrayIcon.isSystemTrayAvailable():
-            return
-        if self._tray is None:
-            icon = self.window().windowIcon()
-            if icon.isNull():
-                icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
-            self._tray = QSystemTrayIcon(icon, self)
-            self._tray.setToolTip("rocmpanel telemetry alerts")
-            self._tray.show()
-        self._tray.showMessage("rocmpanel", message, QSystemTrayIcon.MessageIcon.Warning, 10_000)
 
     # -- drawing ------------------------------------------------------------------------
     def window_seconds(self) -> float:
-        return WINDOWS[self.window_combo.currentIndex()][1]
+        return self.toolbar.window_seconds()
 
     @Slot()
     def _on_redraw_timer_timeout(self) -> None:
-        shown = self.isVisible() and not self.window().isMinimized()
-        self.sampler.set_hidden(not shown)
-        if shown and self._dirty and not self.paused:
+        window = self.window()
+        window_shown = window.isVisible() and not window.isMinimized()
+        # Slower sampling only with the whole window out of sight: another tab in front
+        # still needs fresh alerts, processes and VRAM figures.
+        self.sampler.set_hidden(not window_shown)
+        if self.isVisible() and window_shown and self._dirty and not self.paused:
             self.redraw()
 
     def redraw(self) -> None:
         """Draw every panel and the host strip from the history (GUI thread)."""
+        if not self.plots_built or self.history is None or self.host_strip is None:
+            return
         self._dirty = False
         last = self.history.last
         t_to = self._view_end if self.paused and self._view_end else time.time()
@@ -309,50 +335,45 @@ class MonitorTab(QWidget):
             window = self.history.host.window(t_from, t_to, MAX_POINTS)
             self.host_strip.redraw(window, t_from, t_to, last.host.ram_total_bytes)
 
-    @Slot(int)
-    def _on_window_combo_changed(self, _index: int) -> None:
+    @Slot()
+    def _on_toolbar_window_changed(self) -> None:
         self._dirty = True
         self.redraw()
 
     @Slot(bool)
-    def _on_pause_button_toggled(self, paused: bool) -> None:
+    def _on_toolbar_paused(self, paused: bool) -> None:
         self.paused = paused
         self._view_end = time.time() if paused else None
-        self.pause_button.setText("&Resume" if paused else "&Pause")
         if not paused:
             self._dirty = True
 
-    @Slot()
-    def _on_interval_spin_edited(self) -> None:
-        value = self.interval_spin.value()
+    @Slot(int)
+    def _on_toolbar_interval_edited(self, value: int) -> None:
         self.sampler.set_interval(value)
         try:
             self.ctx.settings.monitor.interval_ms = value
             self.ctx.settings.save()
         except (PanelError, ValueError) as exc:
-            self.ctx.notify(f"Could not save the sampling interval: {exc}")
+            report(exc, "Saving the sampling interval")
 
     # -- export -------------------------------------------------------------------------
     def export_csv(self, path: Path, seconds: float) -> int:
         """Write the last ``seconds`` of history (ending now, or at the pause) to ``path``."""
-        t_to = self._view_end if self.paused and self._view_end else time.time()
-        return export_csv(self.history, path, t_to - seconds, t_to)
+        from rocmpanel.monitor.csv_export import export_csv
 
-    def _on_export_requested(self, seconds: float) -> None:
-        name, _ = QFileDialog.getSaveFileName(
-            self, "Export telemetry as CSV", "rocmpanel-telemetry.csv", "CSV files (*.csv)"
-        )
-        if not name:
-            return
+        t_to = self._view_end if self.paused and self._view_end else time.time()
+        return export_csv(self._history.ensure(), path, t_to - seconds, t_to)
+
+    @Slot(str, float)
+    def _on_toolbar_export_requested(self, name: str, seconds: float) -> None:
         try:
             rows = self.export_csv(Path(name), seconds)
         except PanelError as exc:
-            self.ctx.notify(exc.message)
+            report(exc, "Exporting telemetry")
             return
         self.ctx.notify(f"Exported {rows} rows of telemetry to {name}")
 
     def shutdown(self) -> None:
         self.redraw_timer.stop()
         self.sampler.stop()
-        if self._tray is not None:
-            self._tray.hide()
+        self.alert_panel.shutdown()

@@ -1,12 +1,16 @@
 """The list of workload interpreters: managed environments and registered ones.
 
 The active one (setting ``workload_python``) is marked; the user can make another active,
-register an interpreter, or remove a managed environment after confirming.
+register an interpreter, or remove a managed environment after confirming. Reading the
+list, registering and deleting (an ``rmtree`` of gigabytes) run off the GUI thread; a row
+being deleted says so and cannot be used meanwhile.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -24,20 +28,45 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
-from rocmpanel.pytorch import managed_envs
+from rocmpanel.gui.report import report
+from rocmpanel.jobs import workload
+from rocmpanel.jobs.workload import ManagedEnv
+from rocmpanel.pytorch.environments import remove_env
 
 PANEL_OWN = ""  # the setting's value for "the panel's own interpreter"
+PYTHON_ROLE = Qt.ItemDataRole.UserRole
+MANAGED_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+@dataclass(frozen=True)
+class EnvListing:
+    """What the list shows, read from the disk in one go."""
+
+    envs: tuple[ManagedEnv, ...]
+    registered: tuple[tuple[str, bool], ...]  # (interpreter, the file exists)
+
+
+def read_listing() -> EnvListing:
+    """The managed environments and the registered interpreters (reads files)."""
+    registered = tuple((p, Path(p).is_file()) for p in workload.registered_interpreters())
+    return EnvListing(tuple(workload.list_envs()), registered)
 
 
 class TorchEnvsPanel(QWidget):
     """Environment list with Make active, Register…, Remove…."""
 
     active_changed = Signal(str)  # the new workload Python ("" = the panel's own)
+    refreshed = Signal()  # the list shows what is on the disk now
+    removal_finished = Signal(str)  # the name of an environment whose deletion ended
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
+        self._listing = EnvListing((), ())
+        self._generation = 0  # of refresh(); older listings are dropped
+        self._deleting: set[str] = set()  # interpreters of environments being deleted
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Environment", "torch", "Kind", "Interpreter"])
         self.tree.setRootIsDecorated(False)
@@ -67,94 +96,140 @@ class TorchEnvsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree, 1)
         layout.addLayout(buttons)
+        self._fill()
         self.refresh()
 
     # -- contents ----------------------------------------------------------------------
     def refresh(self) -> None:
+        """Read the list again in the background; ``refreshed`` follows."""
+        self._generation += 1
+        run_in_background(
+            read_listing,
+            partial(self._on_listing_read, self._generation),
+            owner=self,
+            what="listing the workload interpreters",
+        )
+
+    def _on_listing_read(
+        self, generation: int, listing: EnvListing | None, error: BaseException | None
+    ) -> None:
+        if generation != self._generation:
+            return
+        if error is not None or listing is None:
+            if error is not None:
+                report(error, "Listing the PyTorch environments")
+            return
+        self._listing = listing
+        self._fill()
+        self.refreshed.emit()
+
+    def _fill(self) -> None:
         active = self.ctx.workload_python()
         selected = self.selected_python()
         self.tree.clear()
         own = QTreeWidgetItem(["Panel's own Python", "", "built-in", sys.executable])
-        own.setData(0, Qt.ItemDataRole.UserRole, PANEL_OWN)
-        own.setData(0, Qt.ItemDataRole.UserRole + 1, False)
+        own.setData(0, PYTHON_ROLE, PANEL_OWN)
+        own.setData(0, MANAGED_ROLE, False)
         self.tree.addTopLevelItem(own)
-        for env in managed_envs.list_envs():
+        for env in self._listing.envs:
             item = QTreeWidgetItem([env.name, env.torch_version or "?", "managed", str(env.python)])
-            item.setData(0, Qt.ItemDataRole.UserRole, str(env.python))
-            item.setData(0, Qt.ItemDataRole.UserRole + 1, True)
+            item.setData(0, PYTHON_ROLE, str(env.python))
+            item.setData(0, MANAGED_ROLE, True)
             item.setToolTip(0, f"{env.path}\nindex: {env.index_url or 'n/a'}")
             self.tree.addTopLevelItem(item)
-        for python in managed_envs.registered_interpreters():
-            kind = "registered" if Path(python).is_file() else "missing"
+        for python, exists in self._listing.registered:
+            kind = "registered" if exists else "missing"
             item = QTreeWidgetItem([python.rsplit("/", 1)[-1], "", kind, python])
-            item.setData(0, Qt.ItemDataRole.UserRole, python)
-            item.setData(0, Qt.ItemDataRole.UserRole + 1, False)
+            item.setData(0, PYTHON_ROLE, python)
+            item.setData(0, MANAGED_ROLE, False)
             self.tree.addTopLevelItem(item)
         for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
-            python = item.data(0, Qt.ItemDataRole.UserRole)
-            if python == active:
-                item.setText(0, "● " + item.text(0))
-                font = item.font(0)
-                font.setBold(True)
-                for col in range(4):
-                    item.setFont(col, font)
-                item.setToolTip(0, "Active: GPU jobs run in this Python")
-            if python == selected or (selected is None and python == active):
-                self.tree.setCurrentItem(item)
+            row = self.tree.topLevelItem(i)
+            if row is None:
+                continue
+            self._decorate(row, active, selected)
         self._on_tree_selection_changed()
+
+    def _decorate(self, item: QTreeWidgetItem, active: str, selected: str | None) -> None:
+        """Mark the active row and the rows being deleted; select the row to select."""
+        python = str(item.data(0, PYTHON_ROLE))
+        if python == active:
+            item.setText(0, "● " + item.text(0))
+            font = item.font(0)
+            font.setBold(True)
+            for col in range(4):
+                item.setFont(col, font)
+            item.setToolTip(0, "Active: GPU jobs run in this Python")
+        if python in self._deleting:
+            item.setText(2, "deleting…")
+            item.setToolTip(0, "Being deleted")
+            item.setDisabled(True)
+        if python == selected or (selected is None and python == active):
+            self.tree.setCurrentItem(item)
 
     def selected_python(self) -> str | None:
         item = self.tree.currentItem()
-        return None if item is None else str(item.data(0, Qt.ItemDataRole.UserRole))
+        return None if item is None else str(item.data(0, PYTHON_ROLE))
 
     def _selected_is_managed(self) -> bool:
         item = self.tree.currentItem()
-        return bool(item is not None and item.data(0, Qt.ItemDataRole.UserRole + 1))
+        return bool(item is not None and item.data(0, MANAGED_ROLE))
 
     @Slot()
     def _on_tree_selection_changed(self) -> None:
         python = self.selected_python()
-        self.activate_button.setEnabled(python is not None and python != self.ctx.workload_python())
-        self.remove_button.setEnabled(self._selected_is_managed())
+        usable = python is not None and python not in self._deleting
+        self.activate_button.setEnabled(usable and python != self.ctx.workload_python())
+        self.remove_button.setEnabled(usable and self._selected_is_managed())
 
     # -- actions -----------------------------------------------------------------------
     def activate(self, python: str) -> None:
+        """Make ``python`` the workload Python (a small settings write)."""
         try:
-            managed_envs.activate(self.ctx.settings, python)
+            workload.activate(self.ctx.settings, python)
         except PanelError as exc:
-            QMessageBox.warning(self, "Could not save the setting", str(exc))
+            report(exc, "Saving the active Python", dialog_parent=self)
             return
         self.ctx.notify(f"GPU jobs now use {python or 'the panel’s own Python'}.")
-        self.refresh()
+        self._fill()
         self.active_changed.emit(python)
 
     @Slot()
     def _on_activate_clicked(self) -> None:
         python = self.selected_python()
-        if python is not None:
+        if python is not None and python not in self._deleting:
             self.activate(python)
 
     @Slot()
     def _on_register_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a Python interpreter")
-        if not path:
-            return
-        try:
-            managed_envs.register_interpreter(path)
-        except PanelError as exc:
-            QMessageBox.warning(self, "Not an interpreter", exc.message)
-            return
-        self.refresh()
+        if path:
+            self.register(path)
+
+    def register(self, path: str) -> None:
+        """Add the interpreter at ``path`` to the list (checked and saved off the GUI thread)."""
+
+        def done(_value: str | None, error: BaseException | None) -> None:
+            if error is not None:
+                report(error, "Registering an interpreter", dialog_parent=self)
+            else:
+                self.refresh()
+
+        run_in_background(
+            partial(workload.register_interpreter, path),
+            done,
+            owner=self,
+            what="registering an interpreter",
+        )
+
+    def _selected_env(self) -> ManagedEnv | None:
+        python = self.selected_python()
+        return next((e for e in self._listing.envs if str(e.python) == python), None)
 
     @Slot()
     def _on_remove_clicked(self) -> None:
-        item = self.tree.currentItem()
-        if item is None or not self._selected_is_managed():
-            return
-        env = managed_envs.env_for_python(str(item.data(0, Qt.ItemDataRole.UserRole)))
-        if env is None:
-            self.refresh()
+        env = self._selected_env()
+        if env is None or not self._selected_is_managed() or str(env.python) in self._deleting:
             return
         answer = QMessageBox.question(
             self,
@@ -165,14 +240,31 @@ class TorchEnvsPanel(QWidget):
         )
         if answer != QMessageBox.StandardButton.Yes:
             return
-        was_active = self.ctx.workload_python() == str(env.python)
-        try:
-            managed_envs.remove_env(env.name)
-        except PanelError as exc:
-            QMessageBox.warning(self, "Could not remove", str(exc))
-            return
-        self.ctx.notify(f"Removed {env.name}.")
-        if was_active:
-            self.activate(PANEL_OWN)
+        self.remove(env)
+
+    def remove(self, env: ManagedEnv) -> None:
+        """Delete ``env`` in the background; its row says "deleting…" until it is gone."""
+        python = str(env.python)
+        self._deleting.add(python)
+        self._fill()
+        self.ctx.notify(f"Deleting {env.name}…")
+        run_in_background(
+            partial(remove_env, env.name),
+            partial(self._on_removed, env),
+            owner=self,
+            what=f"deleting environment {env.name}",
+        )
+
+    def _on_removed(
+        self, env: ManagedEnv, _removed: ManagedEnv | None, error: BaseException | None
+    ) -> None:
+        python = str(env.python)
+        self._deleting.discard(python)
+        if error is not None:
+            report(error, f"Deleting {env.name}", dialog_parent=self)
         else:
-            self.refresh()
+            self.ctx.notify(f"Removed {env.name}.")
+            if self.ctx.workload_python() == python:
+                self.activate(PANEL_OWN)
+        self.refresh()
+        self.removal_finished.emit(env.name)

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
 
-from rocmpanel.setup.checklist import Check, CheckStatus, FixKind
+from rocmpanel.base.enums import CheckStatus
+from rocmpanel.setup.checklist import Check, FixKind
 from rocmpanel.setup.views.gpu_card import badge_style
 
 _CHECK_COLOURS = {

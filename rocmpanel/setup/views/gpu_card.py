@@ -6,9 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from rocmpanel.base.units import format_gib
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.setup.compat import Verdict, VerdictStatus
-from rocmpanel.setup.report import format_bytes
 
 BADGE_COLOURS = {
     VerdictStatus.SUPPORTED: ("#1b5e20", "#c8e6c9"),
@@ -43,7 +43,7 @@ class GpuCard(QFrame):
         name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         kind = "n/a" if gpu.integrated is None else "integrated" if gpu.integrated else "discrete"
         details = QLabel(
-            f"GPU {index} · {gpu.gfx or 'gfx n/a'} · {format_bytes(gpu.vram_bytes)} VRAM · {kind}"
+            f"GPU {index} · {gpu.gfx or 'gfx n/a'} · {format_gib(gpu.vram_bytes)} VRAM · {kind}"
             f"<br><span style='color: gray'>PCI {gpu.pci_id or 'n/a'} at {gpu.bdf or 'n/a'}"
             f"<br>seen by {', '.join(gpu.sources) or 'n/a'}</span>"
         )

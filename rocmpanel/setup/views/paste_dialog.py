@@ -1,4 +1,8 @@
-"""The "Analyse pasted output" dialog: paste (or open) tool output from another machine."""
+"""The "Analyse pasted output" dialog: paste (or open) tool output from another machine.
+
+Opened files are read in the background (a saved log can be large, or sit on a slow
+share); Analyse waits until every file asked for has arrived.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.background import run_in_background
+from rocmpanel.gui.report import report
 from rocmpanel.setup.captured import KNOWN_KINDS_TEXT
+
+
+def read_tool_output(path: Path) -> str:
+    """A saved tool output's text; PanelError when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise PanelError(f"Could not read {path}: {exc.strerror or exc}.", repr(exc)) from exc
 
 
 class PasteDialog(QDialog):
@@ -39,6 +54,7 @@ class PasteDialog(QDialog):
         self.text.setPlaceholderText("Paste here…")
         layout.addWidget(self.text, 1)
         self.extra: list[str] = []
+        self._reading = 0  # files being read in the background
         self.files_label = QLabel("")
         layout.addWidget(self.files_label)
         open_button = QPushButton("&Add file…")
@@ -52,8 +68,8 @@ class PasteDialog(QDialog):
         form.addRow("&OS:", self.os_choice)
         layout.addLayout(form)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        analyse = buttons.addButton("&Analyse", QDialogButtonBox.ButtonRole.AcceptRole)
-        analyse.setDefault(True)
+        self.analyse_button = buttons.addButton("&Analyse", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.analyse_button.setDefault(True)
         buttons.addButton(open_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -61,14 +77,33 @@ class PasteDialog(QDialog):
 
     def _on_open_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open tool output")
-        if not path:
+        if path:
+            self.add_file(Path(path))
+
+    def add_file(self, path: Path) -> None:
+        """Read ``path`` in the background and add its text to what is analysed."""
+        self._reading += 1
+        self.analyse_button.setEnabled(False)
+        self.files_label.setText(f"Reading {path.name}…")
+        run_in_background(
+            lambda: read_tool_output(path),
+            lambda text, error: self._on_file_read(path, text, error),
+            owner=self,
+            what=f"reading {path}",
+        )
+
+    def _on_file_read(self, path: Path, text: str | None, error: BaseException | None) -> None:
+        self._reading -= 1
+        self.analyse_button.setEnabled(self._reading == 0)
+        if text is None:
+            report(
+                error or PanelError(f"Could not read {path}."),
+                "Reading a file",
+                label=self.files_label,
+            )
             return
-        try:
-            self.extra.append(Path(path).read_text(encoding="utf-8", errors="replace"))
-        except OSError as exc:
-            self.files_label.setText(f"Could not read {path}: {exc.strerror}")
-            return
-        self.files_label.setText(f"{len(self.extra)} file(s) added; last: {Path(path).name}")
+        self.extra.append(text)
+        self.files_label.setText(f"{len(self.extra)} file(s) added; last: {path.name}")
 
     def texts(self) -> list[str]:
         pasted = self.text.toPlainText()

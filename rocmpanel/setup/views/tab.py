@@ -1,19 +1,21 @@
 """The Setup tab: GPUs with compatibility verdicts, the stack checklist with fixes, the
 workload Python's torch build, pasted-output analysis and a Markdown report.
 
-Detection (which runs rocminfo) happens in a worker object on a QThread; the probe runs as
-a job in the workload Python. Fixes that set or unset a variable are emitted as
-``env_change_requested`` for the environment editor; fixes that need privileges are shown
-and copied, never run.
+The machine comes from the app's one inventory (``ctx.inventory``, detected off the GUI
+thread): the tab shows "Detecting GPUs…" until it arrives, and its Refresh asks the
+inventory to detect again. Pasted output is analysed in the background (a long paste takes
+a while to parse); the probe runs as a job in the workload Python. Fixes that set or unset a
+variable are emitted as ``env_change_requested`` for the environment editor; fixes that
+need privileges are shown and copied, never run. Every error reaches the user through
+:func:`rocmpanel.gui.report.report`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import Qt, QThread, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,29 +33,37 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.gui.report import report
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
+from rocmpanel.machine.inventory import Inventory
+from rocmpanel.setup.captured import Captured, analyse_texts
 from rocmpanel.setup.checklist import Check, FixKind
 from rocmpanel.setup.probe_report import ProbeReport
 from rocmpanel.setup.report import DoctorReport, build_report
 from rocmpanel.setup.views.checklist_box import ChecklistBox, clear_grid
-from rocmpanel.setup.views.detect_worker import DetectWorker, default_detector
 from rocmpanel.setup.views.gpu_card import GpuCard
+from rocmpanel.setup.views.probe_box import ProbeBox
+
+if TYPE_CHECKING:
+    from rocmpanel.envvars.views.editor import EnvEditor
 
 log = logging.getLogger(__name__)
+
+_DETECTING = "Detecting GPUs…"
+_ANALYSING = "Analysing pasted output…"
 
 
 class SetupTab(QWidget):
     """GPUs, verdicts, checklist, probe; other pages (the env editor) via :meth:`add_page`."""
 
-    title = "Setup"
+    title: ClassVar[str] = "Setup"
     env_change_requested = Signal(str, object)  # name, value (None = unset)
     report_changed = Signal(object)  # DoctorReport, whenever the shown report changes
 
-    #: What Refresh runs off the GUI thread; tests replace it.
-    detector: Callable[[], tuple[SystemInfo, HostFacts]] = staticmethod(default_detector)
-    #: Whether Refresh also probes the workload Python (a child process importing torch).
+    #: Whether Refresh (and the first showing) also probes the workload Python (a child
+    #: process importing torch).
     probe_on_refresh = True
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -63,22 +73,30 @@ class SetupTab(QWidget):
         self._system: SystemInfo | None = None
         self._host = HostFacts()
         self._probe: ProbeReport | None = None
-        self._probe_job: Any = None
         self._captured: tuple[str, ...] = ()
-        self._thread: QThread | None = None
-        self._worker: DetectWorker | None = None
+        self._analysis = 0  # the latest analysis asked for; older results are dropped
+        self._busy: str | None = None  # what the tab is waiting for (_DETECTING, _ANALYSING)
+        self._shown_once = False
         self._build()
         self._add_env_editor()
         refresh_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self)
         refresh_key.activated.connect(self.refresh)
-        self._shown_once = False
+        inventory = ctx.inventory
+        inventory.changed.connect(self._on_inventory_changed)
+        inventory.failed.connect(self._on_inventory_failed)
+        if inventory.current is not None:
+            self._on_inventory_changed(inventory.current)
+        else:
+            self._set_busy(_DETECTING)
+        inventory.ensure()
 
     def showEvent(self, event: QShowEvent) -> None:
-        """Detect when first shown, so building the window stays cheap."""
+        """Probe the workload Python when first shown, so building the window stays cheap."""
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            self.refresh()
+            if self.probe_on_refresh:
+                self.probe_box.start()
 
     # ---- layout -------------------------------------------------------------------------
 
@@ -139,18 +157,9 @@ class SetupTab(QWidget):
         self.check_grid = self.check_box.grid
         layout.addWidget(self.check_box)
 
-        probe_box = QGroupBox("Workload Python (PyTorch)")
-        probe_layout = QVBoxLayout(probe_box)
-        self.probe_label = QLabel("Not probed yet.")
-        self.probe_label.setWordWrap(True)
-        self.probe_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        probe_row = QHBoxLayout()
-        probe_row.addWidget(self.probe_label, 1)
-        self.probe_button = QPushButton("&Probe again")
-        self.probe_button.clicked.connect(self.start_probe)
-        probe_row.addWidget(self.probe_button, alignment=Qt.AlignmentFlag.AlignTop)
-        probe_layout.addLayout(probe_row)
-        layout.addWidget(probe_box)
+        self.probe_box = ProbeBox(self.ctx)
+        self.probe_box.probed.connect(self._on_probe_box_probed)
+        layout.addWidget(self.probe_box)
 
         self.notes_label = QLabel("")
         self.notes_label.setWordWrap(True)
@@ -169,21 +178,22 @@ class SetupTab(QWidget):
         it reads the catalogue and every store, which start-up need not wait for.
         """
         self._env_page = QWidget()
-        QVBoxLayout(self._env_page).setContentsMargins(0, 0, 0, 0)
-        self._env_editor: Any = None
+        self._env_layout = QVBoxLayout(self._env_page)
+        self._env_layout.setContentsMargins(0, 0, 0, 0)
+        self._env_editor: EnvEditor | None = None
         self.add_page(self._env_page, "Environment")
         self.pages.currentChanged.connect(self._on_pages_current_changed)
         self.env_change_requested.connect(self._on_env_change_requested)
 
     @property
-    def env_editor(self) -> Any:
+    def env_editor(self) -> EnvEditor:
         """The EnvEditor of the Environment page (built on first use)."""
         if self._env_editor is None:
             from rocmpanel.envvars.views.editor import EnvEditor
 
             self._env_editor = EnvEditor(self.ctx)
             self._env_editor.applied.connect(self.refresh)
-            self._env_page.layout().addWidget(self._env_editor)
+            self._env_layout.addWidget(self._env_editor)
         return self._env_editor
 
     @Slot(int)
@@ -196,129 +206,130 @@ class SetupTab(QWidget):
         self.env_editor.propose(name, value)
         self.pages.setCurrentWidget(self._env_page)
 
-    # ---- detection ----------------------------------------------------------------------
+    # ---- the machine -------------------------------------------------------------------
 
     @Slot()
     def refresh(self) -> None:
-        """Detect this machine again (off the GUI thread) and probe the workload Python."""
-        if self._thread is not None:
-            return
+        """Back to this machine: detect it again (the app's inventory, off the GUI thread)
+        and probe the workload Python."""
         self._captured = ()
-        self._set_busy("Detecting GPUs…")
+        self._analysis += 1  # a pending analysis of pasted output no longer matters
         self.error_label.setText("")
-        self._thread = QThread(self)
-        self._worker = DetectWorker(type(self).detector)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        self._worker.finished.connect(self._on_worker_finished)
-        self._thread.start()
+        self._set_busy(_DETECTING)
+        self.ctx.inventory.refresh()
         if self.probe_on_refresh:
-            self.start_probe()
+            self.probe_box.start()
 
-    @Slot(object, object)
-    def _on_worker_finished(self, result: object, error: object) -> None:
-        thread, worker = self._thread, self._worker
-        self._thread = self._worker = None
-        if thread is not None:
-            thread.quit()
-            thread.wait()
-        if worker is not None:
-            worker.deleteLater()
+    @Slot(object)
+    def _on_inventory_changed(self, inventory: Inventory) -> None:
+        self._system, self._host = inventory.system, inventory.host
+        if self._captured or self._busy == _ANALYSING:
+            return  # pasted output is shown (or coming); Back shows this machine
         self._set_busy(None)
-        if error is not None or not isinstance(result, tuple):
-            message = error.message if isinstance(error, PanelError) else str(error)
-            self.error_label.setText(f"Detection failed: {message}")
-            return
-        if self._captured:
-            return  # the user switched to pasted output meanwhile
-        self._system, self._host = result
         self._rebuild()
 
+    @Slot(object)
+    def _on_inventory_failed(self, error: BaseException) -> None:
+        if self._busy == _DETECTING:
+            self._set_busy(None)
+        report(error, "Detecting GPUs", label=self.error_label)
+
     def _set_busy(self, text: str | None) -> None:
+        self._busy = text
         self.busy.setVisible(text is not None)
         self.busy_label.setText(text or "")
-        self.refresh_button.setEnabled(text is None)
+        self.refresh_button.setEnabled(text != _DETECTING)
         self.back_button.setVisible(bool(self._captured))
 
     # ---- probe --------------------------------------------------------------------------
 
-    @Slot()
-    def start_probe(self) -> None:
-        if self._probe_job is not None and self._probe_job.running:
-            return
-        self.probe_label.setText("Probing the workload Python…")
-        self.probe_button.setEnabled(False)
-        try:
-            job = self.ctx.jobs.start(JobSpec("probe", "probe", python=self.ctx.workload_python()))
-        except PanelError as exc:
-            self.probe_label.setText(f"The probe could not start: {exc.message}")
-            self.probe_button.setEnabled(True)
-            return
-        self._probe_job = job
-        job.result_received.connect(self._on_probe_result)
-        job.finished.connect(self._on_probe_finished)
-
     @Slot(object)
-    def _on_probe_result(self, result: Any) -> None:
-        self._probe = ProbeReport.from_dict(result.data)
-        if not self._captured:
-            self._rebuild()
-
-    @Slot(object)
-    def _on_probe_finished(self, outcome: Any) -> None:
-        self.probe_button.setEnabled(True)
-        self._probe_job = None
-        if not outcome.was_successful() or outcome.result is None:
-            self.probe_label.setText(f"The probe failed: {outcome}")
+    def _on_probe_box_probed(self, probe: ProbeReport) -> None:
+        self._probe = probe
+        if self._captured:
+            self._show_probe()  # the pasted output's own probe, if it had one, stays shown
         else:
-            self._show_probe()
+            self._rebuild()
 
     def _show_probe(self) -> None:
         probe = self.report.probe if self.report else self._probe
-        if probe is None:
-            return
-        prefix = "From the pasted collect_env output:\n" if self._captured else ""
-        self.probe_label.setText(prefix + "\n".join(probe.summary_lines()))
+        if probe is not None:
+            self.probe_box.show_probe(probe, pasted=bool(self._captured))
 
     # ---- pasted output ------------------------------------------------------------------
 
     def analyse_texts(
         self, texts: list[str], rocm_version: str | None = None, os_name: str | None = None
-    ) -> bool:
-        """Show the system that pasted outputs describe; False (with a message) when the
-        text is not recognised."""
-        from rocmpanel.setup.captured import analyse_texts
+    ) -> None:
+        """Show the system that pasted outputs describe. Parsing runs in the background;
+        ``report_changed`` follows, or the message in the tab's error line when the text
+        is not recognised."""
+        self._analyse(texts, rocm_version, os_name, warn=False)
 
-        try:
-            captured = analyse_texts(texts, rocm_version, os_name)
-        except PanelError as exc:
-            self.error_label.setText(exc.message)
-            return False
-        self._captured = tuple(k.value for k in captured.kinds)
+    def _analyse(
+        self, texts: list[str], rocm_version: str | None, os_name: str | None, *, warn: bool
+    ) -> None:
+        self._analysis += 1
+        ticket = self._analysis
         self.error_label.setText("")
+        self._set_busy(_ANALYSING)
+        run_in_background(
+            lambda: analyse_texts(texts, rocm_version, os_name),
+            lambda captured, error: self._on_analysed(ticket, warn, captured, error),
+            owner=self,
+            what="analysing pasted output",
+        )
+
+    def _on_analysed(
+        self, ticket: int, warn: bool, captured: Captured | None, error: BaseException | None
+    ) -> None:
+        if ticket != self._analysis:
+            return  # Refresh, Back or a newer paste came first
+        if captured is None:
+            self._set_busy(self._machine_state())
+            message = report(
+                error or PanelError("The pasted output could not be analysed."),
+                "Analysing pasted output",
+                label=self.error_label,
+            )
+            shown = self.report.system if self.report else None
+            if not self._captured and shown is not self._system:
+                self._rebuild()  # the inventory changed during the analysis
+            if warn:
+                QMessageBox.warning(self, "Analyse pasted output", message)
+            return
         self._set_busy(None)
+        self._captured = tuple(k.value for k in captured.kinds)
         self.report = build_report(captured.system, captured.host, captured.probe, self._captured)
         self._render()
-        return True
 
     @Slot()
     def _on_paste_clicked(self) -> None:
         from rocmpanel.setup.views.paste_dialog import PasteDialog
 
         dialog = PasteDialog(self)
-        if not dialog.exec():
-            return
-        texts = dialog.texts()
+        try:
+            if not dialog.exec():
+                return
+            texts = dialog.texts()
+            rocm_version, os_name = dialog.rocm_version_value(), dialog.os_value()
+        finally:
+            dialog.deleteLater()  # a child of the tab: it would live as long as the tab
         if not texts:
             QMessageBox.information(self, "Analyse pasted output", "Nothing was pasted.")
             return
-        if not self.analyse_texts(texts, dialog.rocm_version_value(), dialog.os_value()):
-            QMessageBox.warning(self, "Analyse pasted output", self.error_label.text())
+        self._analyse(texts, rocm_version, os_name, warn=True)
 
     @Slot()
     def _on_back_clicked(self) -> None:
         self._captured = ()
+        self._analysis += 1
+        self._set_busy(self._machine_state())
         self._rebuild()
+
+    def _machine_state(self) -> str | None:
+        """What this machine's view waits for: a detection the inventory is running."""
+        return _DETECTING if self.ctx.inventory.busy else None
 
     # ---- rendering ----------------------------------------------------------------------
 
@@ -329,11 +340,11 @@ class SetupTab(QWidget):
         self._render()
 
     def _render(self) -> None:
-        report = self.report
-        if report is None:
+        shown = self.report
+        if shown is None:
             return
-        self._set_busy(self.busy_label.text() or None)
-        system = report.system
+        self._set_busy(self._busy)  # the Back button follows what is shown
+        system = shown.system
         if self._captured:
             self.heading.setText(f"<b>Pasted output</b> ({', '.join(self._captured)})")
         else:
@@ -347,15 +358,15 @@ class SetupTab(QWidget):
             none = QLabel("No AMD GPU was found. The checklist below still applies.")
             none.setWordWrap(True)
             self.gpu_grid.addWidget(none, 0, 0, 1, 4)
-        for i, (gpu, verdict) in enumerate(report.gpu_rows()):
+        for i, (gpu, verdict) in enumerate(shown.gpu_rows()):
             self.gpu_grid.addWidget(GpuCard(gpu, verdict, i), i // 3, i % 3)
-        self.check_box.show_checks(report.checks)
-        if report.probe is not None:
+        self.check_box.show_checks(shown.checks)
+        if shown.probe is not None:
             self._show_probe()
         elif self._captured:
-            self.probe_label.setText("The pasted output says nothing about PyTorch.")
+            self.probe_box.show_text("The pasted output says nothing about PyTorch.")
         self.notes_label.setText("\n".join(f"Note: {n}" for n in system.notes))
-        self.report_changed.emit(report)
+        self.report_changed.emit(shown)
 
     @Slot(object)
     def _apply_fix(self, check: Check) -> None:
@@ -379,8 +390,5 @@ class SetupTab(QWidget):
         self.ctx.notify("Report copied as Markdown.")
 
     def shutdown(self) -> None:
-        if self._probe_job is not None and self._probe_job.running:
-            self._probe_job.cancel()
-        if self._thread is not None:
-            self._thread.quit()
-            self._thread.wait(5000)
+        """Cancel a running probe; detection belongs to the app's inventory."""
+        self.probe_box.shutdown()

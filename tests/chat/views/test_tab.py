@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import Settings
-from rocmpanel.chat.memory_estimate import Precision
 from rocmpanel.chat.store import ChatStore
 from rocmpanel.chat.views.transcript import ChatInput, render_message_html
 from rocmpanel.gui.context import AppContext
@@ -44,18 +44,24 @@ def make_tab(qtbot):
         tab.shutdown()
 
 
+def set_folder(qtbot, panel, folder: Path) -> None:
+    """Pick ``folder`` and wait for its check (it runs off the GUI thread)."""
+    with qtbot.waitSignal(panel.check_finished, timeout=10_000):
+        panel.set_folder(str(folder))
+
+
 def load(qtbot, tab, model: Path, precision: Precision = Precision.FP32) -> None:
     panel = tab.model_panel
-    panel.set_folder(str(model))
+    set_folder(qtbot, panel, model)
     panel.set_precision(precision)
     panel.device_combo.setCurrentIndex(panel.device_combo.findData("cpu"))
-    panel.temperature_spin.setValue(0.0)
-    panel.max_new_spin.setValue(16)
+    panel.sampling_box.temperature_spin.setValue(0.0)
+    panel.sampling_box.max_new_spin.setValue(16)
     assert panel.check is not None and panel.check.ok, panel.check
     assert panel.load_button.isEnabled()
     qtbot.mouseClick(panel.load_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=LOAD_MS)
-    assert tab.loaded.precision == precision.value
+    qtbot.waitUntil(lambda: tab.session.loaded is not None, timeout=LOAD_MS)
+    assert tab.session.loaded.precision == precision.value
 
 
 def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path) -> None:
@@ -68,8 +74,8 @@ def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path)
     tab.job.tokens_received.connect(lambda tokens: batches.append(len(tokens)))
     tab.input.setPlainText("Hello there")
     qtbot.keyClick(tab.input, Qt.Key.Key_Return)
-    assert tab.generating
-    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    assert tab.session.generating
+    qtbot.waitUntil(lambda: not tab.session.generating, timeout=LOAD_MS)
     assert batches, "no tokens were streamed"
     reply = tab.view.last()
     assert reply is not None and reply.role == "assistant" and reply.text
@@ -77,18 +83,18 @@ def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path)
     qtbot.mouseClick(reply.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == reply.text
     assert tab.input.toPlainText() == ""
-    assert tab.history == [("user", "Hello there"), ("assistant", reply.text)]
+    assert tab.session.history == [("user", "Hello there"), ("assistant", reply.text)]
 
     # Regenerate replaces the reply (greedy: the same text again).
     first_text = reply.text
     qtbot.mouseClick(tab.regenerate_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: not tab.session.generating, timeout=LOAD_MS)
     assert len(tab.view.widgets) == 2 and tab.view.last().text == first_text
 
     # Persisted: a fresh store and a fresh tab see the same conversation.
-    conversation_id = tab.conversation_id
+    conversation_id = tab.session.conversation_id
     saved = ChatStore().get(conversation_id)
-    assert [(m.role, m.content) for m in saved.messages] == tab.history
+    assert [(m.role, m.content) for m in saved.messages] == tab.session.history
     assert saved.messages[1].figures is not None and saved.messages[1].figures.new_tokens
     other = make_tab()
     assert other.conversations.list.count() == 1
@@ -99,20 +105,20 @@ def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path)
     # Edit the last message: it comes back into the box and leaves the conversation.
     qtbot.mouseClick(tab.edit_button, Qt.MouseButton.LeftButton)
     assert tab.input.toPlainText() == "Hello there"
-    assert tab.history == [] and tab.view.widgets == []
+    assert tab.session.history == [] and tab.view.widgets == []
     assert ChatStore().get(conversation_id).messages == ()
 
 
 def test_stop_button_and_a_killed_worker(qtbot, make_tab, tiny_model: Path) -> None:
     tab = make_tab()
     load(qtbot, tab, tiny_model)
-    tab.model_panel.max_new_spin.setValue(3000)
-    tab.model_panel.temperature_spin.setValue(1.0)
+    tab.model_panel.sampling_box.max_new_spin.setValue(3000)
+    tab.model_panel.sampling_box.temperature_spin.setValue(1.0)
     tab.send_message("Tell me a long story")
     qtbot.waitUntil(lambda: bool(tab.view.last().text), timeout=LOAD_MS)
     assert tab.stop_button.isEnabled()
     qtbot.mouseClick(tab.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: not tab.session.generating, timeout=LOAD_MS)
     assert "stopped" in tab.view.last().figures_label.text()
 
     # Kill the worker mid-reply: the tab says so and offers a smaller setting.
@@ -121,19 +127,23 @@ def test_stop_button_and_a_killed_worker(qtbot, make_tab, tiny_model: Path) -> N
     os.kill(tab.job.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: tab.banner.isVisible(), timeout=LOAD_MS)
     assert "killed (SIGKILL" in tab.banner_label.text()
-    assert tab.loaded is None and not tab.generating and not tab.send_button.isEnabled()
+    assert (
+        tab.session.loaded is None
+        and not tab.session.generating
+        and not tab.send_button.isEnabled()
+    )
     assert tab.reload_smaller_button.isVisible()
     assert "bf16" in tab.reload_smaller_button.text()
     qtbot.mouseClick(tab.reload_smaller_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=LOAD_MS)
-    assert tab.loaded.precision == "bf16"
+    qtbot.waitUntil(lambda: tab.session.loaded is not None, timeout=LOAD_MS)
+    assert tab.session.loaded.precision == "bf16"
     # The unanswered message can be retried with the reloaded model.
-    assert tab.history[-1] == ("user", "Another long one")
-    tab.model_panel.max_new_spin.setValue(8)
+    assert tab.session.history[-1] == ("user", "Another long one")
+    tab.model_panel.sampling_box.max_new_spin.setValue(8)
     qtbot.mouseClick(tab.regenerate_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not tab.generating, timeout=LOAD_MS)
-    assert tab.history[-1][0] == "assistant"
-    assert [w.text for w in tab.view.widgets] == [c for _, c in tab.history]
+    qtbot.waitUntil(lambda: not tab.session.generating, timeout=LOAD_MS)
+    assert tab.session.history[-1][0] == "assistant"
+    assert [w.text for w in tab.view.widgets] == [c for _, c in tab.session.history]
 
 
 def test_enter_sends_and_shift_enter_adds_a_line(qtbot) -> None:
@@ -178,10 +188,10 @@ def test_a_load_that_cannot_fit_asks_first(qtbot, make_tab, tiny_model: Path, mo
     from rocmpanel.chat.memory_estimate import estimate_memory, judge_fit
 
     tab = make_tab()
-    tab.model_panel.set_folder(str(tiny_model))
+    set_folder(qtbot, tab.model_panel, tiny_model)
     check = tab.model_panel.check
     estimate = estimate_memory(check.parameters, check.shape, Precision.FP32, 4096)
-    tab.model_panel.verdict = judge_fit(estimate, "gpu", 1024)  # as if 1 KiB were free
+    tab.model_panel.verdict = judge_fit(estimate, Device.GPU, 1024)  # as if 1 KiB were free
     asked: list[str] = []
 
     def answer_no(*args, **kwargs):
@@ -191,24 +201,7 @@ def test_a_load_that_cannot_fit_asks_first(qtbot, make_tab, tiny_model: Path, mo
     monkeypatch.setattr(QMessageBox, "warning", answer_no)
     tab.load_model(tab.model_panel.load_request())
     assert asked and "will not fit" in asked[0]
-    assert tab.job is None and tab.loaded is None
-
-
-def test_worker_exits_are_described_plainly() -> None:
-    from rocmpanel.chat.views.worker_link import describe_exit
-    from rocmpanel.jobs.process import JobOutcome, JobState
-
-    cancelled = JobOutcome(JobState.CANCELLED, -15, "Cancelled.")
-    assert describe_exit(cancelled) == "it was cancelled."
-    killed = JobOutcome(JobState.CRASHED, -9, "killed", signal_name="SIGKILL")
-    assert "ran out of memory" in describe_exit(killed)
-    tail = ("Loading:  10%|█\rLoading: 100%|██", "RuntimeError: HIP error: invalid device function")
-    crashed = JobOutcome(JobState.CRASHED, 1, "crashed", stderr_tail=tail)
-    assert describe_exit(crashed) == (
-        "it exited with code 1. Last error: RuntimeError: HIP error: invalid device function"
-    )
-    bar_only = JobOutcome(JobState.CRASHED, 3, "crashed", stderr_tail=("a 10%\rb 100%",))
-    assert describe_exit(bar_only).endswith("Last error: b 100%")
+    assert tab.job is None and tab.session.loaded is None
 
 
 def test_an_out_of_memory_error_offers_a_smaller_setting(make_tab) -> None:
@@ -216,7 +209,7 @@ def test_an_out_of_memory_error_offers_a_smaller_setting(make_tab) -> None:
     from rocmpanel.jobs.protocol import WorkerError
 
     tab = make_tab()
-    tab.last_load = LoadRequest("/models/llama", Precision.FP16, "auto", 8192)
+    tab.session.last_load = LoadRequest("/models/llama", Precision.FP16, Device.AUTO, 8192)
     error = WorkerError(
         "Out of memory while generating: HIP out of memory.",
         "oom",
@@ -234,21 +227,22 @@ def test_an_out_of_memory_error_offers_a_smaller_setting(make_tab) -> None:
 
 
 def test_remote_code_and_hub_are_allowed_per_model(
-    make_tab, tiny_llama: ModuleType, tiny_model: Path, tmp_path
+    qtbot, make_tab, tiny_llama: ModuleType, tiny_model: Path, tmp_path
 ) -> None:
     tab = make_tab()
     panel = tab.model_panel
     remote = tiny_llama.needing_remote_code(tiny_model, tmp_path)
-    panel.set_folder(str(remote))
+    set_folder(qtbot, panel, remote)
     assert not panel.check.ok and not panel.load_button.isEnabled()
     assert "own Python code" in panel.check_label.text()
-    panel.remote_code_check.setChecked(True)
+    with qtbot.waitSignal(panel.check_finished, timeout=10_000):
+        panel.remote_code_check.setChecked(True)
     panel.hub_check.setChecked(True)
     assert panel.check.ok and panel.load_button.isEnabled()
     assert "your user's rights" in panel.check_label.text()
     assert "Hub access is on" in panel.check_label.text()
     assert panel.load_request().trust_remote_code
     # Another folder starts without either permission.
-    panel.set_folder(str(tiny_model))
+    set_folder(qtbot, panel, tiny_model)
     assert not panel.remote_code_check.isChecked() and not panel.hub_check.isChecked()
     assert not panel.load_request().trust_remote_code

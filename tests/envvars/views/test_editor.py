@@ -1,12 +1,20 @@
-"""The environment editor: staging, preview, apply, undo and conflicts, offscreen."""
+"""The environment editor: staging, preview, apply, undo and conflicts, offscreen.
+
+Reading and writing the stores runs off the GUI thread: tests wait for ``loaded`` and
+``write_finished``.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 
+from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.store import make_stores
 from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog
 from rocmpanel.envvars.views.editor import EnvEditor
@@ -28,7 +36,16 @@ def editor(qtbot, home: Path) -> EnvEditor:
     widget = EnvEditor(stores=make_stores("linux", home=home), environ={"HIP_VISIBLE_DEVICES": "0"})
     qtbot.addWidget(widget)
     widget.resize(1100, 700)
+    with qtbot.waitSignal(widget.loaded, timeout=5000):
+        pass
     return widget
+
+
+def _write(qtbot, editor: EnvEditor, start) -> bool:
+    """Start an apply or undo and wait for it; its outcome."""
+    with qtbot.waitSignal(editor.write_finished, timeout=5000) as blocker:
+        assert start()
+    return bool(blocker.args[0])
 
 
 def _row(editor: EnvEditor, name: str) -> int:
@@ -67,20 +84,22 @@ def test_propose_stages_selects_apply_and_undo(qtbot, editor: EnvEditor, home: P
     assert b'HSA_OVERRIDE_GFX_VERSION="10.3.0"' in (home / ".profile").read_bytes()
     assert editor.table.item(row, _column(editor, "environment.d")).text() == "10.3.0"
     assert not editor.staged
+    assert editor.status.text().startswith("Wrote ")
     with qtbot.waitSignal(editor.applied, timeout=5000):
         assert editor.undo()
     assert (home / ".profile").read_bytes() == PROFILE
+    assert editor.status.text().startswith("Undid ")
 
 
 def test_invalid_proposal_cannot_be_applied(editor: EnvEditor, home: Path) -> None:
     editor.propose("HSA_OVERRIDE_GFX_VERSION", "11.0")
     assert not editor.apply_button.isEnabled()
-    assert "MAJOR.MINOR.STEP" in editor.message.text()
-    assert editor.apply() is False
+    assert "MAJOR.MINOR.STEP" in editor.status.text()
+    assert editor.apply() is False  # refused before anything started
     assert (home / ".profile").read_bytes() == PROFILE
 
 
-def test_unset_proposal_and_store_choice(editor: EnvEditor, home: Path) -> None:
+def test_unset_proposal_and_store_choice(qtbot, editor: EnvEditor, home: Path) -> None:
     editor.target_boxes["profile"].setChecked(False)
     editor.propose("MIOPEN_FIND_MODE", None)
     assert (
@@ -89,7 +108,7 @@ def test_unset_proposal_and_store_choice(editor: EnvEditor, home: Path) -> None:
             _row(editor, "MIOPEN_FIND_MODE"), _column(editor, "environment.d")
         ).text()
     )
-    assert editor.apply()
+    assert _write(qtbot, editor, editor.apply)
     assert "MIOPEN_FIND_MODE" not in (home / ".config/environment.d/60-rocmpanel.conf").read_text()
     assert (home / ".profile").read_bytes() == PROFILE
 
@@ -97,14 +116,79 @@ def test_unset_proposal_and_store_choice(editor: EnvEditor, home: Path) -> None:
 def test_conflict_offers_reload(qtbot, editor: EnvEditor, home: Path) -> None:
     editor.propose("HSA_ENABLE_SDMA", "0")
     (home / ".profile").write_bytes(PROFILE + b"# edited elsewhere\n")
-    assert editor.apply() is False
+    assert _write(qtbot, editor, editor.apply) is False
+    assert "changed since rocmpanel read it" in editor.status.text()
     box = editor.findChild(QMessageBox)
     assert box is not None and "+# edited elsewhere" in box.detailedText()
     reload_button = next(b for b in box.buttons() if b.text() == "Reload")
-    reload_button.click()
-    qtbot.waitUntil(lambda: editor.snapshots["profile"].raw.endswith(b"elsewhere\n"))
-    assert editor.apply()
+    with qtbot.waitSignal(editor.loaded, timeout=5000):
+        reload_button.click()
+    assert editor.snapshots["profile"].raw.endswith(b"elsewhere\n")
+    assert _write(qtbot, editor, editor.apply)
     assert (home / ".profile").read_bytes().startswith(PROFILE + b"# edited elsewhere\n")
+
+
+def test_a_slow_broadcast_does_not_block_the_gui_thread(
+    qtbot, editor: EnvEditor, home: Path
+) -> None:
+    """Windows broadcasts WM_SETTINGCHANGE after a write, waiting on every window: the
+    editor stays responsive, its buttons disabled and a busy bar shown until it ends."""
+    release = threading.Event()
+    broadcast_thread: list[int] = []
+
+    def slow_broadcast() -> None:
+        broadcast_thread.append(threading.get_ident())
+        release.wait(10)
+
+    editor.stores["profile"].after_change = slow_broadcast  # type: ignore[method-assign]
+    editor.propose("HSA_ENABLE_SDMA", "0")
+    try:
+        started = time.monotonic()
+        assert editor.apply()
+        assert time.monotonic() - started < 1.0  # returned at once, not after the broadcast
+        assert editor.busy and not editor.apply_button.isEnabled()
+        assert not editor.undo_button.isEnabled() and not editor.add_button.isEnabled()
+        assert not editor.status.progress.isHidden()
+        assert editor.apply() is False and editor.undo() is False  # one write at a time
+        qtbot.waitUntil(lambda: bool(broadcast_thread), timeout=5000)
+        assert broadcast_thread[0] != threading.get_ident()
+        editor.propose("AMD_LOG_LEVEL", "3")  # staged while the write runs: kept afterwards
+        with qtbot.waitSignal(editor.write_finished, timeout=5000) as blocker:
+            release.set()
+    finally:
+        release.set()
+    assert blocker.args == [True]
+    assert not editor.busy and editor.status.progress.isHidden()
+    assert editor.staged == {"AMD_LOG_LEVEL": "3"}
+    assert b'HSA_ENABLE_SDMA="0"' in (home / ".profile").read_bytes()
+
+
+def test_a_store_that_cannot_be_read_is_reported(qtbot, home: Path, caplog) -> None:
+    stores = make_stores("linux", home=home)
+
+    def unreadable():
+        raise PanelError("Could not read ~/.profile: Permission denied.", "EACCES detail")
+
+    stores["profile"].read = unreadable  # type: ignore[method-assign]
+    with caplog.at_level(logging.WARNING, logger="rocmpanel.report"):
+        widget = EnvEditor(stores=stores, environ={})
+        qtbot.addWidget(widget)
+        with qtbot.waitSignal(widget.loaded, timeout=5000):
+            pass
+    assert "Permission denied" in widget.status.text()
+    assert "EACCES detail" in caplog.text  # the detail reaches the log
+    assert widget.snapshots["profile"].problem
+
+
+def test_a_change_staged_while_reading_keeps_its_message(qtbot, home: Path) -> None:
+    """The Setup tab's Fix buttons stage a change right after building the editor."""
+    widget = EnvEditor(stores=make_stores("linux", home=home), environ={})
+    qtbot.addWidget(widget)
+    widget.propose("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+    with qtbot.waitSignal(widget.loaded, timeout=5000):
+        pass
+    assert widget.status.text().startswith("Staged: HSA_OVERRIDE_GFX_VERSION=10.3.0")
+    assert widget.apply_button.isEnabled()
 
 
 def test_preview_dialog_opens(qtbot, editor: EnvEditor) -> None:

@@ -1,9 +1,14 @@
 """The Monitor tab driven by captured sysfs trees (ROCMPANEL_SYSFS_ROOT): the sampler thread
-feeds the history, the plots receive data, alerts reach the status-bar signal, CSV works."""
+feeds the history, the plots receive data, alerts reach the status line, CSV works; the
+GPU list follows the machine inventory; sampling goes on while the tab is hidden, and the
+plots (pyqtgraph) are built only once it is shown."""
 
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,7 +17,10 @@ from PySide6.QtWidgets import QApplication
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.jobs.runner import JobManager
+from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
+from rocmpanel.machine.inventory import Inventory
 from rocmpanel.monitor.views.tab import MonitorTab
 
 
@@ -29,23 +37,35 @@ def link_tree(root: Path, devices: list[Path]) -> Path:
     return root
 
 
+class Notes(list[str]):
+    """What the tab sent to the status line (``ctx.notify``); ``signalled``: what its
+    ``alert_raised`` signal carried."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.signalled: list[str] = []
+
+
 @pytest.fixture
 def make_tab(qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
     tabs: list[MonitorTab] = []
 
-    def make(sysfs_root: Path, **settings: object) -> tuple[MonitorTab, list[str]]:
+    def make(sysfs_root: Path, **settings: object) -> tuple[MonitorTab, Notes]:
         monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(sysfs_root))
         monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
         s = Settings()
         s.monitor.interval_ms = 100
         for name, value in settings.items():
             setattr(s.monitor, name, value)
-        notes: list[str] = []
+        notes = Notes()
         tab = MonitorTab(AppContext(s, JobManager(), notes.append))
+        tab.alert_raised.connect(notes.signalled.append)  # before any sample can arrive
         qtbot.addWidget(tab)
         tab.resize(1200, 800)
-        tab.show()
         tabs.append(tab)
+        assert not tab.plots_built  # built on the first show, after the frame paints
+        tab.show()
+        qtbot.waitUntil(lambda: tab.plots_built, timeout=5000)
         return tab, notes
 
     yield make
@@ -137,12 +157,12 @@ def _hot_gpu(root: Path) -> Path:
     return device
 
 
-def test_alert_reaches_the_signal_and_the_tab(make_tab, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_alert_reaches_the_status_line_and_the_tab(make_tab, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
     root = link_tree(tmp_path / "sys", [_hot_gpu(tmp_path / "hot")])
-    tab, _ = make_tab(root, alert_desktop_notify=False)
-    with qtbot.waitSignal(tab.alert_raised, timeout=10_000) as blocker:
-        pass
-    assert "junction temperature 107 °C" in blocker.args[0]
+    tab, notes = make_tab(root, alert_desktop_notify=False)
+    qtbot.waitUntil(lambda: len(notes.signalled) == 1, timeout=10_000)
+    assert "junction temperature 107 °C" in notes.signalled[0]
+    assert notes == notes.signalled  # the tab tells the status line itself
     assert tab.alert_banner.isVisible()
     assert tab.alert_list.count() == 1
     QApplication.processEvents()
@@ -160,3 +180,92 @@ def test_crosshair_reads_out_values(make_tab, shared_fixtures: Path, tmp_path: P
     assert all(line.isVisible() for line in panel.cursor_lines)
     text = panel.readout.text()
     assert "power 36.0 W" in text and "temp_edge 56.0 °C" in text
+
+
+def _inventory(*gpus: GpuInfo) -> Inventory:
+    return Inventory(SystemInfo("linux", gpus=gpus))
+
+
+def test_gpus_and_names_follow_the_inventory_and_sampling_goes_on_hidden(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    root = link_tree(tmp_path / "sys", [_hot_gpu(tmp_path / "hot")])
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))
+    monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
+    detected: list[Inventory] = []
+    holder = InventoryHolder(detector=lambda: detected[0])
+    s = Settings()
+    s.monitor.interval_ms = 100
+    ctx = AppContext(s, JobManager(), lambda _m: None, inventory=holder)
+    named = GpuInfo("Radeon RX 7900 XTX (inventory)", gfx="gfx1100", bdf="0000:03:00.0")
+    detected.append(_inventory(named))
+    tab = MonitorTab(ctx, follow_inventory=True)  # never shown: like a tab behind Setup
+    qtbot.addWidget(tab)
+    try:
+        qtbot.waitUntil(lambda: tab.found is not None and len(tab.identities) == 1, timeout=5000)
+        (identity,) = tab.identities.values()
+        assert identity.name == "Radeon RX 7900 XTX (inventory)" and identity.card == "card0"
+        # Hidden, the sampler still feeds Chat's VRAM figures, history and alerts.
+        qtbot.waitUntil(lambda: ctx.live_memory.reading("0000:03:00.0") is not None, timeout=5000)
+        qtbot.waitUntil(lambda: tab.history is not None and len(tab.history.gpus) == 1)
+        ticks = len(tab.history.gpus["0000:03:00.0"])
+        qtbot.waitUntil(lambda: len(tab.history.gpus["0000:03:00.0"]) >= ticks + 2)
+        assert not tab.plots_built and tab.panels == {}
+        assert tab.alert_list.count() == 1  # junction 107 °C of 110
+
+        # A refresh that finds no GPU any more: the Monitor follows it.
+        holder.set_current(_inventory())
+        qtbot.waitUntil(lambda: tab.identities == {}, timeout=5000)
+        assert "machine detection lists none" in tab.no_gpu_label.text()
+    finally:
+        tab.shutdown()
+
+
+def test_plotting_is_imported_only_when_the_tab_is_shown(tmp_path: Path) -> None:
+    code = textwrap.dedent(
+        f"""
+        import os, sys
+        os.environ["ROCMPANEL_SYSFS_ROOT"] = {str(tmp_path)!r}
+        os.environ["ROCMPANEL_PROC_ROOT"] = {str(tmp_path)!r}
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from PySide6.QtWidgets import QApplication
+        from rocmpanel.base.settings import Settings
+        from rocmpanel.gui.context import AppContext
+        from rocmpanel.jobs.runner import JobManager
+        from rocmpanel.monitor.views.tab import MonitorTab
+        app = QApplication([])
+        tab = MonitorTab(AppContext(Settings(), JobManager()))
+        heavy = [m for m in ("numpy", "pyqtgraph") if m in sys.modules]
+        tab.show()
+        while not tab.plots_built:
+            app.processEvents()
+        tab.shutdown()
+        print(heavy, "pyqtgraph" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "[] True"
+
+
+def test_a_failed_detection_falls_back_to_the_tree(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    root = link_tree(tmp_path / "sys", [_hot_gpu(tmp_path / "hot")])
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))
+    monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
+
+    def broken() -> Inventory:
+        raise RuntimeError("rocminfo crashed")
+
+    ctx = AppContext(Settings(), JobManager(), lambda _m: None, inventory=InventoryHolder(broken))
+    tab = MonitorTab(ctx, follow_inventory=True)
+    qtbot.addWidget(tab)
+    try:
+        assert tab.no_gpu_label.text() == "Looking for GPUs…"
+        qtbot.waitUntil(lambda: list(tab.identities) == ["0000:03:00.0"], timeout=5000)
+        assert tab.no_gpu_label.text() == ""
+    finally:
+        tab.shutdown()

@@ -1,4 +1,8 @@
-"""The PyTorch tab, offscreen: plan, refusal, a real failing install, envs, validation."""
+"""The PyTorch tab, offscreen: plan, refusal, a real failing install, envs, validation.
+
+The GPU comes from the app's inventory (a detector given here); every disk step runs in
+the background, so the tests wait for its result instead of reading it at once.
+"""
 
 from __future__ import annotations
 
@@ -15,59 +19,133 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
+from rocmpanel.gui.background import wait_for_background
 from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.inventory import InventoryHolder
+from rocmpanel.gui.report import set_sink
+from rocmpanel.jobs import workload
 from rocmpanel.jobs.runner import JobManager
-from rocmpanel.pytorch import managed_envs
-from rocmpanel.pytorch.operations import Machine
-from rocmpanel.pytorch.validation_store import ValidationRun, ValidationStore
+from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
+from rocmpanel.machine.inventory import Inventory
+from rocmpanel.pytorch.validation_run import ValidationRun
+from rocmpanel.pytorch.validation_store import ValidationStore
+from rocmpanel.pytorch.views import envs_panel
 from rocmpanel.pytorch.views.tab import PyTorchTab
 
-RX7900 = Machine("linux", "gfx1100", None, "Radeon RX 7900 XTX", 24 * 2**30)
+RX7900 = Inventory(
+    SystemInfo(
+        "linux",
+        gpus=(
+            GpuInfo("Radeon 780M", gfx="gfx1103", vram_bytes=2**29, integrated=True),
+            GpuInfo("Radeon RX 7900 XTX", gfx="gfx1100", vram_bytes=24 * 2**30, integrated=False),
+        ),
+    )
+)
+NO_GPU = Inventory(SystemInfo("linux"))
+
+
+class Detector:
+    """Stands in for the machine detection: counts its calls, returns ``inventory``."""
+
+    def __init__(self, inventory: Inventory = RX7900) -> None:
+        self.inventory = inventory
+        self.calls = 0
+
+    def __call__(self) -> Inventory:
+        self.calls += 1
+        return self.inventory
 
 
 @pytest.fixture
-def ctx(qtbot):
+def detector() -> Detector:
+    return Detector()
+
+
+@pytest.fixture
+def ctx(qtbot, detector):
     manager = JobManager(grace_s=2.0)
     messages: list[str] = []
-    context = AppContext(Settings.load(), manager, messages.append)
+    context = AppContext(
+        Settings.load(), manager, messages.append, inventory=InventoryHolder(detector)
+    )
     context.messages = messages  # type: ignore[attr-defined]
     yield context
     manager.shutdown()
+    assert wait_for_background(10_000)  # nothing of this test runs on in the next one
 
 
-def make_tab(qtbot, ctx, machine: Machine = RX7900) -> PyTorchTab:
-    tab = PyTorchTab(ctx, detect=lambda: machine)
+def make_tab(qtbot, ctx, inventory: Inventory | None = RX7900) -> PyTorchTab:
+    """The tab with ``inventory`` already detected (None: it asks for a detection)."""
+    if inventory is not None:
+        ctx.inventory.set_current(inventory)
+    tab = PyTorchTab(ctx)
     qtbot.addWidget(tab)
     tab.show()
-    qtbot.waitUntil(lambda: tab.plan is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: tab.planner.plan is not None, timeout=10_000)
+    if tab.planner.plan is not None and tab.planner.plan.supported:
+        qtbot.waitUntil(lambda: tab.installer.name_edit.text() != "", timeout=10_000)
     return tab
 
 
 def test_plan_is_shown_before_install(qtbot, ctx):
     tab = make_tab(qtbot, ctx)
-    assert tab.plan is not None and tab.plan.supported
-    assert "rocm7.2" in tab.command_edit.text()
-    assert "Radeon RX 7900 XTX" in tab.gpu_label.text()
-    assert tab.install_button.isEnabled() and not tab.cancel_button.isEnabled()
-    assert tab.name_edit.text() == "pytorch-2.12-rocm7.2"
-    assert "free disk needed" in tab.size_label.text()
+    assert tab.planner.plan is not None and tab.planner.plan.supported
+    assert "rocm7.2" in tab.planner.command_edit.text()
+    assert "Radeon RX 7900 XTX" in tab.planner.gpu_label.text()
+    assert tab.installer.install_button.isEnabled() and not tab.installer.cancel_button.isEnabled()
+    assert tab.installer.name_edit.text() == "pytorch-2.12-rocm7.2"
+    assert "free disk needed" in tab.planner.size_label.text()
+    assert "GB" in tab.planner.size_label.text()  # downloads in decimal units
+
+
+def test_the_gpu_comes_from_the_inventory_and_detect_again_refreshes_it(qtbot, ctx, detector):
+    tab = make_tab(qtbot, ctx, inventory=None)  # nothing detected yet: the tab asks once
+    assert detector.calls == 1
+    assert "Radeon RX 7900 XTX" in tab.planner.gpu_label.text()  # the discrete card, not the iGPU
+    assert tab.planner.machine is not None and tab.planner.machine.vram_bytes == 24 * 2**30
+    detector.inventory = NO_GPU
+    with qtbot.waitSignal(tab.planner.plan_changed, timeout=10_000):
+        tab.planner.redetect_button.click()
+        assert not tab.planner.redetect_button.isEnabled()
+    qtbot.waitUntil(lambda: "No AMD GPU detected" in tab.planner.gpu_label.text(), timeout=10_000)
+    assert detector.calls == 2 and tab.planner.redetect_button.isEnabled()
+    assert tab.planner.plan is not None and not tab.planner.plan.supported
+
+
+def test_a_failed_detection_is_reported_and_planned_as_no_gpu(qtbot, ctx, detector):
+    def broken() -> Inventory:
+        raise PanelError("rocminfo did not answer.", "timeout after 10 s")
+
+    ctx.inventory = InventoryHolder(broken)
+    shown: list[str] = []
+    set_sink(shown.append)
+    try:
+        tab = make_tab(qtbot, ctx, inventory=None)
+    finally:
+        set_sink(None)
+    assert "GPU detection failed: rocminfo did not answer." in tab.planner.gpu_label.text()
+    assert shown == ["rocminfo did not answer."]
+    assert tab.planner.plan is not None and not tab.planner.plan.supported
 
 
 def test_unsupported_gpu_is_refused_and_install_disabled(qtbot, ctx):
     tab = make_tab(qtbot, ctx)
-    with qtbot.waitSignal(tab.plan_changed, timeout=5000):
-        tab.gfx_edit.setText("gfx1010")
-        tab.replan()
-    assert tab.plan is not None and not tab.plan.supported
-    assert "No install" in tab.build_label.text() and "RDNA1" in tab.build_label.text()
-    assert not tab.install_button.isEnabled()
+    with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000):
+        tab.planner.gfx_edit.setText("gfx1010")
+        tab.planner.replan()
+    assert tab.planner.plan is not None and not tab.planner.plan.supported
+    assert (
+        "No install" in tab.planner.build_label.text() and "RDNA1" in tab.planner.build_label.text()
+    )
+    assert not tab.installer.install_button.isEnabled()
 
 
 def test_no_gpu_says_so(qtbot, ctx):
-    tab = make_tab(qtbot, ctx, Machine("linux", None, None, note="No GPU with a known gfx."))
-    assert "No AMD GPU detected" in tab.gpu_label.text()
-    assert not tab.install_button.isEnabled()
+    tab = make_tab(qtbot, ctx, NO_GPU)
+    assert "No AMD GPU detected" in tab.planner.gpu_label.text()
+    assert not tab.installer.install_button.isEnabled()
 
 
 class _EmptyIndex(BaseHTTPRequestHandler):
@@ -84,20 +162,23 @@ def test_failed_install_keeps_active_env_and_removes_partial(qtbot, ctx):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         tab = make_tab(qtbot, ctx)
-        with qtbot.waitSignal(tab.plan_changed, timeout=5000):
-            tab.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
-            tab.replan()
+        with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000):
+            tab.planner.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
+            tab.planner.replan()
         before = ctx.settings.general.workload_python
-        with qtbot.waitSignal(tab.install_finished, timeout=120_000) as blocker:
-            tab.install_button.click()
-            assert tab.cancel_button.isEnabled()
+        with qtbot.waitSignal(tab.installer.install_finished, timeout=120_000) as blocker:
+            tab.installer.install_button.click()
+            assert tab.installer.cancel_button.isEnabled()
         outcome = blocker.args[0]
         assert not outcome.was_successful()
-        assert "Install failed" in tab.step_label.text() and "partial" in tab.step_label.text()
-        assert not (managed_envs.envs_dir() / "pytorch-2.12-rocm7.2").exists()
+        assert (
+            "Install failed" in tab.installer.step_label.text()
+            and "partial" in tab.installer.step_label.text()
+        )
+        assert not (workload.envs_dir() / "pytorch-2.12-rocm7.2").exists()
         assert ctx.settings.general.workload_python == before
-        assert "python -m venv" in tab.log_text.toPlainText()
-        assert tab.install_button.isEnabled()
+        assert "python -m venv" in tab.installer.log_text.toPlainText()
+        assert tab.installer.install_button.isEnabled()
     finally:
         server.shutdown()
         server.server_close()
@@ -118,21 +199,26 @@ def test_cancel_install_from_the_tab(qtbot, ctx):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         tab = make_tab(qtbot, ctx)
-        with qtbot.waitSignal(tab.plan_changed, timeout=5000):
-            tab.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
-            tab.replan()
-        tab.install_button.click()
+        with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000):
+            tab.planner.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
+            tab.planner.replan()
+        tab.installer.install_button.click()
         qtbot.waitUntil(asked.is_set, timeout=60_000)
         qtbot.waitUntil(
-            lambda: "Creating" in tab.log_text.toPlainText() or tab.progress.value() > 0,
+            lambda: (
+                "Creating" in tab.installer.log_text.toPlainText()
+                or tab.installer.progress.value() > 0
+            ),
             timeout=10_000,
         )
-        with qtbot.waitSignal(tab.install_finished, timeout=60_000) as blocker:
-            tab.cancel_button.click()
+        with qtbot.waitSignal(tab.installer.install_finished, timeout=60_000) as blocker:
+            tab.installer.cancel_button.click()
         assert blocker.args[0].state.value == "cancelled"
-        assert tab.step_label.text().startswith("Cancelled")
-        assert not (managed_envs.envs_dir() / "pytorch-2.12-rocm7.2").exists()
-        assert not tab.cancel_button.isEnabled() and tab.install_button.isEnabled()
+        assert tab.installer.step_label.text().startswith("Cancelled")
+        assert not (workload.envs_dir() / "pytorch-2.12-rocm7.2").exists()
+        assert (
+            not tab.installer.cancel_button.isEnabled() and tab.installer.install_button.isEnabled()
+        )
     finally:
         release.set()
         server.shutdown()
@@ -161,7 +247,7 @@ def _wheel(folder: Path, name: str, version: str) -> Path:
 
 
 @pytest.mark.slow
-def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path):
+def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path, detector):
     wheels = {
         w.name: w
         for w in (
@@ -197,34 +283,39 @@ def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         tab = make_tab(qtbot, ctx)
-        with qtbot.waitSignal(tab.plan_changed, timeout=5000):
-            tab.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
-            tab.replan()
-        with qtbot.waitSignal(tab.install_finished, timeout=120_000) as blocker:
-            tab.install_button.click()
+        with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000):
+            tab.planner.index_edit.setText(f"http://127.0.0.1:{server.server_address[1]}/simple/")
+            tab.planner.replan()
+        with qtbot.waitSignal(tab.installer.install_finished, timeout=120_000) as blocker:
+            tab.installer.install_button.click()
         assert blocker.args[0].was_successful(), str(blocker.args[0])
-        env = managed_envs.find_env("pytorch-2.12-rocm7.2")
+        env = workload.find_env("pytorch-2.12-rocm7.2")
         assert env is not None and env.installed["torch"] == "2.12.0"
         assert ctx.settings.general.workload_python == str(env.python)
-        assert "now active" in tab.step_label.text()
-        assert tab.progress.value() == 1000
-        listed = [
-            tab.envs.tree.topLevelItem(i).text(0) for i in range(tab.envs.tree.topLevelItemCount())
-        ]
-        assert "● pytorch-2.12-rocm7.2" in listed
-        assert tab.name_edit.text() == "pytorch-2.12-rocm7.2-2"  # the next install gets a new name
+        assert "now active" in tab.installer.step_label.text()
+        assert tab.installer.progress.value() == 1000
+        qtbot.waitUntil(lambda: "● pytorch-2.12-rocm7.2" in _listed(tab.envs), timeout=10_000)
+        # the next install gets a new name
+        qtbot.waitUntil(
+            lambda: tab.installer.name_edit.text() == "pytorch-2.12-rocm7.2-2", timeout=10_000
+        )
+        qtbot.waitUntil(lambda: detector.calls == 1, timeout=10_000)  # the inventory refreshed
     finally:
         server.shutdown()
         server.server_close()
 
 
+def _listed(envs) -> list[str]:
+    return [envs.tree.topLevelItem(i).text(0) for i in range(envs.tree.topLevelItemCount())]
+
+
 def _fake_managed_env(name: str) -> Path:
     """A managed environment record whose interpreter is this Python (for the list only)."""
-    path = managed_envs.envs_dir() / name
+    path = workload.envs_dir() / name
     (path / "bin").mkdir(parents=True)
     os.symlink(sys.executable, path / "bin" / "python")
     record = {"name": name, "created_at": 1.0, "torch_version": "2.12.0+rocm7.2"}
-    (path / managed_envs.RECORD).write_text(json.dumps(record), encoding="utf-8")
+    (path / workload.RECORD).write_text(json.dumps(record), encoding="utf-8")
     return path
 
 
@@ -232,7 +323,8 @@ def test_env_list_activate_and_remove_with_confirmation(qtbot, ctx, monkeypatch)
     path = _fake_managed_env("torch-a")
     tab = make_tab(qtbot, ctx)
     envs = tab.envs
-    envs.refresh()
+    with qtbot.waitSignal(envs.refreshed, timeout=10_000):
+        envs.refresh()
     items = [envs.tree.topLevelItem(i) for i in range(envs.tree.topLevelItemCount())]
     managed = next(i for i in items if "torch-a" in i.text(0))
     envs.tree.setCurrentItem(managed)
@@ -252,9 +344,50 @@ def test_env_list_activate_and_remove_with_confirmation(qtbot, ctx, monkeypatch)
     envs.remove_button.click()
     assert path.exists()
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    envs.remove_button.click()
+    with qtbot.waitSignal(envs.removal_finished, timeout=10_000):
+        envs.remove_button.click()
     assert not path.exists()
     assert ctx.settings.general.workload_python == ""
+    qtbot.waitUntil(lambda: not any("torch-a" in t for t in _listed(envs)), timeout=10_000)
+
+
+def test_deleting_an_env_runs_in_the_background_and_says_so(qtbot, ctx, monkeypatch):
+    path = _fake_managed_env("torch-big")
+    started, release = threading.Event(), threading.Event()
+    real_remove = envs_panel.remove_env
+
+    def slow_remove(name: str):
+        started.set()
+        release.wait(10)  # the rmtree of gigabytes
+        return real_remove(name)
+
+    monkeypatch.setattr(envs_panel, "remove_env", slow_remove)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    tab = make_tab(qtbot, ctx)
+    envs = tab.envs
+    qtbot.waitUntil(lambda: any("torch-big" in t for t in _listed(envs)), timeout=10_000)
+    row = next(
+        envs.tree.topLevelItem(i)
+        for i in range(envs.tree.topLevelItemCount())
+        if "torch-big" in envs.tree.topLevelItem(i).text(0)
+    )
+    envs.tree.setCurrentItem(row)
+    try:
+        envs.remove_button.click()  # returns at once: the GUI thread does not delete
+        assert started.wait(10)
+        row = next(
+            envs.tree.topLevelItem(i)
+            for i in range(envs.tree.topLevelItemCount())
+            if "torch-big" in envs.tree.topLevelItem(i).text(0)
+        )
+        assert row.text(2) == "deleting…" and row.isDisabled()
+        assert not envs.remove_button.isEnabled() and not envs.activate_button.isEnabled()
+        assert path.exists()
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: not any("torch-big" in t for t in _listed(envs)), timeout=10_000)
+    assert not path.exists()
+    assert "Removed torch-big." in ctx.messages
 
 
 @pytest.mark.torch
@@ -263,21 +396,23 @@ def test_cpu_validation_run_shows_not_rocm_with_fix_and_history(qtbot, ctx):
     tab = make_tab(qtbot, ctx)
     panel = tab.validation
     panel.validate_button.click()
+    qtbot.waitUntil(lambda: panel.job is not None, timeout=10_000)
     assert panel.job is not None
     with qtbot.waitSignal(panel.job.finished, timeout=120_000):
         pass
     qtbot.waitUntil(lambda: panel.validate_button.isEnabled(), timeout=5000)
+    qtbot.waitUntil(lambda: panel.history.list.count() == 1, timeout=10_000)
     rows = {panel.table.item(r, 0).text(): r for r in range(panel.table.rowCount())}
     build_row = rows["ROCm build"]
     assert panel.table.item(build_row, 1).text() == "FAIL"
     assert "not a ROCm build" in panel.table.item(build_row, 2).text()
     assert "Install the ROCm build" in panel.table.item(build_row, 3).text()
     assert panel.table.item(rows["GEMM float16 vs CPU"], 1).text() == "skip"
-    assert panel.history.count() == 1
+    assert panel.history.list.count() == 1
     assert "1 fail" in panel.summary_label.text()
 
 
-def test_history_compare_and_export_buttons(qtbot, ctx):
+def test_history_compare_and_export_buttons(qtbot, ctx, tmp_path):
     store = ValidationStore()
     for tflops in (10.0, 12.5):
         store.save(
@@ -300,12 +435,18 @@ def test_history_compare_and_export_buttons(qtbot, ctx):
         )
     tab = make_tab(qtbot, ctx)
     panel = tab.validation
-    panel.reload_history()
-    assert panel.history.count() == 2
-    panel.history.item(0).setSelected(True)
-    assert panel.export_button.isEnabled() and not panel.compare_button.isEnabled()
+    with qtbot.waitSignal(panel.history.loaded, timeout=10_000):
+        panel.history.reload()
+    assert panel.history.list.count() == 2
+    panel.history.list.item(0).setSelected(True)
+    assert panel.history.export_button.isEnabled() and not panel.history.compare_button.isEnabled()
     assert panel.table.rowCount() == 1  # selecting a run shows it
-    panel.history.item(1).setSelected(True)
-    assert panel.compare_button.isEnabled()
-    text = panel.compare_text()
+    panel.history.list.item(1).setSelected(True)
+    assert panel.history.compare_button.isEnabled()
+    text = panel.history.compare_text()
     assert text is not None and "+25.0%" in text
+    target = tmp_path / "run.md"
+    assert panel.shown_run is not None
+    panel.history.export(panel.shown_run, target)
+    qtbot.waitUntil(target.exists, timeout=10_000)
+    assert "| GEMM TFLOPS float16 | PASS |" in target.read_text(encoding="utf-8")

@@ -1,58 +1,41 @@
-"""Managed PyTorch environments under ``data_dir()/envs`` and user-registered interpreters.
+"""The life of a managed PyTorch environment: install it, record it, remove it.
 
-An install always goes into a NEW directory; only when it succeeded is the environment's
-record written and (optionally) made the active workload Python. A failed or cancelled
-install removes its own directory and touches nothing else, so the previous environment
-keeps working. A directory without a record is a partial install and never listed.
+An install always goes into a NEW directory under ``envs_dir()``; only when it succeeded is
+the environment's record written (and the caller may make it the active workload Python).
+A failed or cancelled install removes its own directory and touches nothing else, so the
+previous environment keeps working. A directory without a record is a partial install and
+never listed. Reading the records is shared with every job (``rocmpanel.jobs.workload``).
+
+Everything here touches the disk (``rmtree`` of gigabytes on removal): not on the GUI thread.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import sys
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rocmpanel.base import paths
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
 from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.jobs.workload import (
+    RECORD,
+    ManagedEnv,
+    envs_dir,
+    find_env,
+    read_record,
+    venv_python,
+)
+from rocmpanel.pytorch.plan import InstallPlan
+from rocmpanel.pytorch.plan_inputs import base_python
 
-RECORD = "rocmpanel-env.json"
-INTERPRETERS_FILE = "interpreters.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
-
-
-@dataclass(frozen=True)
-class ManagedEnv:
-    """A finished managed environment (its record file exists)."""
-
-    name: str
-    path: Path
-    python: Path
-    created_at: float
-    build_id: str | None = None
-    torch_version: str | None = None
-    index_url: str | None = None
-    installed: Mapping[str, str] = field(default_factory=dict)
-    job_env: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Interpreter:
-    """Something the user can pick as the workload Python."""
-
-    label: str
-    python: str
-    managed: bool
-    exists: bool
 
 
 @dataclass(frozen=True)
@@ -68,16 +51,8 @@ class InstallTicket:
     job_env: Mapping[str, str] = field(default_factory=dict)
 
 
-def envs_dir() -> Path:
-    return paths.data_dir() / "envs"
-
-
-def venv_python(env_path: Path, windows: bool | None = None) -> Path:
-    win = sys.platform == "win32" if windows is None else windows
-    return env_path / ("Scripts/python.exe" if win else "bin/python")
-
-
 def check_name(name: str) -> str:
+    """``name`` if it can name an environment folder, else PanelError."""
     if not _NAME_RE.match(name):
         raise PanelError(
             f"{name!r} is not a usable environment name.",
@@ -86,45 +61,19 @@ def check_name(name: str) -> str:
     return name
 
 
-def _read_record(path: Path) -> ManagedEnv | None:
-    try:
-        data = json.loads((path / RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    return ManagedEnv(
-        name=str(data.get("name", path.name)),
-        path=path,
-        python=venv_python(path),
-        created_at=float(data.get("created_at", 0.0)),
-        build_id=data.get("build_id"),
-        torch_version=data.get("torch_version"),
-        index_url=data.get("index_url"),
-        installed=dict(data.get("installed") or {}),
-        job_env=dict(data.get("job_env") or {}),
-    )
-
-
-def list_envs() -> list[ManagedEnv]:
-    """Finished managed environments, newest first."""
-    root = envs_dir()
-    if not root.is_dir():
-        return []
-    found = [env for child in root.iterdir() if (env := _read_record(child)) is not None]
-    return sorted(found, key=lambda e: e.created_at, reverse=True)
-
-
-def find_env(name: str) -> ManagedEnv | None:
-    return next((e for e in list_envs() if e.name == name), None)
-
-
 def unique_name(base: str) -> str:
-    taken = {child.name for child in envs_dir().iterdir()} if envs_dir().is_dir() else set()
+    """``base``, or ``base-2``, ``base-3``... whichever no folder under envs/ uses yet."""
+    root = envs_dir()
+    taken = {child.name for child in root.iterdir()} if root.is_dir() else set()
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
     return name
+
+
+def default_env_name(install_plan: InstallPlan) -> str:
+    """A free name for a new environment of ``install_plan``'s build."""
+    return unique_name(install_plan.build_id or "torch")
 
 
 def check_free_disk(path: Path, needed_bytes: int) -> None:
@@ -178,6 +127,25 @@ def install_job_spec(
     return JobSpec(f"install {ticket.name}", "pip_install", tuple(args), python=base_python)
 
 
+def prepare_install(
+    install_plan: InstallPlan, name: str, settings: Settings
+) -> tuple[InstallTicket, JobSpec]:
+    """Reserve a new environment folder for ``install_plan`` and the job that fills it."""
+    ticket = begin_install(
+        name,
+        install_plan.pip_args,
+        needed_bytes=install_plan.free_disk_bytes,
+        build_id=install_plan.build_id,
+        torch_version=install_plan.torch_version,
+        index_url=install_plan.index_url,
+        job_env=install_plan.job_env,
+    )
+    spec = install_job_spec(
+        ticket, base_python(settings), isolate_pip_config=not settings.pytorch.use_pip_config
+    )
+    return ticket, spec
+
+
 def discard(ticket: InstallTicket) -> None:
     """Remove a failed or cancelled install's directory (nothing else)."""
     path = ticket.path
@@ -207,8 +175,9 @@ def finish_install(ticket: InstallTicket, result: Mapping[str, Any] | None) -> M
         "python_version": (result or {}).get("python_version"),
     }
     write_atomic(ticket.path / RECORD, json.dumps(record, indent=2).encode("utf-8"))
-    env = _read_record(ticket.path)
-    assert env is not None
+    env = read_record(ticket.path)
+    if env is None:
+        raise PanelError(f"The record of {ticket.name} could not be read back.", str(ticket.path))
     return env
 
 
@@ -236,59 +205,3 @@ def remove_partial() -> list[Path]:
     for child in gone:
         shutil.rmtree(child, ignore_errors=True)
     return gone
-
-
-# -- registered interpreters ------------------------------------------------------------------
-def _interpreters_file() -> Path:
-    return paths.config_dir() / INTERPRETERS_FILE
-
-
-def registered_interpreters() -> list[str]:
-    try:
-        data = json.loads(_interpreters_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    return [str(p) for p in data] if isinstance(data, list) else []
-
-
-def register_interpreter(python: str) -> str:
-    path = Path(python).expanduser()
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise PanelError(f"{python} is not an executable file.")
-    value = str(path.absolute())
-    current = registered_interpreters()
-    if value not in current:
-        current.append(value)
-        write_atomic(_interpreters_file(), json.dumps(current, indent=2).encode("utf-8"))
-    return value
-
-
-def unregister_interpreter(python: str) -> None:
-    current = [p for p in registered_interpreters() if p != python]
-    write_atomic(_interpreters_file(), json.dumps(current, indent=2).encode("utf-8"))
-
-
-def interpreters() -> list[Interpreter]:
-    """Everything the user can pick: managed environments, then registered interpreters."""
-    items = [
-        Interpreter(f"{e.name} (torch {e.torch_version or '?'})", str(e.python), True, True)
-        for e in list_envs()
-    ]
-    items += [Interpreter(p, p, False, Path(p).is_file()) for p in registered_interpreters()]
-    return items
-
-
-def env_for_python(python: str) -> ManagedEnv | None:
-    return next((e for e in list_envs() if str(e.python) == python), None)
-
-
-def record_dict(env: ManagedEnv) -> dict[str, Any]:
-    data = asdict(env)
-    data["path"], data["python"] = str(env.path), str(env.python)
-    return data
-
-
-def activate(settings: Settings, python: str) -> None:
-    """Make ``python`` the workload Python (the setting every GPU job uses) and save."""
-    settings.general.workload_python = python
-    settings.save()

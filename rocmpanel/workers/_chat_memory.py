@@ -1,7 +1,7 @@
-"""What every part of the chat worker shares: its failure type, OOM recognition, memory.
+"""The chat worker's own memory: resident set now and at its peak (stdlib only).
 
-A private sibling of ``chat.py`` (workers run by path, so ``import _chat_common`` finds it);
-stdlib only.
+A private sibling of ``chat.py``. On the CPU the figures of a load and a reply are the
+process's memory; on a GPU they come from torch's allocator (see ``_chat_engine``).
 """
 
 from __future__ import annotations
@@ -9,22 +9,7 @@ from __future__ import annotations
 import sys
 
 
-class WorkerFailure(Exception):
-    """A failure to report as an error event of a given kind (the worker keeps running)."""
-
-    def __init__(self, message: str, kind: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.message, self.kind, self.detail = message, kind, detail
-
-
-def _is_oom(exc: BaseException) -> bool:
-    if isinstance(exc, MemoryError):
-        return True
-    name = type(exc).__name__
-    return name == "OutOfMemoryError" or "out of memory" in str(exc).lower()
-
-
-def _rss_bytes() -> tuple[int | None, int | None]:
+def rss_bytes() -> tuple[int | None, int | None]:
     """(current, peak) resident memory of this process."""
     try:
         with open("/proc/self/status", encoding="ascii") as handle:
@@ -48,6 +33,8 @@ def _rss_bytes() -> tuple[int | None, int | None]:
 
 def _windows_memory() -> tuple[int | None, int | None]:
     """Working set and its peak through psapi (stdlib ctypes; no psutil in workers)."""
+    if sys.platform != "win32":  # also tells type checkers that windll exists below
+        return None, None
     import ctypes
     from ctypes import wintypes
 

@@ -1,0 +1,121 @@
+"""Picks the telemetry sources for this platform, so nothing else branches on it.
+
+- Windows, live: PDH counters for GPUs and processes (one shared query); without pywin32
+  or PDH, no GPU source and no process list, said in the note.
+- Linux, any other OS, or a captured tree anywhere: amdgpu sysfs; when the live /sys
+  shows no amdgpu device and amdsmi imports, amdsmi; processes from DRM fdinfo + KFD.
+- No GPU found: the null source, whose reason the Monitor shows next to host telemetry.
+
+``gpus``: the GPUs to read (the app's machine inventory, as identities), or None to find
+them in the tree (``rocmpanel telemetry``, captured trees). A captured tree is never
+mixed with the live machine's amdsmi or PDH.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocmpanel.machine.gpu_model import GpuInfo
+from rocmpanel.monitor.amdsmi_source import AmdSmiSource
+from rocmpanel.monitor.fdinfo_source import FdinfoScanner
+from rocmpanel.monitor.pdh_source import PdhGpuSource, PdhProcessSource, PdhQuery
+from rocmpanel.monitor.sample import GpuIdentity
+from rocmpanel.monitor.source import GpuSource, NullGpuSource, NullProcessSource, ProcessSource
+from rocmpanel.monitor.sysfs_source import SysfsSource, discover_gpus, gpus_for
+
+log = logging.getLogger(__name__)
+
+LIVE_SYSFS = Path("/sys")
+
+
+@dataclass(frozen=True)
+class SourceSet:
+    """The sources one collector reads; ``note`` says what is missing and why ("" if
+    nothing is)."""
+
+    gpus: GpuSource
+    processes: ProcessSource
+    note: str = ""
+
+
+def identity_of(gpu: GpuInfo) -> GpuIdentity:
+    """A GPU of the machine inventory as the Monitor names it (key: its PCI slot)."""
+    return GpuIdentity(
+        key=gpu.bdf or gpu.drm_card or gpu.name,
+        card=gpu.drm_card,
+        pci_slot=gpu.bdf,
+        pci_id=gpu.pci_id,
+        name=gpu.name,
+        gfx=gpu.gfx,
+    )
+
+
+def open_gpu_source(
+    sysfs_root: Path,
+    gpus: Sequence[GpuIdentity] | None,
+    *,
+    fallbacks: bool,
+    platform: str,
+) -> tuple[GpuSource, str]:
+    """The GPU source and a note on what is missing."""
+    if platform == "win32" and fallbacks:
+        try:
+            query = PdhQuery()
+        except Exception as exc:  # pywin32 missing, or PDH refused the counters
+            log.info("no PDH GPU counters", exc_info=True)
+            reason = f"Windows GPU counters (PDH) are not available: {exc}"
+            return NullGpuSource(reason), reason
+        names = {g.key: g for g in gpus or ()}
+        return PdhGpuSource(query, names), ""
+    note = ""
+    if gpus is None:
+        source = SysfsSource(discover_gpus(sysfs_root))
+    else:
+        found, missing = gpus_for(gpus, sysfs_root)
+        source = SysfsSource(found)
+        if missing:
+            listed = ", ".join(g.name or g.key for g in missing)
+            note = f"No amdgpu device in sysfs for {listed} (is the amdgpu driver bound?)."
+    if source.gpus:
+        return source, note
+    if fallbacks:
+        amdsmi = AmdSmiSource.create(gpus or ())
+        if amdsmi is not None and amdsmi.identities():
+            return amdsmi, ""
+    if gpus is not None and not gpus:
+        reason = "No AMD GPU found: the machine detection lists none."
+    else:
+        reason = f"No AMD GPU found: no amdgpu device under {sysfs_root / 'class' / 'drm'}."
+    reason = f"{reason} {note}".strip()
+    return NullGpuSource(reason), reason
+
+
+def open_sources(
+    sysfs_root: Path | str = LIVE_SYSFS,
+    proc_root: Path | str = "/proc",
+    *,
+    gpus: Sequence[GpuIdentity] | None = None,
+    processes: bool = True,
+    fallbacks: bool | None = None,
+    platform: str = sys.platform,
+) -> SourceSet:
+    """The sources for this platform; ``fallbacks`` (default: only for the live /sys)
+    allows amdsmi and PDH."""
+    root = Path(sysfs_root)
+    if fallbacks is None:
+        fallbacks = root == LIVE_SYSFS
+    gpu_source, note = open_gpu_source(root, gpus, fallbacks=fallbacks, platform=platform)
+    process_source: ProcessSource
+    if not processes:
+        process_source = NullProcessSource()
+    elif isinstance(gpu_source, PdhGpuSource):
+        process_source = PdhProcessSource(gpu_source.query)
+    elif platform == "win32" and fallbacks:
+        process_source = NullProcessSource()  # PDH failed: Windows has no /proc to scan
+    else:
+        process_source = FdinfoScanner(proc_root, root)
+    return SourceSet(gpu_source, process_source, note)

@@ -1,0 +1,101 @@
+"""The Monitor tab's bar: time window, pause, CSV export, sampling interval, source."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from rocmpanel.base.settings import MonitorSettings, option_of
+
+WINDOWS: tuple[tuple[str, float], ...] = (
+    ("1 min", 60.0),
+    ("10 min", 600.0),
+    ("1 h", 3600.0),
+    ("24 h", 86400.0),
+)
+
+
+class MonitorToolbar(QWidget):
+    """Emits what the user asked for; the tab does it."""
+
+    window_changed = Signal()
+    paused = Signal(bool)
+    export_requested = Signal(str, float)  # file name, seconds of history
+    interval_edited = Signal(int)  # ms
+
+    def __init__(self, interval_ms: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        bar = QHBoxLayout(self)
+        bar.setContentsMargins(0, 0, 0, 0)
+        window_label = QLabel("&Window:")
+        bar.addWidget(window_label)
+        self.window_combo = QComboBox()
+        for label, _ in WINDOWS:
+            self.window_combo.addItem(label)
+        self.window_combo.setToolTip("How much history the plots show")
+        self.window_combo.currentIndexChanged.connect(self._on_window_combo_changed)
+        window_label.setBuddy(self.window_combo)
+        bar.addWidget(self.window_combo)
+        self.pause_button = QPushButton("&Pause")
+        self.pause_button.setCheckable(True)
+        self.pause_button.setToolTip("Freeze the plots; sampling and alerts go on")
+        self.pause_button.toggled.connect(self._on_pause_button_toggled)
+        bar.addWidget(self.pause_button)
+        self.export_button = QPushButton("&Export CSV…")
+        menu = QMenu(self.export_button)
+        for label, seconds in WINDOWS:
+            action = QAction(f"Last {label}", menu)
+            action.triggered.connect(lambda _=False, s=seconds: self._on_export_chosen(s))
+            menu.addAction(action)
+        self.export_button.setMenu(menu)
+        bar.addWidget(self.export_button)
+        bar.addSpacing(12)
+        interval = option_of(MonitorSettings, "interval_ms")
+        interval_label = QLabel("&Interval:")
+        self.interval_spin = QSpinBox()
+        self.interval_spin.setRange(int(interval.minimum or 100), int(interval.maximum or 5000))
+        self.interval_spin.setSingleStep(100)
+        self.interval_spin.setSuffix(" ms")
+        self.interval_spin.setValue(int(interval_ms))
+        self.interval_spin.setToolTip(f"{interval.help} (slower while the window is hidden)")
+        self.interval_spin.editingFinished.connect(self._on_interval_spin_edited)
+        interval_label.setBuddy(self.interval_spin)
+        bar.addWidget(interval_label)
+        bar.addWidget(self.interval_spin)
+        bar.addStretch(1)
+        self.source_label = QLabel()
+        self.source_label.setStyleSheet("color: gray;")
+        bar.addWidget(self.source_label)
+
+    def window_seconds(self) -> float:
+        return WINDOWS[self.window_combo.currentIndex()][1]
+
+    @Slot(int)
+    def _on_window_combo_changed(self, _index: int) -> None:
+        self.window_changed.emit()
+
+    @Slot(bool)
+    def _on_pause_button_toggled(self, paused: bool) -> None:
+        self.pause_button.setText("&Resume" if paused else "&Pause")
+        self.paused.emit(paused)
+
+    @Slot()
+    def _on_interval_spin_edited(self) -> None:
+        self.interval_edited.emit(self.interval_spin.value())
+
+    def _on_export_chosen(self, seconds: float) -> None:
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Export telemetry as CSV", "rocmpanel-telemetry.csv", "CSV files (*.csv)"
+        )
+        if name:
+            self.export_requested.emit(name, seconds)

@@ -1,0 +1,261 @@
+"""One-click install of the planned build into a new managed environment: its name, Install
+and Cancel, progress, the current step and pip's output.
+
+Reserving the folder (name and free-disk checks), recording the finished environment and
+removing a failed one's folder all touch the disk, so they run through
+``run_in_background``; the install itself is a job (a child process) in ``ctx.jobs``.
+``install_finished`` is emitted once that is all done.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.background import run_in_background
+from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.log_view import LogText, format_log_line
+from rocmpanel.gui.report import report
+from rocmpanel.jobs import workload
+from rocmpanel.jobs.process import JobOutcome, JobState
+from rocmpanel.jobs.protocol import LogLine, Progress
+from rocmpanel.jobs.runner import Job
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.jobs.workload import ManagedEnv
+from rocmpanel.pytorch.environments import (
+    InstallTicket,
+    default_env_name,
+    discard,
+    finish_install,
+    prepare_install,
+)
+from rocmpanel.pytorch.plan import InstallPlan
+
+NO_WHEELS_TIP = "No wheels for this Python: set 'Base Python for new environments' in Settings"
+
+
+class InstallPanel(QWidget):
+    """Environment name, Install, Cancel, progress bar, step and log. ``set_plan`` gives it
+    the plan to install; a success makes the new environment the active workload Python."""
+
+    install_finished = Signal(object)  # JobOutcome, once recorded or cleaned up
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.plan: InstallPlan | None = None
+        self.install_job: Job | None = None
+        self._ticket: InstallTicket | None = None
+        self._preparing = False  # the install's folder is being reserved
+        self._cancel_requested = False
+
+        self.name_edit = QLineEdit()
+        self.name_edit.setToolTip("Name of the new environment (a new folder under envs/)")
+        self.install_button = QPushButton("&Install")
+        self.install_button.setEnabled(False)
+        self.install_button.clicked.connect(self.start_install)
+        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setFormat("%p%")
+        self.step_label = QLabel("Nothing is being installed.")
+        self.step_label.setWordWrap(True)
+        self.log_text = LogText()
+        self.log_text.setMaximumHeight(110)
+        self.log_text.setPlaceholderText("pip's output appears here during an install.")
+
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Environment:"))
+        row.addWidget(self.name_edit, 1)
+        row.addWidget(self.install_button)
+        row.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.step_label)
+        layout.addWidget(self.log_text)
+
+    # -- the plan ----------------------------------------------------------------------
+    @Slot(object)
+    def set_plan(self, plan: InstallPlan | None) -> None:
+        """Install ``plan`` next (None: nothing can be installed)."""
+        self.plan = plan
+        wants_name = not self.name_edit.isModified() or not self.name_edit.text()
+        if plan is not None and plan.supported and wants_name:
+            self._suggest_name(plan)
+        self._update_install_button()
+
+    def busy(self) -> bool:
+        return self._preparing or (self.install_job is not None and self.install_job.running)
+
+    def _update_install_button(self) -> None:
+        plan = self.plan
+        ready = plan is not None and plan.supported and plan.python_ok
+        self.install_button.setEnabled(ready and not self.busy())
+        self.install_button.setToolTip("" if plan is None or plan.python_ok else NO_WHEELS_TIP)
+
+    def _suggest_name(self, plan: InstallPlan) -> None:
+        """Fill in a free environment name (which names are taken is read from the disk)."""
+
+        def done(name: str | None, error: BaseException | None) -> None:
+            if error is not None:
+                report(error, "Suggesting an environment name")
+            elif name and self.plan is plan and not self.name_edit.isModified():
+                self.name_edit.setText(name)
+
+        run_in_background(
+            partial(default_env_name, plan), done, owner=self, what="picking a free env name"
+        )
+
+    # -- install -----------------------------------------------------------------------
+    @Slot()
+    def start_install(self) -> None:
+        """Reserve the new environment's folder (checks the name and the free disk), then
+        start the install job."""
+        plan = self.plan
+        if plan is None or not plan.supported or not plan.python_ok or self.busy():
+            return
+        name, settings = self.name_edit.text().strip(), self.ctx.settings
+        self._preparing, self._cancel_requested = True, False
+        self.log_text.clear()
+        self.progress.setValue(0)
+        self.step_label.setText("Checking the name and the free disk…")
+        self.install_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        run_in_background(
+            partial(prepare_install, plan, name, settings),
+            self._on_install_prepared,
+            owner=self,
+            what=f"preparing the install of {name}",
+        )
+
+    def _on_install_prepared(
+        self, prepared: tuple[InstallTicket, JobSpec] | None, error: BaseException | None
+    ) -> None:
+        self._preparing = False
+        if error is not None or prepared is None or self._cancel_requested:
+            self.cancel_button.setEnabled(False)
+            if error is not None:
+                self.step_label.setText("Nothing is being installed.")
+                report(error, "Preparing the install", dialog_parent=self)
+            else:  # nothing was created yet: there is nothing to clean up
+                self.step_label.setText("Cancelled before anything was installed.")
+            self._update_install_button()
+            return
+        ticket, spec = prepared
+        try:
+            job = self.ctx.jobs.start(spec)
+        except PanelError as exc:
+            self.cancel_button.setEnabled(False)
+            self.step_label.setText("Nothing is being installed.")
+            report(exc, "Starting the install", dialog_parent=self)
+            self._update_install_button()
+            return
+        self._ticket = ticket
+        self.install_job = job
+        self.step_label.setText("Starting…")
+        job.progress_changed.connect(self._on_install_progress_changed)
+        job.log_added.connect(self._on_install_log_added)
+        job.finished.connect(self._on_install_finished)
+
+    @Slot()
+    def _on_cancel_clicked(self) -> None:
+        if self._preparing:
+            self._cancel_requested = True
+            self.step_label.setText("Cancelling…")
+        elif self.install_job is not None and self.install_job.running:
+            self.step_label.setText("Cancelling…")
+            self.install_job.cancel()
+
+    @Slot(object)
+    def _on_install_progress_changed(self, progress: Progress) -> None:
+        if progress.fraction is not None:
+            self.progress.setValue(int(progress.fraction * 1000))
+        self.step_label.setText(progress.step)
+
+    @Slot(list)
+    def _on_install_log_added(self, lines: list[LogLine]) -> None:
+        self.log_text.append_lines([format_log_line(line) for line in lines])
+
+    @Slot(object)
+    def _on_install_finished(self, outcome: JobOutcome) -> None:
+        ticket, self._ticket = self._ticket, None
+        self.install_job = None
+        self.cancel_button.setEnabled(False)
+        if ticket is None:
+            return
+        if outcome.was_successful():
+            self.step_label.setText("Recording the new environment…")
+            run_in_background(
+                partial(finish_install, ticket, outcome.result),
+                partial(self._on_install_recorded, outcome),
+                owner=self,
+                what=f"recording environment {ticket.name}",
+            )
+        else:
+            self.step_label.setText("Removing the partial environment…")
+            run_in_background(
+                partial(discard, ticket),
+                partial(self._on_install_discarded, outcome),
+                owner=self,
+                what=f"removing the partial environment {ticket.name}",
+            )
+
+    def _on_install_recorded(
+        self, outcome: JobOutcome, env: ManagedEnv | None, error: BaseException | None
+    ) -> None:
+        if error is not None:
+            message = report(error, "Recording the environment")
+            self.step_label.setText(f"Install failed: {message}")
+        elif env is not None:
+            try:
+                workload.activate(self.ctx.settings, str(env.python))
+            except PanelError as exc:  # the environment exists; only the setting failed
+                report(exc, "Making the new environment active", label=self.step_label)
+            else:
+                versions = ", ".join(f"{k} {v}" for k, v in env.installed.items())
+                self.step_label.setText(f"Installed {env.name} ({versions}); it is now active.")
+                self.ctx.notify(f"PyTorch environment {env.name} installed and active.")
+            self.ctx.inventory.refresh()  # what the machine reports may have changed
+        self._after_install(outcome)
+
+    def _on_install_discarded(
+        self, outcome: JobOutcome, _result: None, error: BaseException | None
+    ) -> None:
+        if error is not None:
+            report(error, "Removing the partial environment")
+        what = "Cancelled" if outcome.state is JobState.CANCELLED else "Install failed"
+        self.step_label.setText(
+            f"{what}: {outcome.message} The partial environment was removed; the active "
+            "environment is unchanged."
+        )
+        self.progress.setValue(0)
+        self._after_install(outcome)
+
+    def _after_install(self, outcome: JobOutcome) -> None:
+        self.name_edit.setModified(False)  # the next install gets a fresh suggestion
+        self._update_install_button()
+        self.install_finished.emit(outcome)
+
+    def shutdown(self) -> None:
+        """Stop a running install and remove its partial folder (the window is closing, so
+        no later callback could)."""
+        if self.install_job is not None and self.install_job.running:
+            self.install_job.cancel()
+            self.install_job.wait(10)
+            if self._ticket is not None:
+                discard(self._ticket)

@@ -1,0 +1,234 @@
+"""The chat worker's engine: the loaded model and what it does (load, reply, unload).
+
+A private sibling of ``chat.py``. :class:`ChatEngine` owns the model, its tokenizer, the
+device and the precision; its methods run on the main thread, one at a time (the command
+loop calls them). torch and transformers are imported by :meth:`ChatEngine.load`, after
+``chat.py`` has switched the hub off. The parts live beside it by responsibility:
+``_chat_load`` (folder check, weight arguments, load progress), ``_chat_generate`` (prompt,
+stop check, figures) and ``_chat_stream`` (text out of ``generate``, as token events).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import _wire
+from _chat_errors import WorkerFailure, is_oom
+from _chat_generate import ReplyReport, build_prompt, decode_speed, finish_reason, stop_criteria
+from _chat_load import (
+    FALLBACK_TEMPLATE,
+    LOAD_END,
+    LOAD_START,
+    check_folder,
+    dtype_keyword,
+    leave_a_core_free,
+    pci_slot,
+    report_weight_loading,
+    resolve_device,
+    unpacked_numel,
+    weight_kwargs,
+)
+from _chat_memory import rss_bytes
+from _chat_requests import GenerateCommand, LoadCommand
+from _chat_stream import TokenBatcher, flush_each_token
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a ``loaded`` result says about the model now in memory."""
+
+    path: str
+    precision: str
+    device: str  # "gpu" or "cpu"
+    device_name: str
+    bdf: str | None  # the GPU's PCI slot ("0000:03:00.0"), when torch reports it
+    compute_dtype: str
+    parameters: int
+    context_length: int
+    load_s: float
+    memory_bytes: int | None
+    footprint_bytes: int
+    threads: int
+
+    def as_result(self) -> dict[str, Any]:
+        """The ``result`` event's data."""
+        return {
+            "kind": "loaded",
+            "path": self.path,
+            "precision": self.precision,
+            "device": self.device,
+            "device_name": self.device_name,
+            "bdf": self.bdf,
+            "compute_dtype": self.compute_dtype,
+            "parameters": self.parameters,
+            "context_length": self.context_length,
+            "load_s": round(self.load_s, 3),
+            "memory_bytes": self.memory_bytes,
+            "memory_kind": "vram" if self.device == "gpu" else "rss",
+            "footprint_bytes": self.footprint_bytes,
+            "threads": self.threads,
+        }
+
+
+class ChatEngine:
+    """One model in memory at a time, with its tokenizer, device and precision."""
+
+    def __init__(self) -> None:
+        self.model: Any = None
+        self.tokenizer: Any = None
+        self.torch: Any = None
+        self.device = "cpu"  # "gpu" or "cpu" (as _wire.DEVICES spells them)
+        self.precision = ""
+        self.context_length = 0
+        self.path = ""
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.device == "gpu"
+
+    def load(self, cmd: LoadCommand) -> LoadReport:
+        """Load the model ``cmd`` asks for (the previous one goes first) and describe it."""
+        check_folder(cmd.path, cmd.trust_remote_code)
+        if self.model is not None:
+            self.unload()
+        started = time.perf_counter()
+        _wire.progress(0.05, "Importing torch and transformers")
+        import torch
+        import transformers
+
+        self.torch = torch
+        transformers.logging.set_verbosity_error()
+        report_weight_loading(transformers)
+        device = resolve_device(torch, cmd.device)
+        if device == "cpu":
+            leave_a_core_free(torch)
+        kwargs = {
+            "trust_remote_code": cmd.trust_remote_code,
+            "use_safetensors": True,
+            **weight_kwargs(transformers, torch, cmd.precision, device),
+        }
+        if device == "gpu":
+            torch.cuda.reset_peak_memory_stats()
+        _wire.progress(0.15, "Reading the tokenizer")
+        folder = str(cmd.path)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(
+            folder, trust_remote_code=cmd.trust_remote_code
+        )
+        if not getattr(tokenizer, "chat_template", None):
+            tokenizer.chat_template = FALLBACK_TEMPLATE
+            _wire.log("The tokenizer has no chat template; using a plain role: text layout.")
+        _wire.progress(LOAD_START, f"Loading weights ({cmd.precision} on {device})")
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            folder, **dtype_keyword(transformers, kwargs)
+        )
+        model.eval()
+        _wire.progress(LOAD_END, "Ready check")
+        max_positions = getattr(model.config, "max_position_embeddings", None) or 4096
+        context = cmd.context_length or max_positions
+        self.model, self.tokenizer, self.device = model, tokenizer, device
+        self.precision, self.path = cmd.precision, folder
+        self.context_length = max(16, min(context, max_positions))
+        on_gpu = device == "gpu"
+        report = LoadReport(
+            path=folder,
+            precision=cmd.precision,
+            device=device,
+            device_name=torch.cuda.get_device_name(0) if on_gpu else "CPU",
+            bdf=pci_slot(torch, 0) if on_gpu else None,
+            compute_dtype=str(kwargs["dtype"]).replace("torch.", ""),
+            parameters=sum(unpacked_numel(p) for p in model.parameters()),
+            context_length=self.context_length,
+            load_s=time.perf_counter() - started,
+            memory_bytes=torch.cuda.max_memory_allocated() if on_gpu else rss_bytes()[0],
+            footprint_bytes=int(model.get_memory_footprint()),
+            threads=torch.get_num_threads(),
+        )
+        _wire.progress(1.0, "Loaded")
+        return report
+
+    def unload(self) -> bool:
+        """Drop the model and give its memory back; whether there was one."""
+        had = self.model is not None
+        self.model = self.tokenizer = None
+        gc.collect()
+        if self.torch is not None and self.on_gpu:
+            self.torch.cuda.empty_cache()
+        return had
+
+    def generate(self, cmd: GenerateCommand, stop: threading.Event) -> ReplyReport:
+        """Answer ``cmd``: tokens go out as they come; the finished reply is returned.
+
+        ``generate`` runs right here, on the thread that loaded the model (the main
+        thread): torch's CPU kernels run several times slower on any other thread (their
+        OpenMP pools belong to the main thread; measured 2.5x for bf16/NF4). Tokens leave
+        from inside generate, so there is no consumer that a failing generate could leave
+        waiting: an exception comes straight back here. ``stop`` ends it within a token.
+        """
+        if self.model is None:
+            raise WorkerFailure("No model is loaded.", "no_model")
+        torch, model, tokenizer = self.torch, self.model, self.tokenizer
+        import transformers
+
+        max_new = min(cmd.max_new_tokens, max(1, self.context_length - 8))
+        encoded, prompt_tokens = build_prompt(
+            tokenizer, cmd.messages, cmd.system, self.context_length, max_new
+        )
+        encoded = {k: v.to(model.device) for k, v in encoded.items()}
+        if cmd.sampling.seed is not None:
+            transformers.set_seed(cmd.sampling.seed)
+        streamer = transformers.TextStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
+        started = time.perf_counter()
+        batcher = TokenBatcher(cmd.request_id)
+        flush_each_token(streamer, batcher.on_text)
+        if self.on_gpu:
+            torch.cuda.reset_peak_memory_stats()
+        try:
+            with torch.inference_mode():
+                ids = model.generate(
+                    **encoded,
+                    max_new_tokens=max_new,
+                    streamer=streamer,
+                    stopping_criteria=stop_criteria(transformers, torch, stop),
+                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                    **cmd.sampling.generate_kwargs(),
+                )
+        except Exception as exc:
+            batcher.flush()
+            trace = traceback.format_exc()
+            if is_oom(exc):
+                message = f"Out of memory while generating: {exc}"
+                del exc  # its traceback holds the frames that hold the big tensors
+                if self.on_gpu:
+                    torch.cuda.empty_cache()
+                raise WorkerFailure(message, "oom", trace) from None
+            raise WorkerFailure(
+                f"Generation failed: {type(exc).__name__}: {exc}", "generate", trace
+            ) from exc
+        ended = time.perf_counter()
+        new_tokens = int(ids.shape[-1]) - prompt_tokens
+        first_at = batcher.first_at
+        if self.on_gpu:
+            peak, kind = torch.cuda.max_memory_allocated(), "vram"
+        else:
+            peak, kind = rss_bytes()[1], "rss"
+        last = int(ids[0, -1]) if new_tokens > 0 else None
+        return ReplyReport(
+            request_id=cmd.request_id,
+            text=batcher.text,
+            prompt_tokens=prompt_tokens,
+            new_tokens=new_tokens,
+            ttft_s=None if first_at is None else first_at - started,
+            tokens_per_s=decode_speed(new_tokens, first_at, ended),
+            total_s=ended - started,
+            peak_memory_bytes=peak,
+            memory_kind=kind,
+            device=self.device,
+            precision=self.precision,
+            stopped=stop.is_set(),
+            finish=finish_reason(stop.is_set(), last, tokenizer.eos_token_id),
+        )

@@ -1,0 +1,130 @@
+"""The chat worker's command loop: stdin → a queue → the engine on the main thread → events.
+
+A private sibling of ``chat.py``. :func:`read_commands` runs on its own thread, so a
+``stop`` is seen while a reply is being generated; it queues every other command with a
+stop event made the moment it arrived (a stop sent right after ``generate`` is not lost
+while the command waits). :func:`serve` runs the queue on the main thread and turns each
+outcome into events: a ``result`` for load and unload, a ``reply`` for generate, an
+``error`` of its kind for a failure (``oom`` for out of memory); the worker keeps running.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import _wire
+from _chat_engine import ChatEngine
+from _chat_errors import OOM_SUGGESTION, WorkerFailure, is_oom
+from _chat_requests import GenerateCommand, LoadCommand
+
+QUEUED_OPS = ("load", "generate", "unload")
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A command waiting for the main thread, with the stop event that ends it."""
+
+    op: str
+    command: Mapping[str, Any]
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+class StopEvents:
+    """The stop events of queued and running commands; ``stop`` sets them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: set[threading.Event] = set()
+
+    def new(self) -> threading.Event:
+        event = threading.Event()
+        with self._lock:
+            self._events.add(event)
+        return event
+
+    def done(self, event: threading.Event) -> None:
+        with self._lock:
+            self._events.discard(event)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            for event in self._events:
+                event.set()
+
+
+def read_commands(
+    lines: Iterable[str], commands: queue.Queue[Queued | None], stops: StopEvents
+) -> None:
+    """The stdin reader (its own thread): queue work, act on ``stop`` at once."""
+    try:
+        for line in lines:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                cmd = json.loads(line)
+                op = cmd["op"]
+            except (ValueError, KeyError, TypeError):
+                _wire.error(f"Not a command: {line[:200]}", kind="bad_command")
+                continue
+            if op == "stop":
+                stops.stop_all()
+            elif op == "exit":
+                break
+            elif op in QUEUED_OPS:
+                commands.put(Queued(op, cmd, stops.new()))
+            else:
+                _wire.error(f"Unknown command {op!r}.", kind="bad_command")
+    finally:
+        # exit, or the panel went away (end of stdin): finish what runs, then leave.
+        stops.stop_all()
+        commands.put(None)
+
+
+def run_command(engine: ChatEngine, item: Queued) -> None:
+    """Run one queued command and send its outcome."""
+    if item.op == "load":
+        _wire.result(engine.load(LoadCommand.parse(item.command)).as_result())
+    elif item.op == "generate":
+        reply = engine.generate(GenerateCommand.parse(item.command), item.stop)
+        _wire.reply(reply.request_id, reply.text, **reply.figures())
+    elif item.op == "unload":
+        _wire.result({"kind": "unloaded", "had_model": engine.unload()})
+
+
+def serve(engine: ChatEngine, commands: queue.Queue[Queued | None], stops: StopEvents) -> None:
+    """Run queued commands one at a time until the reader says there are no more."""
+    while True:
+        item = commands.get()
+        if item is None:
+            return
+        try:
+            run_command(engine, item)
+        except WorkerFailure as exc:
+            _report(item, exc.message, exc.kind, exc.detail)
+        except Exception as exc:
+            oom = is_oom(exc)
+            message = f"{type(exc).__name__}: {exc}"
+            if oom:
+                message = f"Out of memory during {item.op}: {exc}"
+                engine.unload()
+            _report(item, message, "oom" if oom else item.op, traceback.format_exc())
+        finally:
+            stops.done(item.stop)
+
+
+def _report(item: Queued, message: str, kind: str, detail: str) -> None:
+    _wire.error(
+        message,
+        kind=kind,
+        detail=detail,
+        op=item.op,
+        id=item.command.get("id"),
+        suggestion=OOM_SUGGESTION if kind == "oom" else "",
+    )
