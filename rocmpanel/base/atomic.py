@@ -16,14 +16,12 @@ from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
 
-KEEP_BACKUPS = 20
-
 
 def _slug(path: Path) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", str(path).strip("/\\")) or "root"
 
 
-def backup_file(path: Path, backups: Path, keep: int = KEEP_BACKUPS) -> Path | None:
+def backup_file(path: Path, backups: Path, keep: int) -> Path | None:
     """Copy ``path`` into ``backups`` with a timestamp; keep the newest ``keep``.
 
     Returns the backup's path, or None when ``path`` does not exist (nothing to lose).

@@ -384,10 +384,12 @@ class Settings:
         """Read the file; a missing file gives defaults, a broken one is reported and kept."""
         settings = cls(path)
         try:
+            if settings.path.exists() and not settings.path.is_file():  # a FIFO would block
+                raise OSError("not a regular file")
             text = settings.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return settings
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             settings.problems.append(f"Could not read {settings.path}: {exc}")
             return settings
         import yaml

@@ -49,3 +49,11 @@ def format_count(count: int) -> str:
         if count >= size:
             return f"{count / size:.2f}{unit}"
     return str(count)
+
+
+def format_mib(count: float | None, *, digits: int = 0) -> str:
+    """Bytes of memory always in MiB, thousands grouped (tables of per-process use):
+    ``1,536 MiB``; None: n/a."""
+    if count is None:
+        return "n/a"
+    return f"{float(count) / MIB:,.{digits}f} MiB"

@@ -12,13 +12,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import queue
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.settings import ChatSettings, option_of
 
 if TYPE_CHECKING:  # imported where used, so that `rocmpanel --help` stays quick
     from rocmpanel.chat.free_memory import Budget
@@ -27,7 +29,33 @@ if TYPE_CHECKING:  # imported where used, so that `rocmpanel --help` stays quick
 
 LOAD_TIMEOUT_S = 1800.0
 STOP_TIMEOUT_S = 60.0
-DEVICE_CHOICES = ("auto", "gpu", "cpu", "cuda")  # "cuda": torch's name for a GPU
+# The Device enum's values, and "cuda" (torch's name for a GPU) as an alias Device.parse reads.
+DEVICE_CHOICES = (*(d.value for d in Device), "cuda")
+
+
+def _declared(name: str, kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """An argparse type that holds a value to the range ChatSettings declares for it."""
+    opt = option_of(ChatSettings, name)
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        low, high = opt.minimum, opt.maximum
+        if (
+            not math.isfinite(value)
+            or (low is not None and value < low)
+            or (high is not None and value > high)
+        ):
+            raise argparse.ArgumentTypeError(
+                f"{text} is outside {kind(low) if low is not None else '…'}"
+                f"..{kind(high) if high is not None else '…'}"
+            )
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
 
 
 def register(subparsers: Any) -> None:
@@ -43,11 +71,20 @@ def register(subparsers: Any) -> None:
         "bf16/fp32 work, and nf4/int8 through bitsandbytes' CPU kernels",
     )
     parser.add_argument("--prompt", default=None, help="answer this once and exit")
-    parser.add_argument("--max-new-tokens", type=int, default=None, metavar="N")
+    parser.add_argument(
+        "--max-new-tokens", type=_declared("max_new_tokens", int), default=None, metavar="N"
+    )
     parser.add_argument("--system", default=None, help="system prompt")
-    parser.add_argument("--temperature", type=float, default=None)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--context", type=int, default=None, help="context length in tokens")
+    parser.add_argument("--temperature", type=_declared("temperature", float), default=None)
+    parser.add_argument(
+        "--seed", type=_declared("seed", int), default=None, help="-1: random (the default)"
+    )
+    parser.add_argument(
+        "--context",
+        type=_declared("context_length", int),
+        default=None,
+        help="context length in tokens",
+    )
     parser.add_argument(
         "--device",
         type=str.lower,
@@ -127,15 +164,19 @@ def _precheck(
 def run(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
-    from rocmpanel.chat.free_memory import ram_budget, sysfs_gpu_budget
+    from rocmpanel.chat.free_memory import detected_gpu_budget, ram_budget
     from rocmpanel.chat.memory_estimate import default_precision, estimate_device
     from rocmpanel.chat.protocol import LoadRequest, Sampling
     from rocmpanel.chat.session import ChatSession
+    from rocmpanel.machine.inventory import detect_inventory
 
     settings = Settings.load()
     device = Device.parse(args.device) if args.device else settings.chat.device
-    gpu = sysfs_gpu_budget()  # a CLI may read sysfs itself (it has no GUI thread)
-    has_amd_gpu = gpu.total is not None
+    # A CLI may detect the machine itself (it has no GUI thread); the card and the default
+    # precision are then chosen as the Chat tab chooses them from the app's inventory.
+    inventory = detect_inventory()
+    gpu = detected_gpu_budget(inventory=inventory)
+    has_amd_gpu = inventory.has_amd_gpu
     precision = Precision(args.precision) if args.precision else None
     precision = precision or default_precision(device, has_amd_gpu)
     context = args.context or settings.chat.context_length

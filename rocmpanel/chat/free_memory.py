@@ -4,8 +4,8 @@ Two ways to know, one per caller. The Chat tab never reads sysfs: it takes the G
 the app's inventory (discrete cards first), the card's total from there and its used
 VRAM from the Monitor's sampler (:class:`rocmpanel.machine.live.LiveGpuMemory`), for the
 card the worker reported (its PCI slot) or, before a load, the card a load would use. The
-headless ``rocmpanel chat`` has neither, and reads the cards itself through
-:mod:`rocmpanel.machine` (it runs on no GUI thread).
+headless ``rocmpanel chat`` has neither: it detects the inventory itself and reads the
+used VRAM from sysfs (it runs on no GUI thread), then picks the card as the tab does.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rocmpanel.base.enums import Device
 from rocmpanel.machine.drm_sysfs import DrmDevice, read_device_dir, scan_drm
-from rocmpanel.machine.inventory import Inventory
+from rocmpanel.machine.inventory import Inventory, detect_inventory
 from rocmpanel.machine.live import LiveGpuMemory
 from rocmpanel.machine.pci_ids import is_amd_vendor
 from rocmpanel.machine.sysfs import read_int
@@ -105,11 +105,18 @@ def _vram(found: DrmDevice, device: Path) -> VramReading | None:
     return VramReading(found.card or "", found.slot, found.vram_total, used)
 
 
-def sysfs_gpu_budget(sysfs_root: Path | str = "/sys") -> Budget:
-    """For the CLI: the AMD card with the most VRAM (a discrete one, where torch's first
-    GPU usually is) read from sysfs; free unknown when no card reports."""
-    readings = read_amd_vram(sysfs_root)
-    if not readings:
-        return Budget(Device.GPU, None)
-    card = max(readings, key=lambda r: r.total)
-    return Budget(Device.GPU, card.free, card.total, card.bdf)
+def detected_gpu_budget(
+    sysfs_root: Path | str = "/sys", inventory: Inventory | None = None
+) -> Budget:
+    """For the CLI: the card the Chat tab would judge before a load, picked the same way
+    (:func:`gpu_budget`: the first of the inventory's discrete-first GPUs), with its used
+    VRAM read from sysfs where the Monitor's sampler would have read it. ``inventory``:
+    one already detected, else :func:`~rocmpanel.machine.inventory.detect_inventory` runs
+    (blocking: rocminfo and many sysfs files, fine for a command about to load a model)."""
+    if inventory is None:
+        inventory = detect_inventory(sysfs_root=sysfs_root)
+    live = LiveGpuMemory()
+    for reading in read_amd_vram(sysfs_root):
+        if reading.bdf:
+            live.publish(reading.bdf, reading.used, reading.total)
+    return gpu_budget(inventory, live)

@@ -16,7 +16,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from rocmpanel.base import paths
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.sqlite import Migration, connect
+from rocmpanel.base.units import format_memory
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,9 @@ CREATE TABLE IF NOT EXISTS chat_recent_models (
 """
 LEGACY_TABLES = ("chat_conversations", "chat_messages", "chat_recent_models")
 WHAT = "chat history"
+# The roles of a chat message, declared once on the panel's side (here, where messages are
+# kept: chat.protocol imports this module). The chat worker keeps a copy in workers/_wire.py;
+# tests/base/test_enums.py checks that it matches.
 ROLES = ("system", "user", "assistant")
 RECENT_KEPT = 12
 TITLE_CHARS = 60
@@ -113,7 +117,7 @@ class ReplyFigures:
         memory = "n/a"
         if self.peak_memory_bytes is not None:
             label = "VRAM" if self.memory_kind == "vram" else "RSS"
-            memory = f"{self.peak_memory_bytes / 1024**2:.0f} MiB {label}"
+            memory = f"{format_memory(self.peak_memory_bytes)} {label}"
         parts = [
             f"{fmt(self.new_tokens, '{}')} tokens",
             f"{fmt(self.tokens_per_s, '{:.1f}')} tok/s",
@@ -164,36 +168,49 @@ def title_from(text: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
+_LEGACY_COPIES = (
+    ("chat_conversations", "id, title, model, system_prompt, created, updated"),
+    ("chat_messages", "id, conversation_id, position, role, content, figures, created"),
+    ("chat_recent_models", "path, precision, last_used"),
+)
+
+
+def _read_legacy(legacy: Path) -> list[tuple[str, str, list[tuple[Any, ...]]]] | None:
+    """The chat rows of the legacy file, read-only; None when it has none or is unreadable
+    (a damaged old file must not make the new history unusable: it is left as it is)."""
+    try:
+        uri = legacy.resolve().as_uri() + "?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True, timeout=10)) as old:
+            present = {
+                str(row[0])
+                for row in old.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            if not set(LEGACY_TABLES) <= present:
+                return None
+            return [
+                (table, columns, old.execute(f"SELECT {columns} FROM {table}").fetchall())
+                for table, columns in _LEGACY_COPIES
+            ]
+    except sqlite3.DatabaseError as exc:
+        log.warning("Could not carry over the chat history of %s: %s", legacy, exc)
+        return None
+
+
 def _carry_over_legacy(legacy: Path | None) -> Callable[[sqlite3.Connection], None]:
     """Migration 2: copy the chats of the legacy shared file, when it has any."""
 
     def carry_over(db: sqlite3.Connection) -> None:
         if legacy is None or not legacy.is_file():
-            return  # ATTACH would create an empty file
-        # ATTACH works inside the migration's transaction; DETACH would not, and needs
-        # not: the connection is closed after this one use.
-        db.execute("ATTACH DATABASE ? AS legacy", (str(legacy),))
-        present = {
-            str(row[0])
-            for row in db.execute("SELECT name FROM legacy.sqlite_master WHERE type = 'table'")
-        }
-        if not set(LEGACY_TABLES) <= present:
             return
-        db.execute(
-            "INSERT INTO chat_conversations (id, title, model, system_prompt, created, updated)"
-            " SELECT id, title, model, system_prompt, created, updated"
-            " FROM legacy.chat_conversations"
-        )
-        db.execute(
-            "INSERT INTO chat_messages (id, conversation_id, position, role, content, figures,"
-            " created) SELECT id, conversation_id, position, role, content, figures, created"
-            " FROM legacy.chat_messages"
-            " WHERE conversation_id IN (SELECT id FROM legacy.chat_conversations)"
-        )
-        db.execute(
-            "INSERT INTO chat_recent_models (path, precision, last_used)"
-            " SELECT path, precision, last_used FROM legacy.chat_recent_models"
-        )
+        tables = _read_legacy(legacy)
+        if tables is None:
+            return
+        conversation_ids = {row[0] for row in tables[0][2]}
+        for table, columns, rows in tables:
+            if table == "chat_messages":  # orphans would break the foreign key
+                rows = [r for r in rows if r[1] in conversation_ids]
+            marks = ", ".join("?" for _ in columns.split(","))
+            db.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
         log.info("carried the chat history over from %s", legacy)
 
     return carry_over

@@ -27,11 +27,13 @@ from typing import Any, ClassVar
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import backup_file, write_atomic
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.settings import EnvironmentSettings
 from rocmpanel.envvars import journal as env_journal
 from rocmpanel.envvars.catalogue import current_platform
 from rocmpanel.envvars.plan import EnvChange, FilePlan, decode, plan_text_file, text_diff
 
-KEEP_BACKUPS = 20
+# The declared default of the env_backups_keep setting (the one place it is set).
+KEEP_BACKUPS: int = EnvironmentSettings().backups_keep
 
 # Held for a whole apply or undo: preflight, writes, journal and broadcast are one step.
 _WRITE_LOCK = threading.RLock()

@@ -280,7 +280,12 @@ class JobProcess:
 
     def _signal_group(self, *, kill: bool) -> None:
         proc = self._proc
-        if proc is None or proc.poll() is not None:
+        if proc is None:
+            return
+        # On POSIX the group outlives the worker while any child of it lives (a pip build
+        # that ignores SIGTERM), and its id cannot be reused meanwhile, so it is signalled
+        # even after the worker itself has exited. On Windows a dead pid names nothing.
+        if proc.poll() is not None and sys.platform == "win32":
             return
         try:
             if sys.platform == "win32":

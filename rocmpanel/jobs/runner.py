@@ -39,6 +39,12 @@ log = logging.getLogger(__name__)
 
 LOG_LINES_KEPT = 5000
 DRAIN_INTERVAL_S = 0.016
+# At close a job that ignores terminate is killed after CLOSE_GRACE_S (a worker that exits
+# on terminate, as they all do unless wedged, is gone in milliseconds). The kill is sent
+# by a daemon thread that dies with the panel, so closing waits until it has surely been
+# sent: KILL_MARGIN_S after the grace.
+CLOSE_GRACE_S = 0.5
+KILL_MARGIN_S = 0.5
 _ids = itertools.count(1)
 
 
@@ -98,17 +104,26 @@ class Job(QObject):
         """Send a command to an interactive job (e.g. chat's generate/stop/unload)."""
         self._process.send(op, **fields)
 
-    def cancel(self) -> None:
-        """Interactive jobs get ``stop`` first; every job is then terminated, then killed."""
+    def cancel(self, grace_s: float | None = None) -> None:
+        """Interactive jobs get ``stop`` first; every job is then terminated, and killed
+        with its process group after ``grace_s`` (default: the job's own grace) unless it
+        has exited by then."""
         if not self.running:
             return
         if self.spec.interactive:
             with contextlib.suppress(PanelError):
                 self._process.send("stop")
+        if grace_s is not None:
+            self._process.grace_s = min(self._process.grace_s, max(0.0, grace_s))
         self._process.cancel()
 
     def wait(self, timeout: float | None = None) -> JobOutcome | None:
         return self._process.wait(timeout)
+
+    def waiter(self) -> Callable[[float | None], JobOutcome | None]:
+        """:meth:`wait` without this Qt object, for a pool thread to call (its outcome,
+        or None when ``timeout`` passed first)."""
+        return self._process.wait
 
     # -- reader threads → GUI thread ----------------------------------------------------
     def _enqueue(self, item: Event | JobOutcome) -> None:
@@ -228,12 +243,23 @@ class JobManager(QObject):
             self.jobs.remove(stale)
             stale.deleteLater()
 
-    def shutdown(self, timeout: float = 5.0) -> None:
-        """Cancel every running job and wait (bounded) for them to go."""
+    def shutdown(self, timeout: float | None = None) -> None:
+        """Stop every running job before the panel goes: no child process outlives it.
+
+        Each job is terminated now and killed, with its process group, after
+        ``CLOSE_GRACE_S`` (or its own shorter grace) if it is still there. That kill comes
+        from a daemon thread, which dies with the panel, so this returns once every job has
+        ended or its kill has been sent: after a few milliseconds when the workers exit on
+        terminate, after about the grace when one is wedged, and never later than the grace
+        plus ``KILL_MARGIN_S`` (or ``timeout``, when that is longer). From then on no job
+        delivers events (the window may delete them).
+        """
         running = self.running()
+        grace = min(self.grace_s, CLOSE_GRACE_S)
         for job in running:
-            job.cancel()
-        deadline = time.monotonic() + timeout
+            job.cancel(grace)
+        limit = grace + KILL_MARGIN_S
+        deadline = time.monotonic() + (limit if timeout is None else max(limit, timeout))
         for job in running:
             job.wait(max(0.0, deadline - time.monotonic()))
         for job in self.jobs:

@@ -16,10 +16,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rocmpanel.machine.detect import Detection, detect
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
-from rocmpanel.machine.host_facts import linux_host_facts, windows_host_facts
+
+if TYPE_CHECKING:  # detection is imported when it runs (off the GUI thread), not at start-up
+    from rocmpanel.machine.detect import Detection
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class Inventory:
 def host_facts_for(detection: Detection, env: Mapping[str, str] | None = None) -> HostFacts:
     """The host facts that go with ``detection``: looked up on this host when it is live,
     otherwise only what the captured rocminfo output says (the rest stays unknown)."""
+    from rocmpanel.machine.host_facts import linux_host_facts, windows_host_facts
+
     if detection.live and detection.system.os == "windows":
         return windows_host_facts(env)
     if detection.live:
@@ -77,6 +81,8 @@ def detect_inventory(
     """Detect this machine, or the captured /sys tree at ``sysfs_root`` (with the captured
     ``rocminfo_text`` when given). Blocking: runs rocminfo and reads many sysfs files, so
     the GUI calls it off its thread (through ``gui.inventory.InventoryHolder``)."""
+    from rocmpanel.machine.detect import detect
+
     env = os.environ if env is None else env
     detection = detect(sysfs_root=sysfs_root, rocminfo_text=rocminfo_text, os_name=os_name, env=env)
     return Inventory(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from rocmpanel.base.units import format_gib
 from rocmpanel.monitor.sample import TEMP_SENSORS, GpuSample, Sample
 
 
@@ -101,7 +102,7 @@ class AlertMonitor:
             if percent > r.vram_percent:
                 vram = (
                     f"{name}: VRAM {percent:.0f} % full for {r.vram_hold_s:.0f} s "
-                    f"({used / 2**30:.1f} of {total / 2**30:.1f} GiB)"
+                    f"({format_gib(used)} of {format_gib(total)})"
                 )
         power = None
         cap = gpu.power_cap_w

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rocmpanel.base.units import MIB
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
 from rocmpanel.monitor.source import Capabilities
 
-_MIB = 1024 * 1024
 CAPABILITIES = Capabilities("amdsmi", power=True)
 
 
@@ -48,7 +48,7 @@ def _int(value: Any) -> int | None:
 
 def _mib(value: Any) -> int | None:
     number = na(value)
-    return int(number * _MIB) if number is not None else None
+    return int(number * MIB) if number is not None else None
 
 
 def sample_from_metrics(identity: GpuIdentity, metrics: Mapping[str, Any]) -> GpuSample:

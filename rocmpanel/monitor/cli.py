@@ -2,19 +2,24 @@
 
 One sample (``--once``, the default) or ``--count N`` samples ``--interval S`` apart; with
 ``--json`` one JSON object per line. ``--sysfs-root``/``--proc-root`` read a captured tree
-laid out like /sys and /proc (``class/drm/cardN/device`` may be a symlink). The GPUs are
-found in the tree on their own (a CLI may block; the window takes them from the machine
-inventory instead).
+laid out like /sys and /proc (``class/drm/cardN/device`` may be a symlink). The GPUs and
+their names come from the machine inventory of the tree read, as in the window (a CLI may
+block on the detection); when the detection fails or lists no GPU, they are found in the
+tree and named from sysfs and the PCI-id table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+from pathlib import Path
 from typing import Any
 
 from rocmpanel.base.units import format_gib
-from rocmpanel.monitor.sample import Sample
+from rocmpanel.monitor.sample import GpuIdentity, Sample
+
+log = logging.getLogger(__name__)
 
 
 def register(subparsers: Any) -> None:
@@ -85,6 +90,21 @@ def text_lines(sample: Sample) -> list[str]:
     return lines
 
 
+def inventory_gpus(sysfs_root: Path | str) -> list[GpuIdentity] | None:
+    """The GPUs the machine detection lists for ``sysfs_root``, named as the window names
+    them; None when the detection fails or lists none (the GPUs are then found in the tree)."""
+    from rocmpanel.machine.inventory import detect_inventory
+    from rocmpanel.monitor.source_factory import identity_of
+
+    try:
+        inventory = detect_inventory(sysfs_root=sysfs_root)
+    except Exception as exc:  # a detection bug must not stop telemetry: name them ourselves
+        log.warning("machine detection failed, naming the GPUs from sysfs: %s", exc)
+        log.debug("machine detection failed", exc_info=True)
+        return None
+    return [identity_of(gpu) for gpu in inventory.gpus] or None
+
+
 def run(args: argparse.Namespace) -> int:
     import time
 
@@ -97,7 +117,10 @@ def run(args: argparse.Namespace) -> int:
     if count < 0:
         print("rocmpanel telemetry: --count must be 0 or more")
         return 2
-    collector = TelemetryCollector(args.sysfs_root, args.proc_root, process_interval_s=0.0)
+    gpus = inventory_gpus(args.sysfs_root)
+    collector = TelemetryCollector(
+        args.sysfs_root, args.proc_root, process_interval_s=0.0, gpus=gpus
+    )
     time.sleep(0.25)  # CPU percent and engine percent need an interval to measure over
     collector.read_processes(force=True)
     try:

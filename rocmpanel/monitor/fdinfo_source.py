@@ -21,11 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocmpanel.base.units import GIB, KIB, MIB
 from rocmpanel.machine.kfd_topology import read_nodes
 from rocmpanel.machine.sysfs import read_int, read_text
 from rocmpanel.monitor.sample import ProcessSample
 
-_UNITS = {"": 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
+_UNITS = {"": 1, "B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB}
 _DRM_PREFIXES = ("/dev/dri/renderD", "/dev/dri/card")
 
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from rocmpanel.base.units import MIB
+from rocmpanel.monitor.interval import MIN_INTERVAL_S
 from rocmpanel.monitor.sample import GpuSample, HostSample, Sample
 
 FloatArray = npt.NDArray[np.float64]
-MIB = 1024.0 * 1024.0
 
-FULL_SECONDS = 3600.0
-MIN_INTERVAL_S = 0.1
+FULL_SECONDS = 3600.0  # at MIN_INTERVAL_S, the fastest interval MonitorSettings allows
 COARSE_SECONDS = 24 * 3600.0
 BUCKET_S = 10.0
 

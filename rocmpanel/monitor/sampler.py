@@ -18,15 +18,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
-from rocmpanel.base.settings import MonitorSettings, option_of
 from rocmpanel.machine.live import LiveGpuMemory
 from rocmpanel.monitor.collector import TelemetryCollector, publish_vram
+from rocmpanel.monitor.interval import MAX_INTERVAL_MS, MIN_INTERVAL_MS
 from rocmpanel.monitor.sample import GpuIdentity
 from rocmpanel.monitor.source import NO_GPU, FoundGpus
 
-_INTERVAL = option_of(MonitorSettings, "interval_ms")  # the range is declared there
-MIN_INTERVAL_MS = int(_INTERVAL.minimum or 100)
-MAX_INTERVAL_MS = int(_INTERVAL.maximum or 5000)
 HIDDEN_INTERVAL_MS = 2000  # while the window is hidden or minimised
 
 

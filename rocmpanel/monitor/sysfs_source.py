@@ -6,16 +6,16 @@ runtime-suspended GPU is reported asleep and only its ``mem_info_*`` files (whic
 wake it) are read. Any failure of one file (NUL padding, EBUSY/EPERM/ENODATA, a file
 that vanished, a 0xFFFF sentinel) makes that one figure ``None`` for that tick.
 
-Which GPUs: ``discover_gpus`` finds every amdgpu card of a /sys-like tree on its own (the
-headless ``rocmpanel telemetry``, captured trees); ``gpus_for`` takes the GPUs the app's
-machine inventory lists, so the Monitor shows the same cards under the same names as
-the other tabs.
+Which GPUs: both read the machine's one DRM scan
+(:func:`~rocmpanel.machine.drm_sysfs.scan_drm`). ``gpus_for`` takes the GPUs the app's
+machine inventory lists, so the Monitor (and ``rocmpanel telemetry``) shows the same cards
+under the same names as the other tabs; ``discover_gpus`` finds every amdgpu card of a
+/sys-like tree on its own (captured trees, or when the machine detection failed).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.machine import pci_ids
-from rocmpanel.machine.drm_sysfs import read_uevent
+from rocmpanel.machine.drm_sysfs import DrmDevice, scan_drm
 from rocmpanel.machine.kfd_topology import read_nodes
 from rocmpanel.machine.sysfs import read_int, read_text
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
@@ -33,7 +33,6 @@ from rocmpanel.monitor.sysfs_probe import GpuFiles, probe_gpu
 log = logging.getLogger(__name__)
 
 CAPABILITIES = Capabilities("amdgpu sysfs", temperatures=True, power=True, clocks=True, fan=True)
-_CARD = re.compile(r"card(\d+)$")
 _DPM_LEVEL = re.compile(r"^\s*\d+:\s*(\d+)\s*[Mm][Hh]z\s*\*")
 
 
@@ -179,52 +178,16 @@ class SysfsSource:
 # -- which GPUs ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Card:
-    """A ``class/drm/cardN`` entry as found in the tree, before it is known to be AMD's."""
-
-    card: str
-    device: Path
-    uevent: Mapping[str, str]
-
-    @property
-    def slot(self) -> str | None:
-        return self.uevent.get("PCI_SLOT_NAME") or None
-
-    def pci_id(self) -> str | None:
-        pci_id = self.uevent.get("PCI_ID", "").lower() or None
-        if pci_id is None:
-            vendor = pci_ids.normalize_id(read_text(self.device / "vendor"))
-            device = pci_ids.normalize_id(read_text(self.device / "device"))
-            pci_id = f"{vendor}:{device}" if vendor and device else None
-        return pci_id
-
-    def is_amdgpu(self) -> bool:
-        driver = self.uevent.get("DRIVER")
-        if driver is not None:
-            return driver == "amdgpu"  # not radeon, vfio-pci or another vendor's driver
-        vendor, _, _ = (self.pci_id() or "").partition(":")
-        return vendor == pci_ids.AMD_VENDOR_ID
+def _is_amdgpu(dev: DrmDevice) -> bool:
+    """Whether a DRM device is driven by amdgpu (not radeon, vfio-pci or another vendor's
+    driver); with no driver named, whether it is AMD's."""
+    if dev.driver is not None:
+        return dev.driver == "amdgpu"
+    return dev.vendor_id == pci_ids.AMD_VENDOR_ID
 
 
-def _natural(name: str) -> int:
-    match = _CARD.match(name)
-    return int(match.group(1)) if match else 1 << 30
-
-
-def _cards(root: Path) -> list[_Card]:
-    """The ``cardN`` entries of ``<root>/class/drm`` in number order (connectors skipped)."""
-    drm = root / "class" / "drm"
-    try:
-        names = sorted((n for n in os.listdir(drm) if _CARD.match(n)), key=_natural)
-    except OSError:
-        return []
-    cards = []
-    for name in names:
-        device = drm / name / "device"
-        if device.is_dir():
-            cards.append(_Card(name, device, read_uevent(device)))
-    return cards
+def _device_dir(root: Path, dev: DrmDevice) -> Path:
+    return root / "class" / "drm" / str(dev.card) / "device"
 
 
 def _pci_entry(pci_id: str | None) -> pci_ids.PciEntry | None:
@@ -240,37 +203,46 @@ def _gfx_by_slot(root: Path) -> dict[str, str]:
     return {n.bdf: n.gfx for n in read_nodes(root) if n.bdf and n.gfx}
 
 
-def identify(card: _Card, gfx_by_slot: Mapping[str, str]) -> GpuIdentity | None:
-    """The identity of an AMD GPU's card, or None when it is not an amdgpu device."""
-    if not card.is_amdgpu():
+def identify(dev: DrmDevice, gfx_by_slot: Mapping[str, str]) -> GpuIdentity | None:
+    """The identity of an AMD GPU's DRM device, or None when it is not an amdgpu device."""
+    if not _is_amdgpu(dev):
         return None
-    pci_id = card.pci_id()
-    slot = card.slot
+    card = str(dev.card)
+    pci_id = dev.pci_id
+    slot = dev.slot
     known = _pci_entry(pci_id)
-    name = read_text(card.device / "product_name") or (known.name if known else None)
-    name = name or (f"AMD GPU {pci_id}" if pci_id else f"AMD GPU ({card.card})")
-    # KFD's word on the gfx target wins over the table's (a table entry covers a family).
-    gfx = (gfx_by_slot.get(slot) if slot else None) or (known.gfx if known else None)
+    name = dev.product_name or (known.name if known else None)
+    name = name or (f"AMD GPU {pci_id}" if pci_id else f"AMD GPU ({card})")
+    # KFD's word on the gfx target wins, then the IP discovery table's, then the PCI-id
+    # table's (a table entry covers a family): the order of the machine inventory.
+    gfx = (
+        (gfx_by_slot.get(slot) if slot else None)
+        or (dev.gc_version.gfx if dev.gc_version else None)
+        or (known.gfx if known else None)
+    )
     return GpuIdentity(
-        key=slot or card.card, card=card.card, pci_slot=slot, pci_id=pci_id, name=name, gfx=gfx
+        key=slot or card, card=card, pci_slot=slot, pci_id=pci_id, name=name, gfx=gfx
     )
 
 
 def discover_gpus(sysfs_root: Path | str = "/sys") -> list[SysfsGpu]:
-    """Every amdgpu card under ``<sysfs_root>/class/drm`` (symlinks followed), probed once."""
+    """Every amdgpu card under ``<sysfs_root>/class/drm`` (symlinks followed), probed once.
+
+    The cards come from the machine's one DRM scan (:func:`~rocmpanel.machine.drm_sysfs.
+    scan_drm`), which reads only files that never wake a runtime-suspended GPU."""
     root = Path(sysfs_root)
-    cards = _cards(root)
-    gfx_by_slot = _gfx_by_slot(root) if cards else {}
+    devices = [d for d in scan_drm(root) if d.card and _is_amdgpu(d)]
+    gfx_by_slot = _gfx_by_slot(root) if devices else {}
     gpus: list[SysfsGpu] = []
     keys: set[str] = set()
-    for card in cards:
-        identity = identify(card, gfx_by_slot)
+    for dev in devices:
+        identity = identify(dev, gfx_by_slot)
         if identity is None:
             continue
         if identity.key in keys:  # two captured trees may share a slot: keep both apart
-            identity = replace(identity, key=f"{identity.key} ({card.card})")
+            identity = replace(identity, key=f"{identity.key} ({dev.card})")
         keys.add(identity.key)
-        gpus.append(SysfsGpu(identity, probe_gpu(card.device)))
+        gpus.append(SysfsGpu(identity, probe_gpu(_device_dir(root, dev))))
     return gpus
 
 
@@ -281,33 +253,34 @@ def gpus_for(
     card name or PCI slot, keeping their names; and the GPUs that have no amdgpu device
     in the tree (driver not bound, another driver)."""
     root = Path(sysfs_root)
-    cards = _cards(root)
-    by_name = {c.card: c for c in cards}
-    by_slot = {c.slot.lower(): c for c in cards if c.slot}
+    devices = [d for d in scan_drm(root) if d.card]
+    by_name = {d.card: d for d in devices}
+    by_slot = {d.slot.lower(): d for d in devices if d.slot}
     gfx_by_slot: dict[str, str] | None = None
     found: list[SysfsGpu] = []
     missing: list[GpuIdentity] = []
     for want in wanted:
-        card = by_slot.get((want.pci_slot or "").lower()) or by_name.get(want.card or "")
+        dev = by_slot.get((want.pci_slot or "").lower()) or by_name.get(want.card or "")
         if (
-            card is not None
+            dev is not None
             and want.pci_slot
-            and (card.slot or want.pci_slot).lower() != (want.pci_slot.lower())
+            and (dev.slot or want.pci_slot).lower() != (want.pci_slot.lower())
         ):
-            card = None  # the card numbers moved since detection: the slot decides
-        if card is None or not card.is_amdgpu():
+            dev = None  # the card numbers moved since detection: the slot decides
+        if dev is None or not _is_amdgpu(dev):
             missing.append(want)
             continue
         if gfx_by_slot is None:
             gfx_by_slot = _gfx_by_slot(root)
-        seen = identify(card, gfx_by_slot)
+        seen = identify(dev, gfx_by_slot)
+        card = str(dev.card)
         identity = replace(
             want,
-            card=card.card,
-            pci_slot=want.pci_slot or card.slot,
+            card=card,
+            pci_slot=want.pci_slot or dev.slot,
             pci_id=want.pci_id or (seen.pci_id if seen else None),
-            name=want.name or (seen.name if seen else f"AMD GPU ({card.card})"),
+            name=want.name or (seen.name if seen else f"AMD GPU ({card})"),
             gfx=want.gfx or (seen.gfx if seen else None),
         )
-        found.append(SysfsGpu(identity, probe_gpu(card.device)))
+        found.append(SysfsGpu(identity, probe_gpu(_device_dir(root, dev))))
     return found, missing

@@ -6,12 +6,19 @@ A failed or cancelled install removes its own directory and touches nothing else
 previous environment keeps working. A directory without a record is a partial install and
 never listed. Reading the records is shared with every job (``rocmpanel.jobs.workload``).
 
+While an install runs, ``envs/.installing/<name>`` names the process doing it (the panel or
+the CLI). :func:`remove_partial` (the PyTorch tab runs it when it is built, and
+``rocmpanel torch envs --clean``) deletes the folders of installs whose process is gone (the
+panel was closed or killed during one) and leaves alone an install still running elsewhere.
+
 Everything here touches the disk (``rmtree`` of gigabytes on removal): not on the GUI thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import shutil
 import time
@@ -23,6 +30,8 @@ from typing import Any
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
+from rocmpanel.base.units import format_download
+from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.jobs.workload import (
     RECORD,
@@ -36,6 +45,7 @@ from rocmpanel.pytorch.plan import InstallPlan
 from rocmpanel.pytorch.plan_inputs import base_python
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+INSTALLING = ".installing"  # envs/.installing/<name>: the process installing <name>
 
 
 @dataclass(frozen=True)
@@ -84,8 +94,8 @@ def check_free_disk(path: Path, needed_bytes: int) -> None:
     free = shutil.disk_usage(probe).free
     if free < needed_bytes:
         raise PanelError(
-            f"Not enough free disk: the install needs about {needed_bytes / 1e9:.1f} GB, "
-            f"{free / 1e9:.1f} GB is free on {probe}.",
+            f"Not enough free disk: the install needs about {format_download(needed_bytes)}, "
+            f"{format_download(free)} is free on {probe}.",
             "Free some space, or set ROCMPANEL_HOME to a larger disk.",
         )
 
@@ -111,6 +121,7 @@ def begin_install(
             "Pick another name, or remove the old environment first.",
         )
     check_free_disk(root, needed_bytes)
+    _mark_installing(name)
     return InstallTicket(
         name, target, tuple(pip_args), build_id, torch_version, index_url, dict(job_env or {})
     )
@@ -146,14 +157,58 @@ def prepare_install(
     return ticket, spec
 
 
+# -- installs in progress ---------------------------------------------------------------
+def _marker(name: str) -> Path:
+    return envs_dir() / INSTALLING / name
+
+
+def _this_process() -> dict[str, Any]:
+    import psutil
+
+    return {"pid": os.getpid(), "created": psutil.Process().create_time()}
+
+
+def _mark_installing(name: str) -> None:
+    """Note that this process installs ``name`` (until :func:`discard` or a finish)."""
+    write_atomic(_marker(name), json.dumps(_this_process()).encode("utf-8"))
+
+
+def _unmark(name: str) -> None:
+    with contextlib.suppress(OSError):
+        _marker(name).unlink(missing_ok=True)
+
+
+def install_running(name: str) -> bool:
+    """Whether a live process (this one included) is installing ``name``."""
+    import psutil
+
+    try:
+        owner = json.loads(_marker(name).read_text(encoding="utf-8"))
+        process = psutil.Process(int(owner["pid"]))
+        # the same pid and start time: not another process that got the pid later
+        return abs(process.create_time() - float(owner["created"])) < 0.01
+    except (OSError, ValueError, TypeError, KeyError, psutil.NoSuchProcess):
+        return False
+    except psutil.Error:  # it exists but cannot be inspected: assume it is the installer
+        return True
+
+
 def discard(ticket: InstallTicket) -> None:
     """Remove a failed or cancelled install's directory (nothing else)."""
     path = ticket.path
-    if path.parent != envs_dir() or not path.exists():
-        return
-    if (path / RECORD).exists():  # never a finished environment
-        return
-    shutil.rmtree(path, ignore_errors=True)
+    if path.parent == envs_dir() and path.exists() and not (path / RECORD).exists():
+        shutil.rmtree(path, ignore_errors=True)  # never a finished environment
+    _unmark(ticket.name)
+
+
+def settle_install(ticket: InstallTicket, outcome: JobOutcome | None) -> ManagedEnv | None:
+    """After an install that nobody watched to its end (the window closed during it):
+    record it when it succeeded, else remove its folder (also when ``outcome`` is None, the
+    job not having ended in time). Returns the recorded environment, if any."""
+    if outcome is not None and outcome.was_successful():
+        return finish_install(ticket, outcome.result)
+    discard(ticket)
+    return None
 
 
 def finish_install(ticket: InstallTicket, result: Mapping[str, Any] | None) -> ManagedEnv:
@@ -175,6 +230,7 @@ def finish_install(ticket: InstallTicket, result: Mapping[str, Any] | None) -> M
         "python_version": (result or {}).get("python_version"),
     }
     write_atomic(ticket.path / RECORD, json.dumps(record, indent=2).encode("utf-8"))
+    _unmark(ticket.name)
     env = read_record(ticket.path)
     if env is None:
         raise PanelError(f"The record of {ticket.name} could not be read back.", str(ticket.path))
@@ -197,11 +253,25 @@ def remove_env(name: str) -> ManagedEnv:
 
 
 def remove_partial() -> list[Path]:
-    """Delete directories of installs that never finished (e.g. the panel was killed)."""
+    """Delete directories of installs that never finished (the panel was closed or killed
+    during one); an install a live process is still running is left alone."""
     root = envs_dir()
     if not root.is_dir():
         return []
-    gone = [c for c in root.iterdir() if c.is_dir() and not (c / RECORD).exists()]
+    gone = [
+        child
+        for child in root.iterdir()
+        if child.is_dir()
+        and _NAME_RE.match(child.name)  # not .installing, nor any other hidden folder
+        and not (child / RECORD).exists()
+        and not install_running(child.name)
+    ]
     for child in gone:
         shutil.rmtree(child, ignore_errors=True)
+        _unmark(child.name)
+    markers = root / INSTALLING
+    if markers.is_dir():  # e.g. an install whose process ended before making its folder
+        for marker in markers.iterdir():
+            if not install_running(marker.name):
+                _unmark(marker.name)
     return gone

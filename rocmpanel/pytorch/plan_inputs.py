@@ -96,6 +96,12 @@ def base_python(settings: Settings) -> str:
     return resolve_python(str(settings.pytorch.base_python))
 
 
+def base_python_and_version(settings: Settings) -> tuple[str, str | None]:
+    """The base Python (a PATH search) and its version (a subprocess): not on the GUI thread."""
+    python = base_python(settings)
+    return python, python_version_of(python)
+
+
 def python_version_of(python: str) -> str | None:
     """``X.Y.Z`` of an interpreter (ours without starting a process; others: a subprocess)."""
     if python in ("", sys.executable):

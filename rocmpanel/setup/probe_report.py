@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocmpanel.base.units import format_gib
+
 
 @dataclass(frozen=True)
 class ProbeDevice:
@@ -84,7 +86,7 @@ class ProbeReport:
                 lines.append(f"  [{dev.index}] error: {dev.error}")
                 continue
             mem = dev.total_memory_bytes
-            mem_text = f"{mem / 2**30:.1f} GiB" if isinstance(mem, int) else "n/a"
+            mem_text = format_gib(mem if isinstance(mem, int) else None)
             lines.append(f"  [{dev.index}] {dev.name or 'n/a'}  {dev.gfx or 'n/a'}  {mem_text}")
         lines.extend(f"note: {e}" for e in self.errors)
         return lines

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import logging.handlers
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -40,23 +39,68 @@ def process_age_ms() -> float:
         return (time.perf_counter() - _T0) * 1000.0
 
 
-def setup_logging() -> None:
-    """Log to a rotating file under the data dir (and stderr for warnings)."""
+LOG_MAX_BYTES = 2_000_000
+LOG_BACKUPS = 3
+
+
+def _log_handlers() -> list[logging.Handler]:
+    return [h for h in logging.getLogger().handlers if getattr(h, "_rocmpanel", False)]
+
+
+def _own(handler: logging.Handler, fmt: logging.Formatter | None) -> logging.Handler:
+    handler.setFormatter(fmt)
+    handler._rocmpanel = True  # type: ignore[attr-defined]
+    return handler
+
+
+def setup_logging(*, rotating: bool = True) -> None:
+    """Log to a file under the data dir (stderr when it cannot be opened).
+
+    The file rotates (2 MB, 3 backups). ``rotating=False`` (the window's start) opens it
+    without rotation for now, because ``logging.handlers`` (sockets, pickle, queues) costs
+    ~10 ms before the first paint; :func:`rotate_log` switches to rotation afterwards.
+    """
     root = logging.getLogger()
-    if any(getattr(h, "_rocmpanel", False) for h in root.handlers):
+    if _log_handlers():
+        if rotating:
+            rotate_log()
         return
     root.setLevel(logging.INFO)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    path = paths.log_dir() / "rocmpanel.log"
     try:
         paths.log_dir().mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
-            paths.log_dir() / "rocmpanel.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-        )
+        if rotating:
+            from logging.handlers import RotatingFileHandler
+
+            handler: logging.Handler = RotatingFileHandler(
+                path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+            )
+        else:
+            handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(fmt)
-    handler._rocmpanel = True  # type: ignore[attr-defined]
-    root.addHandler(handler)
+    root.addHandler(_own(handler, fmt))
+
+
+def rotate_log() -> None:
+    """Replace a plain log file handler of :func:`setup_logging` with a rotating one on
+    the same file (nothing is lost: both append)."""
+    from logging.handlers import RotatingFileHandler
+
+    root = logging.getLogger()
+    for old in _log_handlers():
+        if type(old) is not logging.FileHandler:
+            continue  # rotating already, or stderr
+        try:
+            new = RotatingFileHandler(
+                old.baseFilename, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+            )
+        except OSError:
+            continue  # keep logging to the file as it is
+        root.addHandler(_own(new, old.formatter))
+        root.removeHandler(old)
+        old.close()
 
 
 def _no_display() -> bool:
@@ -77,18 +121,21 @@ def missing_xcb_library() -> str | None:
     Debian desktops is usually a missing xcb library (libxcb-cursor0 above all). Loading
     the plugin first, as Qt would, turns that into a message that names the fix.
     """
-    import ctypes
     import importlib.util
     import os
-    import re
 
     platform = os.environ.get("QT_QPA_PLATFORM", "")
     x11 = platform.startswith("xcb") or (
         not platform and os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
     )
-    spec = importlib.util.find_spec("PySide6")
-    if not sys.platform.startswith("linux") or not x11 or spec is None:
+    if not sys.platform.startswith("linux") or not x11:
         return None
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None:
+        return None
+    import ctypes
+    import re
+
     for location in spec.submodule_search_locations or ():
         plugin = os.path.join(location, "Qt", "plugins", "platforms", "libqxcb.so")
         if os.path.exists(plugin):
@@ -127,7 +174,7 @@ def run_gui(smoke_test: bool = False) -> int:
             file=sys.stderr,
         )
         return 2
-    setup_logging()
+    setup_logging(rotating=False)  # rotate_log() follows the first paint
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
@@ -150,13 +197,12 @@ def run_gui(smoke_test: bool = False) -> int:
     app.setOrganizationName("rocmpanel")
     app.setDesktopFileName("rocmpanel")
 
-    from rocmpanel.gui.icons import app_icon
     from rocmpanel.shell.crash_dialog import install_excepthook
     from rocmpanel.shell.main_window import MainWindow
 
-    app.setWindowIcon(app_icon())
     reporter = install_excepthook()
     window = MainWindow()
+    window.first_painted.connect(lambda: after_first_paint(app))
     reporter.set_parent_window(window)
     log.info("rocmpanel %s started", __version__)
 
@@ -164,6 +210,15 @@ def run_gui(smoke_test: bool = False) -> int:
         return _run_smoke_test(app, window, qt_problems)
     window.show()
     return app.exec()
+
+
+def after_first_paint(app: QApplication) -> None:
+    """What the first frame need not wait for: the icon (importing it, reading the SVG,
+    loading Qt's SVG plugin) and the log's rotation (``logging.handlers``)."""
+    from rocmpanel.gui.icons import app_icon
+
+    app.setWindowIcon(app_icon())
+    rotate_log()
 
 
 def _run_smoke_test(app: QApplication, window: MainWindow, qt_problems: list[str]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Slot
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -26,9 +26,7 @@ from rocmpanel.gui.log_view import LogView
 from rocmpanel.gui.tab import Tab, TabFactory
 from rocmpanel.jobs.runner import Job, JobManager
 from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.shell.about import AboutDialog
 from rocmpanel.shell.jobs_strip import JobsStrip
-from rocmpanel.shell.settings_dialog import SettingsDialog
 from rocmpanel.shell.tabs import TABS, TabEntry
 
 log = logging.getLogger(__name__)
@@ -80,6 +78,10 @@ class MainWindow(QMainWindow):
     ``inventory``: the machine inventory the tabs share (default: detect this machine,
     started right after the first paint).
     """
+
+    #: Emitted once, right after the window's first frame: what start-up defers until then
+    #: (the application icon, the log's rotation) connects here.
+    first_painted = Signal()
 
     def __init__(
         self,
@@ -164,10 +166,9 @@ class MainWindow(QMainWindow):
         try:
             return slot.build(self.ctx)
         except Exception as exc:  # a broken tab must not take the window down
-            log.exception("tab %s failed to load", _class_name(slot.source))
-            message = f"The {_class_name(slot.source)} tab could not load: {exc}"
-            self.tab_failures.append(message)
-            self.notify(message)
+            # The status bar shows the message; the log gets the traceback.
+            reports.report(exc, f"Loading the {slot.title} tab")
+            self.tab_failures.append(f"The {_class_name(slot.source)} tab could not load: {exc}")
             action = self._tab_actions.pop(slot, None)
             if action is not None:
                 action.setVisible(False)
@@ -212,6 +213,7 @@ class MainWindow(QMainWindow):
         if self._closed:  # closed right after the first paint (the smoke test)
             return
         self.ctx.inventory.ensure()
+        self.first_painted.emit()
         QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
 
     def _build_menus(self) -> None:
@@ -274,10 +276,14 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_settings(self) -> None:
+        from rocmpanel.shell.settings_dialog import SettingsDialog  # not needed at start-up
+
         SettingsDialog(self.settings, self).exec()
 
     @Slot()
     def open_about(self) -> None:
+        from rocmpanel.shell.about import AboutDialog  # not needed at start-up
+
         dialog = AboutDialog(self.ctx, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()

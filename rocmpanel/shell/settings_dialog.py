@@ -94,10 +94,7 @@ class SettingsDialog(QDialog):
             for item, _ in self.editors:
                 self.settings.assign(item, trial.value(item))
             self.settings.save()
-        except ValueError as exc:  # a value outside its declared range: the user's words
-            self.error.setText(str(exc))
-            return
-        except PanelError as exc:  # saving failed: the message here, the detail in the log
-            report(exc, "Saving the settings", label=self.error)
+        except (ValueError, PanelError) as exc:  # a value that does not fit, or saving failed
+            report(exc, "Saving settings", label=self.error)  # shown here, detail in the log
             return
         super().accept()

@@ -18,7 +18,6 @@ import _wire
 from _chat_errors import WorkerFailure
 
 FALLBACK_MAX_NEW_TOKENS = 256
-ROLES = ("system", "user", "assistant")
 
 
 def _number(cmd: Mapping[str, Any], key: str, kind: type, fallback: Any) -> Any:
@@ -95,7 +94,7 @@ class GenerateCommand:
         messages = []
         raw_messages = cmd.get("messages")
         for message in raw_messages if isinstance(raw_messages, list) else []:
-            if isinstance(message, dict) and message.get("role") in ROLES:
+            if isinstance(message, dict) and message.get("role") in _wire.ROLES:
                 messages.append(
                     {"role": str(message["role"]), "content": str(message.get("content", ""))}
                 )

@@ -66,6 +66,8 @@ def reply(request_id: int | None, text: str, **figures: Any) -> None:
 CHECK_STATUSES = ("pass", "warn", "fail", "skip")
 PRECISIONS = ("nf4", "int8", "fp16", "bf16", "fp32")
 DEVICES = ("auto", "gpu", "cpu")
+# Copy of rocmpanel.chat.store.ROLES: the roles of a chat message.
+ROLES = ("system", "user", "assistant")
 
 
 def run_main(main: Any) -> None:

@@ -40,3 +40,9 @@ def test_device_reads_older_spellings() -> None:
 def test_unknown_check_status_is_a_failure_not_a_crash() -> None:
     assert CheckStatus.parse("pass") is CheckStatus.PASS
     assert CheckStatus.parse("exploded") is CheckStatus.FAIL
+
+
+def test_the_workers_chat_roles_match_the_panels() -> None:
+    from rocmpanel.chat.store import ROLES
+
+    assert _wire().ROLES == ROLES

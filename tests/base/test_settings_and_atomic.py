@@ -38,6 +38,16 @@ def test_bad_values_fall_back_and_are_reported(tmp_path: Path) -> None:
     assert len(settings.problems) == 2
 
 
+def test_binary_or_fifo_settings_are_reported_not_fatal(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(bytes(range(256)) * 4)
+    assert Settings.load(binary).problems
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    settings = Settings.load(fifo)  # would block forever reading a FIFO with no writer
+    assert settings.problems and settings.monitor.interval_ms == 500
+
+
 def test_broken_yaml_is_reported_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("a: [unclosed\n")
@@ -106,7 +116,7 @@ def test_crash_before_replace_leaves_old_file(tmp_path: Path, monkeypatch) -> No
 def test_backups_are_kept_and_pruned(tmp_path: Path) -> None:
     target = tmp_path / "env.conf"
     backups = tmp_path / "backups"
-    assert backup_file(target, backups) is None
+    assert backup_file(target, backups, keep=20) is None
     for i in range(5):
         target.write_bytes(f"v{i}".encode())
         backup_file(target, backups, keep=3)

@@ -1,5 +1,5 @@
 """Free memory for a model: from the inventory and the Monitor's live readings (the tab),
-or from sysfs through machine/ (the CLI)."""
+or from an inventory the CLI detects itself and sysfs readings (the CLI)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from pathlib import Path
 from rocmpanel.base.enums import Device
 from rocmpanel.base.units import GIB
 from rocmpanel.chat.free_memory import (
+    detected_gpu_budget,
     gpu_budget,
     ram_budget,
     read_amd_vram,
     read_device_vram,
-    sysfs_gpu_budget,
 )
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
-from rocmpanel.machine.inventory import Inventory
+from rocmpanel.machine.inventory import Inventory, detect_inventory
 from rocmpanel.machine.live import LiveGpuMemory
 
 IGPU = GpuInfo(name="Radeon 780M", bdf="0000:c5:00.0", vram_bytes=2 * GIB, integrated=True)
@@ -55,11 +55,13 @@ def test_ram_budget_reads_available_memory() -> None:
     assert budget.device is Device.CPU and budget.free is not None and budget.free > 0
 
 
-def _card(root: Path, name: str, vendor: str, total: int | None, used: int | None) -> None:
+def _card(
+    root: Path, name: str, vendor: str, total: int | None, used: int | None, pci: str = "0x744c"
+) -> None:
     device = root / "class" / "drm" / name / "device"
     device.mkdir(parents=True)
     (device / "vendor").write_text(vendor + "\n")
-    (device / "device").write_text("0x744c\n")
+    (device / "device").write_text(pci + "\n")
     (device / "uevent").write_text(f"DRIVER=amdgpu\nPCI_SLOT_NAME=0000:0{name[-1]}:00.0\n")
     if total is not None:
         (device / "mem_info_vram_total").write_text(f"{total}\n")
@@ -78,9 +80,9 @@ def test_the_cli_reads_amd_cards_from_sysfs(tmp_path: Path) -> None:
         ("card0", "0000:00:00.0"),
         ("card2", "0000:02:00.0"),
     ]
-    budget = sysfs_gpu_budget(tmp_path)
+    budget = detected_gpu_budget(tmp_path)
     assert (budget.free, budget.total, budget.bdf) == (15 * GIB, 16 * GIB, "0000:00:00.0")
-    missing = sysfs_gpu_budget(tmp_path / "missing")
+    missing = detected_gpu_budget(tmp_path / "missing")
     assert missing.free is None and missing.total is None
 
 
@@ -95,4 +97,20 @@ def test_real_sysfs_snapshots(shared_fixtures: Path, tmp_path: Path) -> None:
     drm = tmp_path / "class" / "drm" / "card0"
     drm.mkdir(parents=True)
     shutil.copytree(sysfs / "rx6900xt", drm / "device", symlinks=True)
-    assert sysfs_gpu_budget(tmp_path).free == 17163091968 - 668274688
+    assert detected_gpu_budget(tmp_path).free == 17163091968 - 668274688
+
+
+def test_the_cli_judges_the_card_the_tab_would_not_the_largest(tmp_path: Path) -> None:
+    # A Strix Halo APU with a 64 GiB carve-out beside an 8 GiB RX 7600: the Chat tab judges
+    # the discrete card (inventory order, discrete first), and so must the CLI.
+    _card(tmp_path, "card0", "0x1002", 64 * GIB, 2 * GIB, pci="0x1586")
+    _card(tmp_path, "card1", "0x1002", 8 * GIB, 1 * GIB, pci="0x7480")
+    inventory = detect_inventory(sysfs_root=tmp_path)
+    assert [g.integrated for g in inventory.gpus] == [True, False]
+    budget = detected_gpu_budget(tmp_path)
+    assert (budget.free, budget.total, budget.bdf) == (7 * GIB, 8 * GIB, "0000:01:00.0")
+    live = LiveGpuMemory()
+    live.publish("0000:01:00.0", 1 * GIB, 8 * GIB)
+    live.publish("0000:00:00.0", 2 * GIB, 64 * GIB)
+    assert budget == gpu_budget(inventory, live)
+    assert detected_gpu_budget(tmp_path, inventory=inventory) == budget

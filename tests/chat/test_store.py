@@ -238,9 +238,25 @@ def test_chats_of_the_legacy_shared_file_are_carried_over() -> None:
     assert len(ChatStore().conversations()) == 3
 
 
+def test_a_damaged_legacy_file_is_left_alone_and_the_history_works(tmp_path: Path) -> None:
+    legacy = tmp_path / "rocmpanel.sqlite3"
+    garbage = b"not a database at all " * 200
+    legacy.write_bytes(garbage)
+    store = ChatStore(tmp_path / "chat.sqlite3", legacy=legacy)
+    new = store.create("Works")
+    assert [c.id for c in store.conversations()] == [new]
+    assert legacy.read_bytes() == garbage
+
+
 def test_a_legacy_file_without_chats_carries_nothing(tmp_path: Path) -> None:
     legacy = tmp_path / "rocmpanel.sqlite3"
     with sqlite3.connect(legacy) as db:
         db.execute("CREATE TABLE validation_runs (id INTEGER PRIMARY KEY, data TEXT)")
     store = ChatStore(tmp_path / "chat.sqlite3", legacy=legacy)
     assert store.conversations() == [] and store.recent_models() == []
+
+
+def test_peak_memory_is_shown_in_binary_units() -> None:
+    vram = ReplyFigures(peak_memory_bytes=3 * 1024**3 + 512 * 1024**2, memory_kind="vram")
+    assert "peak 3.50 GiB VRAM" in vram.summary()
+    assert "peak 900.00 MiB RSS" in ReplyFigures(peak_memory_bytes=900 * 1024**2).summary()

@@ -1,12 +1,19 @@
-"""The Qt side of jobs: typed check events reach the GUI thread as ``check_done``."""
+"""The Qt side of jobs: typed check events reach the GUI thread as ``check_done``; closing
+stops every job quickly and leaves no child process behind."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import psutil
 
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.jobs.protocol import CheckDone
-from rocmpanel.jobs.runner import JobManager
+from rocmpanel.jobs.runner import CLOSE_GRACE_S, KILL_MARGIN_S, JobManager
 from rocmpanel.jobs.spec import JobSpec
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "workers" / "scripts"
@@ -31,3 +38,79 @@ def test_checks_arrive_in_order_and_unknown_lines_only_reach_the_log(qtbot) -> N
         assert not any('"id": "a"' in m for m in logged)  # checks are events, not log lines
     finally:
         manager.shutdown()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _wait_gone(pids: list[int], seconds: float) -> list[int]:
+    """The pids still alive after up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    alive = [p for p in pids if not _gone(p)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [p for p in alive if not _gone(p)]
+    return alive
+
+
+def _child_of(job) -> int | None:
+    """The pid hang.py reports for its own child, once it has."""
+    said = [line.message for line in job.log if line.message.startswith("child ")]
+    return int(said[0].split()[1]) if said else None
+
+
+def test_shutdown_kills_a_wedged_job_within_the_close_grace(qtbot) -> None:
+    # hang.py ignores terminate and has a child: only the kill takes them. The job's own
+    # grace (3 s) is for a Cancel click; closing does not wait for it.
+    manager = JobManager(grace_s=3.0)
+    job = manager.start(JobSpec("hang", SCRIPTS / "hang.py"))
+    qtbot.waitUntil(lambda: _child_of(job) is not None, timeout=30_000)
+    child = _child_of(job)
+    assert child is not None
+    assert job.pid is not None
+    started = time.monotonic()
+    manager.shutdown()
+    took = time.monotonic() - started
+    assert took < CLOSE_GRACE_S + KILL_MARGIN_S + 0.3, took
+    assert _wait_gone([job.pid, child], 5) == []
+
+
+_PANEL = """
+import json, sys
+from pathlib import Path
+from PySide6.QtCore import QCoreApplication
+from rocmpanel.jobs.runner import JobManager
+from rocmpanel.jobs.spec import JobSpec
+
+app = QCoreApplication([])
+manager = JobManager(grace_s=30.0)
+job = manager.start(JobSpec("hang", Path(sys.argv[1])))
+said = []
+while not said:
+    app.processEvents()
+    said = [line.message for line in job.log if line.message.startswith("child ")]
+child = int(said[0].split()[1])
+print(json.dumps([job.pid, child]), flush=True)
+manager.shutdown()
+sys.exit(0)  # at once: the daemon threads die with the process
+"""
+
+
+def test_no_child_outlives_a_panel_that_exits_right_after_shutdown() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PANEL, str(SCRIPTS / "hang.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    pids = json.loads(done.stdout.splitlines()[-1])
+    alive = _wait_gone(pids, 5)
+    for pid in alive:  # never leave them behind, even when the test fails
+        psutil.Process(pid).kill()
+    assert alive == []

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rocmpanel.machine.inventory import Inventory
 from rocmpanel.shell.cli import main
 
 
@@ -50,3 +53,51 @@ def test_text_output_says_when_no_gpu_is_found(
 def test_rejects_a_too_short_interval(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["telemetry", "--count", "2", "--interval", "0.01"]) == 2
     assert "at least 0.1 s" in capsys.readouterr().out
+
+
+def test_gpus_are_named_from_the_machine_inventory_of_the_tree_read(
+    shared_fixtures: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rocmpanel.machine import inventory as machine_inventory
+
+    root = tree(tmp_path / "sys", shared_fixtures, ["rx7900xt"])
+    real_detect = machine_inventory.detect_inventory
+    roots: list[Path] = []
+
+    def detect(*args: Any, sysfs_root: Path | str = "/sys", **kwargs: Any) -> Inventory:
+        roots.append(Path(sysfs_root))
+        found = real_detect(*args, sysfs_root=sysfs_root, **kwargs)
+        (gpu,) = found.gpus  # renamed, as rocminfo would name it on a real machine
+        renamed = replace(gpu, name="Radeon RX 7900 XT (inventory)", gfx="gfx1100")
+        return replace(found, system=replace(found.system, gpus=(renamed,)))
+
+    monkeypatch.setattr(machine_inventory, "detect_inventory", detect)
+    argv = ["telemetry", "--json", "--sysfs-root", str(root), "--proc-root", str(tmp_path)]
+    assert main(argv) == 0
+    (gpu,) = json.loads(capsys.readouterr().out)["gpus"]
+    assert roots == [root]  # the tree the command reads, not the live /sys
+    assert (gpu["name"], gpu["gfx"]) == ("Radeon RX 7900 XT (inventory)", "gfx1100")
+    assert gpu["pci_slot"] == "0000:03:00.0" and gpu["card"] == "card0"
+
+
+def test_gpus_keep_their_sysfs_names_when_detection_fails(
+    shared_fixtures: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rocmpanel.machine import inventory as machine_inventory
+
+    def broken(**_kwargs: Any) -> Inventory:
+        raise RuntimeError("rocminfo exploded")
+
+    monkeypatch.setattr(machine_inventory, "detect_inventory", broken)
+    root = tree(tmp_path / "sys", shared_fixtures, ["rx7900xt", "rx6900xt"])
+    argv = ["telemetry", "--json", "--sysfs-root", str(root), "--proc-root", str(tmp_path)]
+    assert main(argv) == 0
+    gpus = json.loads(capsys.readouterr().out)["gpus"]
+    assert [g["card"] for g in gpus] == ["card0", "card1"]
+    assert all(g["name"] for g in gpus)

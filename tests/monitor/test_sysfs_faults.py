@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rocmpanel.machine import sysfs as sysfs_reader
+from rocmpanel.machine.drm_sysfs import DrmDevice
 from rocmpanel.machine.gfx import gfx_from_kfd as gfx_name
 from rocmpanel.monitor import sysfs_source
 from rocmpanel.monitor.sysfs_source import discover_gpus
@@ -268,3 +269,49 @@ def test_gfx_names() -> None:
     assert gfx_name(90010) == "gfx90a"
     assert gfx_name(100300) == "gfx1030"
     assert gfx_name(0) is None
+
+
+def test_discovery_reads_the_machines_one_drm_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_gpu(tmp_path)
+    scanned: list[Path] = []
+    real_scan = sysfs_source.scan_drm
+
+    def spy(root: Path | str = "/sys") -> list[DrmDevice]:
+        scanned.append(Path(root))
+        return real_scan(root)
+
+    monkeypatch.setattr(sysfs_source, "scan_drm", spy)
+    (gpu,) = discover_gpus(tmp_path)
+    found, missing = sysfs_source.gpus_for([gpu.identity], tmp_path)
+    assert scanned == [tmp_path, tmp_path]
+    assert [g.identity.card for g in found] == ["card0"] and not missing
+
+
+def test_gfx_from_the_ip_discovery_table_when_kfd_is_silent(tmp_path: Path) -> None:
+    # 744c is gfx1100 in the PCI-id table; the discovery table (GC 11.0.3) says gfx1101,
+    # as the machine inventory would.
+    block = "ip_discovery/die/0/GC/0"
+    make_gpu(
+        tmp_path,
+        **{f"{block}/major": "11\n", f"{block}/minor": "0\n", f"{block}/revision": "3\n"},
+    )
+    assert only_gpu(tmp_path).identity.gfx == "gfx1101"
+
+
+def test_discovering_a_suspended_gpu_reads_no_sensor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_gpu(tmp_path, power__runtime_status="suspended\n")
+    opened: list[str] = []
+    real_open = os.open
+
+    def recording_open(path: str, flags: int, *args: int) -> int:
+        opened.append(str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(sysfs_reader.os, "open", recording_open)
+    only_gpu(tmp_path)
+    sensors = ("_input", "busy_percent", "pp_dpm_sclk", "pp_dpm_mclk", "pcie_bw", "link_speed")
+    assert opened and not [p for p in opened if p.endswith(sensors)]

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import json
+import logging
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -92,14 +96,18 @@ def spec(name: str, *args: str) -> JobSpec:
     return JobSpec(name, SCRIPTS / f"{name}.py", args=args)
 
 
-def test_tabs_built_lazily_broken_tab_removed_and_reported(window) -> None:
+def test_tabs_built_lazily_broken_tab_removed_and_reported(window, caplog) -> None:
     assert window.tab_titles() == ["Alpha", "Broken", "Beta"]
     assert window.tabs.widget(0).widget is not None  # the current tab is built at once
     assert window.tabs.widget(2).widget is None  # the others after the first paint
-    window.build_all_tabs()
+    with caplog.at_level(logging.ERROR, logger="rocmpanel.report"):
+        window.build_all_tabs()
     assert window.tab_titles() == ["Alpha", "Beta"]
     assert window.tab_failures == ["The BrokenTab tab could not load: no such hardware"]
-    assert "could not load" in window.statusBar().currentMessage()
+    # Through the one error path: the message in the status bar, the traceback in the log.
+    assert window.statusBar().currentMessage() == "Loading the Broken tab failed: no such hardware"
+    [record] = [r for r in caplog.records if r.name == "rocmpanel.report"]
+    assert record.exc_info is not None and "no such hardware" in caplog.text
 
 
 def test_other_tabs_are_built_after_the_first_paint(qtbot, window) -> None:
@@ -345,6 +353,105 @@ def test_settings_dialog_validates_and_saves(qtbot, window) -> None:
     spin.setValue(1000)
     dialog.accept()
     assert Settings.load().monitor.interval_ms == 1000
+
+
+def test_settings_dialog_reports_a_value_that_does_not_fit(
+    qtbot, window, monkeypatch, caplog
+) -> None:
+    dialog = SettingsDialog(window.settings, window)
+    qtbot.addWidget(dialog)
+
+    def refuse(self, item, value) -> None:
+        raise ValueError(f"{item.option.key} must be at most 5000")
+
+    monkeypatch.setattr(Settings, "assign", refuse)
+    with caplog.at_level(logging.ERROR, logger="rocmpanel.report"):
+        dialog.accept()
+    assert dialog.error.text().startswith("Saving settings failed: ")
+    assert "must be at most 5000" in dialog.error.text()
+    assert "must be at most 5000" in caplog.text  # logged by report(), not only shown
+    assert dialog.result() != dialog.DialogCode.Accepted
+
+
+def test_settings_dialog_reports_a_failed_save(qtbot, window, monkeypatch, caplog) -> None:
+    dialog = SettingsDialog(window.settings, window)
+    qtbot.addWidget(dialog)
+
+    def fail(self) -> None:
+        raise PanelError("The settings could not be saved.", "EACCES on settings.toml")
+
+    monkeypatch.setattr(Settings, "save", fail)
+    with caplog.at_level(logging.WARNING, logger="rocmpanel.report"):
+        dialog.accept()
+    assert dialog.error.text() == "The settings could not be saved."
+    assert "EACCES on settings.toml" in caplog.text  # the detail is logged, not shown
+
+
+# What the first frame must not wait for: detection, the logic behind the Setup tab's
+# verdicts, the job environment, dialogs not open yet, plotting, the icon, log rotation.
+NOT_BEFORE_FIRST_PAINT = (
+    "rocmpanel.machine.detect",
+    "rocmpanel.machine.pci_ids",
+    "rocmpanel.jobs.job_env",
+    "rocmpanel.setup.captured",
+    "rocmpanel.setup.checklist",
+    "rocmpanel.setup.report",
+    "rocmpanel.shell.about",
+    "rocmpanel.shell.settings_dialog",
+    "rocmpanel.gui.icons",
+    "rocmpanel.setup.cli",
+    "rocmpanel.monitor.cli",
+    "logging.handlers",
+    "yaml",
+    "numpy",
+    "pyqtgraph",
+)
+
+# ``rocmpanel --smoke-test``, with a watcher that notes sys.modules at the first paint.
+_FIRST_PAINT_MODULES = """
+import json, sys
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv[:1])
+seen = []
+class Watch(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and not seen:
+            seen.append(sorted(sys.modules))
+        return False
+watch = Watch()
+app.installEventFilter(watch)
+from rocmpanel.shell.cli import main
+main(["--smoke-test"])
+print(json.dumps(seen[0] if seen else None))
+"""
+
+
+def test_the_first_paint_waits_for_no_detection_probe_or_plotting() -> None:
+    """The real start-up, in a fresh process: what is imported when the first frame paints."""
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_PAINT_MODULES], capture_output=True, text=True, timeout=60
+    )
+    *smoke, last = out.stdout.strip().splitlines()
+    modules = json.loads(last)
+    assert modules is not None, out.stderr
+    assert json.loads(smoke[-1])["tabs"][0] == "Setup"  # a first run opens on Setup ...
+    assert "rocmpanel.setup.views.tab" in modules  # ... which the first frame shows
+    assert [m for m in NOT_BEFORE_FIRST_PAINT if m in modules] == []
+
+
+def test_first_painted_follows_the_first_paint_once(qtbot) -> None:
+    win = MainWindow(Settings.load(), tabs=(AlphaTab,))
+    qtbot.addWidget(win)
+    emitted: list[int] = []
+    win.first_painted.connect(lambda: emitted.append(1))
+    qtbot.wait(20)
+    assert emitted == []  # not before it is shown and painted
+    with qtbot.waitSignal(win.first_painted, timeout=5000):
+        win.show()
+    win.update()
+    qtbot.wait(50)
+    assert emitted == [1]
 
 
 def test_log_dock_receives_records(qtbot, window) -> None:

@@ -244,6 +244,16 @@ def test_generate_commands_use_what_the_panel_sends(chat_parts: SimpleNamespace)
         parse({"temperature": "hot"})
 
 
+def test_generate_commands_keep_the_roles_the_panel_declares(chat_parts: SimpleNamespace) -> None:
+    from rocmpanel.chat.store import ROLES
+
+    parse = chat_parts.requests.GenerateCommand.parse
+    messages = [{"role": role, "content": role} for role in (*ROLES, "tool")]
+    assert [m["role"] for m in parse({"messages": messages}).messages] == list(ROLES)
+    # One worker-side copy, in _wire.py beside the others (tests/base/test_enums.py).
+    assert not hasattr(chat_parts.requests, "ROLES")
+
+
 def test_token_events_carry_the_request_and_are_batched(
     chat_parts: SimpleNamespace, wire_lines: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -80,6 +80,22 @@ def test_cancel_reaps_a_hung_worker_and_its_children_within_5s() -> None:
     assert not psutil.pid_exists(child_pid) or psutil.Process(child_pid).status() == "zombie"
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
+def test_cancel_reaches_a_child_that_outlives_its_worker() -> None:
+    job, events = run("orphan", grace=0.5)
+    deadline = time.monotonic() + 20
+    while not any(isinstance(e, LogLine) for e in events) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child_pid = int(next(e.message.split()[1] for e in events if isinstance(e, LogLine)))
+    job.cancel()  # the worker dies of the SIGTERM; its child ignores it
+    outcome = job.wait(10)
+    assert outcome is not None, "the child kept the job alive past its kill"
+    deadline = time.monotonic() + 2
+    while psutil.pid_exists(child_pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not psutil.pid_exists(child_pid) or psutil.Process(child_pid).status() == "zombie"
+
+
 def test_interactive_commands_reach_the_worker() -> None:
     job, events = run("interactive", interactive=True)
     job.send("echo", text="héllo")

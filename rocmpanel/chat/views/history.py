@@ -1,4 +1,8 @@
-"""The saved conversations: search, pick, new, export (Markdown or JSON), delete."""
+"""The saved conversations: search, pick, new, export (Markdown or JSON), delete.
+
+Every store call (the list, an export, a delete) goes through the tab's
+:class:`~rocmpanel.chat.views.store_queue.StoreQueue`, off the GUI thread and in order.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.atomic import write_atomic
-from rocmpanel.base.errors import PanelError
 from rocmpanel.chat.export import export_json, export_markdown
-from rocmpanel.chat.store import ChatStore
+from rocmpanel.chat.store import ChatStore, Conversation
+from rocmpanel.chat.views.store_queue import SavedChat, StoreQueue
 from rocmpanel.gui.report import report
 
 SEARCH_DELAY_MS = 200
@@ -34,9 +38,9 @@ class ConversationList(QWidget):
     new_requested = Signal()
     deleted = Signal(int)
 
-    def __init__(self, store: ChatStore, parent: QWidget | None = None) -> None:
+    def __init__(self, store_queue: StoreQueue, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store = store
+        self.store_queue = store_queue
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.new_button = QPushButton("&New chat")
@@ -69,16 +73,22 @@ class ConversationList(QWidget):
         self.search_edit.textChanged.connect(lambda _text: self._search_timer.start())
         self.refresh()
 
-    def refresh(self, select: int | None = None) -> None:
-        current = select if select is not None else self.selected_id()
+    def refresh(self, select: int | SavedChat | None = None) -> None:
+        """Read the list again (after the writes asked before); select ``select`` (a saved
+        chat: the id it has by then), else keep the selection the list has by then."""
+        search = self.search_edit.text()
+        self.store_queue.submit(
+            "Reading the chat history",
+            lambda store: store.conversations(search),
+            lambda conversations: self._show(conversations, select),
+            self._show_error,
+        )
+
+    def _show(self, conversations: list[Conversation], select: int | SavedChat | None) -> None:
+        current = select.id if isinstance(select, SavedChat) else select
+        if current is None:
+            current = self.selected_id()
         self.list.clear()
-        try:
-            conversations = self.store.conversations(self.search_edit.text())
-        except PanelError as exc:  # the store turns sqlite errors into PanelErrors
-            item = QListWidgetItem()
-            self.list.addItem(item)
-            report(exc, "Reading the chat history", label=item)
-            return
         for conversation in conversations:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated))
             item = QListWidgetItem(f"{conversation.title}\n{when}")
@@ -87,6 +97,13 @@ class ConversationList(QWidget):
             self.list.addItem(item)
             if conversation.id == current:
                 self.list.setCurrentItem(item)
+        self._update_buttons()
+
+    def _show_error(self, error: BaseException) -> None:
+        self.list.clear()
+        item = QListWidgetItem()
+        self.list.addItem(item)
+        report(error, "Reading the chat history", label=item)
         self._update_buttons()
 
     def selected_id(self) -> int | None:
@@ -106,12 +123,13 @@ class ConversationList(QWidget):
             self.opened.emit(value)
 
     def export_to(self, conversation_id: int, path: Path) -> None:
-        """Write the conversation to ``path``: JSON for .json, Markdown otherwise."""
-        conversation = self.store.get(conversation_id)
-        text = (
-            export_json(conversation) if path.suffix == ".json" else export_markdown(conversation)
+        """Write the conversation to ``path`` (JSON for .json, Markdown otherwise), off the
+        GUI thread; a failure is shown in a dialog."""
+        self.store_queue.submit(
+            "Exporting the conversation",
+            lambda store: export_conversation(store, conversation_id, path),
+            on_error=lambda error: report(error, "Exporting the conversation", dialog_parent=self),
         )
-        write_atomic(path, text.encode("utf-8"))
 
     def _export(self) -> None:
         conversation_id = self.selected_id()
@@ -128,10 +146,7 @@ class ConversationList(QWidget):
         target = Path(path)
         if not target.suffix:
             target = target.with_suffix(".json" if "JSON" in chosen else ".md")
-        try:
-            self.export_to(conversation_id, target)
-        except PanelError as exc:
-            report(exc, "Exporting the conversation", dialog_parent=self)
+        self.export_to(conversation_id, target)
 
     def _delete(self) -> None:
         conversation_id = self.selected_id()
@@ -140,10 +155,21 @@ class ConversationList(QWidget):
         answer = QMessageBox.question(self, "Delete conversation", "Delete this conversation?")
         if answer != QMessageBox.StandardButton.Yes:
             return
-        try:
-            self.store.delete(conversation_id)
-        except PanelError as exc:
-            report(exc, "Deleting the conversation", dialog_parent=self)
-            return
+        self.store_queue.submit(
+            "Deleting the conversation",
+            lambda store: store.delete(conversation_id),
+            lambda _none: self._on_deleted(conversation_id),
+            lambda error: report(error, "Deleting the conversation", dialog_parent=self),
+        )
+
+    def _on_deleted(self, conversation_id: int) -> None:
         self.deleted.emit(conversation_id)
         self.refresh()
+
+
+def export_conversation(store: ChatStore, conversation_id: int, path: Path) -> None:
+    """Write a saved conversation to ``path``: JSON for .json, Markdown otherwise (blocking:
+    run it off the GUI thread)."""
+    conversation = store.get(conversation_id)
+    text = export_json(conversation) if path.suffix == ".json" else export_markdown(conversation)
+    write_atomic(path, text.encode("utf-8"))

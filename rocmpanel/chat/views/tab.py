@@ -6,26 +6,25 @@ happened and offers to reload, or to reload with a smaller setting. What the cha
 moment (loaded, answering, stopping, the conversation, the request answered) is kept and
 decided by a :class:`~rocmpanel.chat.session.ChatSession`; the tab shows it, saves the
 conversation and draws it. Tokens arrive in batches from the job runner and are rendered
-on a short timer, so the window stays live.
+on a short timer, so the window stays live. The conversation is saved through a
+:class:`~rocmpanel.chat.views.store_queue.StoreQueue`: off the GUI thread, in order, and
+waited for when the window closes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from rocmpanel.base.enums import Precision
 from rocmpanel.base.errors import PanelError
 from rocmpanel.chat.memory_estimate import Fit
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Reply
 from rocmpanel.chat.session import ChatSession, Failure
-from rocmpanel.chat.store import ChatStore, title_from
+from rocmpanel.chat.store import Conversation, title_from
 from rocmpanel.chat.views.figures import LiveFigures, rss_text, vram_text
 from rocmpanel.chat.views.history import ConversationList
 from rocmpanel.chat.views.model_panel import ModelPanel
+from rocmpanel.chat.views.store_queue import SavedChat, StoreQueue, remember_model
 from rocmpanel.chat.views.transcript import ChatComposer, ChatView
 from rocmpanel.chat.views.worker_link import WorkerBanner, end_chat_worker, start_chat_worker
 from rocmpanel.gui.context import AppContext
@@ -33,8 +32,6 @@ from rocmpanel.gui.report import report
 from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.protocol import Progress, ReplyDone, Result, Token, WorkerError
 from rocmpanel.jobs.runner import Job
-
-T = TypeVar("T")
 
 
 class ChatTab(QWidget):
@@ -45,12 +42,16 @@ class ChatTab(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.store = ChatStore()
+        # Opens (creates or migrates) the store with its first call, off the GUI thread.
+        self.store_queue = StoreQueue(parent=self)
+        self.saved_chat: SavedChat | None = None  # the saved conversation being written
         self.session = ChatSession()
         self._build()
-        recent = self._saved("Reading the recent models", self.store.recent_models)
-        if recent is not None:
-            self.model_panel.set_recent(recent)
+        self.store_queue.submit(
+            "Reading the recent models",
+            lambda store: store.recent_models(),
+            self.model_panel.set_recent,
+        )
         self._update_buttons()
 
     @property
@@ -62,7 +63,7 @@ class ChatTab(QWidget):
     # -- layout ------------------------------------------------------------------------
     def _build(self) -> None:
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.conversations = ConversationList(self.store)
+        self.conversations = ConversationList(self.store_queue)
         self.conversations.opened.connect(self.open_conversation)
         self.conversations.new_requested.connect(self.new_chat)
         self.conversations.deleted.connect(self._on_conversation_deleted)
@@ -112,14 +113,6 @@ class ChatTab(QWidget):
     def _update_buttons(self) -> None:
         s = self.session
         self.composer.update_buttons(s.can_send, s.can_stop, s.can_regenerate, s.can_edit)
-
-    def _saved(self, doing: str, write: Callable[[], T]) -> T | None:
-        """Run a store call; a failure is reported and the chat goes on unsaved."""
-        try:
-            return write()
-        except PanelError as exc:
-            report(exc, doing)
-            return None
 
     # -- the worker --------------------------------------------------------------------
     def _start_worker(self, allow_hub: bool) -> None:
@@ -224,14 +217,12 @@ class ChatTab(QWidget):
 
     def _show_loaded(self, loaded: LoadedModel) -> None:
         self.model_panel.set_loaded(loaded)
-
-        def remember() -> list[tuple[str, Precision | None]]:
-            self.store.remember_model(loaded.path, loaded.precision)
-            return self.store.recent_models()
-
-        recent = self._saved("Remembering the model", remember)
-        if recent is not None:
-            self.model_panel.set_recent(recent)
+        path, precision = loaded.path, loaded.precision
+        self.store_queue.submit(
+            "Remembering the model",
+            lambda store: remember_model(store, path, precision),
+            self.model_panel.set_recent,
+        )
         self.live_label.setText(f"Ready: {loaded.precision.value} on {loaded.device_name}.")
         self.ctx.notify(f"Chat model loaded in {loaded.load_s} s")
         self.input.setFocus()
@@ -243,15 +234,13 @@ class ChatTab(QWidget):
             widget.set_text(reply.text)
             widget.refresh_body()
             widget.set_figures(reply.figures.summary())
-        conversation_id = self.session.conversation_id
-        if conversation_id is not None:
-            self._saved(
-                "Saving the reply",
-                lambda: self.store.add_message(
-                    conversation_id, "assistant", reply.text, reply.figures
-                ),
+        saved = self.saved_chat
+        if saved is not None:
+            text, figures = reply.text, reply.figures
+            self.store_queue.submit(
+                "Saving the reply", lambda store: saved.add(store, "assistant", text, figures)
             )
-            self.conversations.refresh(conversation_id)
+            self.conversations.refresh(saved)
         self.live_label.stop("Last reply: " + reply.figures.summary())
 
     @Slot(object)
@@ -300,24 +289,35 @@ class ChatTab(QWidget):
             self.ctx.notify("Load a model first (the panel on the right).")
             return
         loaded = self.session.loaded
-        if self.session.conversation_id is None and loaded is not None:
-            self.session.conversation_id = self._saved(
+        if self.saved_chat is None and loaded is not None:
+            self.saved_chat = saved = SavedChat()
+            title, model, system = title_from(text), loaded.path, self.model_panel.system_prompt()
+            self.store_queue.submit(
                 "Saving the conversation",
-                lambda: self.store.create(
-                    title_from(text), loaded.path, self.model_panel.system_prompt()
-                ),
+                lambda store: saved.create(store, title, model, system),
+                lambda _id: self._on_saved_chat_created(saved),
+                lambda error: self._on_saved_chat_failed(saved, error),
             )
-        conversation_id = self.session.conversation_id
-        if conversation_id is not None:
-            self._saved(
-                "Saving the message",
-                lambda: self.store.add_message(conversation_id, "user", text),
+        saved_chat = self.saved_chat
+        if saved_chat is not None:
+            self.store_queue.submit(
+                "Saving the message", lambda store: saved_chat.add(store, "user", text)
             )
         self.session.add_user_message(text)
         self.view.add_message("user", text)
         self.input.clear()
-        self.conversations.refresh(conversation_id)
+        self.conversations.refresh(saved_chat)
         self._start_reply()
+
+    def _on_saved_chat_created(self, saved: SavedChat) -> None:
+        if saved is self.saved_chat:  # still the conversation shown
+            self.session.conversation_id = saved.id
+
+    def _on_saved_chat_failed(self, saved: SavedChat, error: BaseException) -> None:
+        """The chat goes on unsaved; the next message tries to save it again."""
+        report(error, "Saving the conversation")
+        if saved is self.saved_chat:
+            self.saved_chat = None
 
     def _start_reply(self) -> None:
         try:
@@ -364,10 +364,10 @@ class ChatTab(QWidget):
         self._update_buttons()
 
     def _truncate_saved(self, keep: int) -> None:
-        conversation_id = self.session.conversation_id
-        if conversation_id is not None:
-            self._saved(
-                "Saving the conversation", lambda: self.store.truncate(conversation_id, keep)
+        saved = self.saved_chat
+        if saved is not None:
+            self.store_queue.submit(
+                "Saving the conversation", lambda store: saved.truncate(store, keep)
             )
 
     @Slot()
@@ -375,6 +375,7 @@ class ChatTab(QWidget):
         if self.session.generating:
             self.live_label.stop("")
         self.session.new_conversation()
+        self.saved_chat = None
         self.view.clear()
         self.conversations.list.clearSelection()
         self.input.setFocus()
@@ -382,17 +383,22 @@ class ChatTab(QWidget):
 
     @Slot(int)
     def open_conversation(self, conversation_id: int) -> None:
+        """Read the conversation off the GUI thread, then show it."""
         if self.session.generating:
             self.ctx.notify("Stop the reply before switching conversations.")
             return
-        try:
-            conversation = self.store.get(conversation_id)
-        except PanelError as exc:
-            report(exc, "Opening the conversation")
-            return
-        self.session.open_conversation(
-            conversation.id, ((m.role, m.content) for m in conversation.messages)
+        self.store_queue.submit(
+            "Opening the conversation",
+            lambda store: store.get(conversation_id),
+            self._show_conversation,
         )
+
+    def _show_conversation(self, conversation: Conversation) -> None:
+        turns = ((m.role, m.content) for m in conversation.messages)
+        if not self.session.open_conversation(conversation.id, turns):
+            self.ctx.notify("Stop the reply before switching conversations.")
+            return
+        self.saved_chat = SavedChat(conversation.id)
         self.view.clear()
         self.view.show_messages(conversation.messages)
         if conversation.system_prompt:
@@ -400,12 +406,13 @@ class ChatTab(QWidget):
         self._update_buttons()
 
     def _on_conversation_deleted(self, conversation_id: int) -> None:
-        if conversation_id == self.session.conversation_id:
+        if self.saved_chat is not None and conversation_id == self.saved_chat.id:
             self.new_chat()
 
     def shutdown(self) -> None:
         """Called when the window closes: save choices and end the worker (without
-        waiting for it here)."""
+        waiting for it here). Store calls still queued run on: the window's close waits
+        for background calls."""
         self.live_label.stop("")
         self.model_panel.save_settings()
         job = self.session.drop_worker()

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from rocmpanel.base.units import GIB, MIB, format_gib
 from rocmpanel.monitor.history import Window
 from rocmpanel.monitor.sample import GpuSample
 
@@ -42,16 +43,13 @@ PLOTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...], tuple[float, floa
     ("fan", "Fan", "rpm", (("fan_rpm", "fan"),), None),
 )
 _MIB_SERIES = ("vram_used_mib", "gtt_used_mib")
+_MIB_PER_GIB = GIB / MIB  # the history keeps bytes in MiB; the plots show GiB
 _UNITS = {series: unit for _, _, unit, items, _ in PLOTS for series, _ in items}
 
 
 def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
     """A figure for display; None is "n/a"."""
     return "n/a" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
-
-
-def gib(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / 2**30:.1f}"
 
 
 def ago_text(seconds_ago: float) -> str:
@@ -127,8 +125,8 @@ class GpuHeader(QFrame):
             fan += f" ({g.fan_percent:.0f} %)"
         self.figures.setText(
             f"Busy {fmt(g.busy_percent, '%')}   Mem bandwidth {fmt(g.mem_busy_percent, '%')}   "
-            f"VRAM {gib(g.vram_used_bytes)} / {gib(g.vram_total_bytes)} GiB   "
-            f"GTT {gib(g.gtt_used_bytes)} / {gib(g.gtt_total_bytes)} GiB   {temps}   "
+            f"VRAM {format_gib(g.vram_used_bytes)} / {format_gib(g.vram_total_bytes)}   "
+            f"GTT {format_gib(g.gtt_used_bytes)} / {format_gib(g.gtt_total_bytes)}   {temps}   "
             f"Power {fmt(g.power_w, 'W')} / {fmt(g.power_cap_w, 'W')}   "
             f"sclk {fmt(g.sclk_mhz, 'MHz')}  mclk {fmt(g.mclk_mhz, 'MHz')}   Fan {fan}"
         )
@@ -224,7 +222,7 @@ class GpuPanel(QFrame):
         for name, curve in self.curves.items():
             y = window.series(name)
             if name in _MIB_SERIES:
-                y = y / 1024.0
+                y = y / _MIB_PER_GIB
             if len(x) and not np.isnan(y).all():
                 curve.setData(x, y, connect="finite")
                 present.add(name)
@@ -251,8 +249,8 @@ class GpuPanel(QFrame):
         self.plots[plot_id].setTitle(title, color=self._title_colour, size="9pt")
 
     def _set_limits(self, g: GpuSample) -> None:
-        vram_total = g.vram_total_bytes / 2**30 if g.vram_total_bytes else None
-        gtt_total = g.gtt_total_bytes / 2**30 if g.gtt_total_bytes else None
+        vram_total = g.vram_total_bytes / GIB if g.vram_total_bytes else None
+        gtt_total = g.gtt_total_bytes / GIB if g.gtt_total_bytes else None
         crits = {s: g.crit_c(s) for s in ("edge", "junction", "mem")}
         limits = (vram_total, gtt_total, *crits.values(), g.power_cap_w)
         if limits == self._limits:  # unchanged: moving lines and ranges costs a re-layout
@@ -309,7 +307,7 @@ class GpuPanel(QFrame):
                 continue
             unit = _UNITS[name]
             if name in _MIB_SERIES:
-                value, unit = value / 1024.0, "GiB"
+                value, unit = value / _MIB_PER_GIB, "GiB"
             label = name.removesuffix("_mib").removesuffix("_c").removesuffix("_mhz")
             parts.append(f"{label.removesuffix('_w').removesuffix('_percent')} {value:.1f} {unit}")
         return "   ".join(parts)

@@ -7,13 +7,10 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
+from rocmpanel.base.units import MIB, format_gib
 from rocmpanel.monitor.history import Window
 from rocmpanel.monitor.sample import HostSample
 from rocmpanel.monitor.views.gpu_plots import COLOURS
-
-
-def _gib(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / 2**30:.1f}"
 
 
 class HostStrip(QFrame):
@@ -52,8 +49,9 @@ class HostStrip(QFrame):
         cpu = "n/a" if h.cpu_percent is None else f"{h.cpu_percent:.0f} %"
         self.label.setText(
             f"<b>Host</b>  CPU {cpu}  <span style='color:gray'>(cores: {cores})</span>   "
-            f"RAM {_gib(h.ram_used_bytes)} / {_gib(h.ram_total_bytes)} GiB   "
-            f"swap {_gib(h.swap_used_bytes)} / {_gib(h.swap_total_bytes)} GiB   load {load}"
+            f"RAM {format_gib(h.ram_used_bytes)} / {format_gib(h.ram_total_bytes)}   "
+            f"swap {format_gib(h.swap_used_bytes)} / {format_gib(h.swap_total_bytes)}   "
+            f"load {load}"
         )
 
     def redraw(self, window: Window, t_from: float, t_to: float, ram_total: int | None) -> None:
@@ -63,7 +61,7 @@ class HostStrip(QFrame):
         else:
             self.cpu_curve.setData()
         if len(x) and ram_total:
-            ram = window.series("ram_used_mib") * (100.0 * 2**20 / ram_total)
+            ram = window.series("ram_used_mib") * (100.0 * MIB / ram_total)
             self.ram_curve.setData(x, np.asarray(ram), connect="finite")
         else:
             self.ram_curve.setData()

@@ -14,14 +14,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
+from rocmpanel.base.units import format_mib
 from rocmpanel.monitor.sample import ProcessSample
 
 COLUMNS = ("PID", "Process", "GPU", "VRAM", "GTT", "Engine %", "Source")
 _Index = QModelIndex | QPersistentModelIndex
-
-
-def _mib(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / 2**20:,.0f} MiB"
 
 
 class ProcessModel(QAbstractTableModel):
@@ -83,9 +80,9 @@ class ProcessModel(QAbstractTableModel):
         if col == 2:
             return self.gpu_names.get(p.pci_slot or "", p.pci_slot or "n/a")
         if col == 3:
-            return _mib(p.vram_bytes)
+            return format_mib(p.vram_bytes)
         if col == 4:
-            return _mib(p.gtt_bytes)
+            return format_mib(p.gtt_bytes)
         if col == 5:
             return "n/a" if p.engine_percent is None else f"{p.engine_percent:.1f}"
         return ", ".join(p.sources)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -29,6 +30,7 @@ from PySide6.QtGui import QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.monitor.alerts import AlertMonitor, AlertRules
@@ -43,6 +45,7 @@ from rocmpanel.monitor.views.process_table import ProcessTable
 from rocmpanel.monitor.views.toolbar import MonitorToolbar
 
 if TYPE_CHECKING:  # imported lazily at run time (numpy, pyqtgraph)
+    from rocmpanel.monitor.csv_export import Snapshot
     from rocmpanel.monitor.history import TelemetryHistory
     from rocmpanel.monitor.views.gpu_plots import GpuPanel
     from rocmpanel.monitor.views.host_strip import HostStrip
@@ -357,21 +360,44 @@ class MonitorTab(QWidget):
             report(exc, "Saving the sampling interval")
 
     # -- export -------------------------------------------------------------------------
-    def export_csv(self, path: Path, seconds: float) -> int:
-        """Write the last ``seconds`` of history (ending now, or at the pause) to ``path``."""
-        from rocmpanel.monitor.csv_export import export_csv
+    def _export_snapshot(self, seconds: float) -> Snapshot:
+        """The last ``seconds`` of history (ending now, or at the pause), copied."""
+        from rocmpanel.monitor.csv_export import snapshot
 
         t_to = self._view_end if self.paused and self._view_end else time.time()
-        return export_csv(self._history.ensure(), path, t_to - seconds, t_to)
+        return snapshot(self._history.ensure(), t_to - seconds, t_to)
+
+    def export_csv(self, path: Path, seconds: float) -> int:
+        """Write the last ``seconds`` of history to ``path`` on this thread (tests,
+        scripts); the Export button goes through :meth:`start_export`."""
+        from rocmpanel.monitor.csv_export import write_csv
+
+        return write_csv(path, self._export_snapshot(seconds))
+
+    def start_export(self, path: Path, seconds: float) -> None:
+        """Copy the range here, format and write it on the thread pool; the Export button
+        stays disabled until it is done, then the result or the error is reported."""
+        from rocmpanel.monitor.csv_export import write_csv
+
+        windows = self._export_snapshot(seconds)
+        self.toolbar.export_button.setEnabled(False)
+        run_in_background(
+            partial(write_csv, path, windows),
+            partial(self._on_export_done, path),
+            owner=self,
+            what=f"exporting telemetry to {path}",
+        )
+
+    def _on_export_done(self, path: Path, rows: int | None, error: BaseException | None) -> None:
+        self.toolbar.export_button.setEnabled(True)
+        if error is not None:
+            report(error, "Exporting telemetry")
+            return
+        self.ctx.notify(f"Exported {rows} rows of telemetry to {path}")
 
     @Slot(str, float)
     def _on_toolbar_export_requested(self, name: str, seconds: float) -> None:
-        try:
-            rows = self.export_csv(Path(name), seconds)
-        except PanelError as exc:
-            report(exc, "Exporting telemetry")
-            return
-        self.ctx.notify(f"Exported {rows} rows of telemetry to {name}")
+        self.start_export(Path(name), seconds)
 
     def shutdown(self) -> None:
         self.redraw_timer.stop()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.settings import MonitorSettings, option_of
+from rocmpanel.monitor.interval import MAX_INTERVAL_MS, MIN_INTERVAL_MS
 
 WINDOWS: tuple[tuple[str, float], ...] = (
     ("1 min", 60.0),
@@ -63,7 +64,7 @@ class MonitorToolbar(QWidget):
         interval = option_of(MonitorSettings, "interval_ms")
         interval_label = QLabel("&Interval:")
         self.interval_spin = QSpinBox()
-        self.interval_spin.setRange(int(interval.minimum or 100), int(interval.maximum or 5000))
+        self.interval_spin.setRange(MIN_INTERVAL_MS, MAX_INTERVAL_MS)
         self.interval_spin.setSingleStep(100)
         self.interval_spin.setSuffix(" ms")
         self.interval_spin.setValue(int(interval_ms))

@@ -5,11 +5,19 @@ Reserving the folder (name and free-disk checks), recording the finished environ
 removing a failed one's folder all touch the disk, so they run through
 ``run_in_background``; the install itself is a job (a child process) in ``ctx.jobs``.
 ``install_finished`` is emitted once that is all done.
+
+Closing the window during an install cancels the job and leaves the waiting for it and the
+removal of its folder to a background call; the application lets that call end before it
+exits. Should the folder still stay (the panel was killed), the next build of this panel
+removes it (``remove_partial``, also off the GUI thread).
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
@@ -39,10 +47,31 @@ from rocmpanel.pytorch.environments import (
     discard,
     finish_install,
     prepare_install,
+    remove_partial,
+    settle_install,
 )
 from rocmpanel.pytorch.plan import InstallPlan
 
+log = logging.getLogger(__name__)
+
 NO_WHEELS_TIP = "No wheels for this Python: set 'Base Python for new environments' in Settings"
+CLOSE_INSTALL_WAIT_S = 10.0  # how long the background call waits for a cancelled install
+
+
+def settle_at_close(
+    wait: Callable[[float | None], JobOutcome | None], ticket: InstallTicket
+) -> ManagedEnv | None:
+    """Wait (off the GUI thread) for an install cancelled at close, then record it if it
+    had succeeded after all, else remove its folder."""
+    return settle_install(ticket, wait(CLOSE_INSTALL_WAIT_S))
+
+
+def _log_settled(env: ManagedEnv | None, error: BaseException | None) -> None:
+    """How an install settled in the background ended (there may be no window left)."""
+    if error is not None:
+        report(error, "Removing the partial environment")
+    elif env is not None:
+        log.info("install of %s ended as the window closed; it is recorded", env.name)
 
 
 class InstallPanel(QWidget):
@@ -59,6 +88,7 @@ class InstallPanel(QWidget):
         self._ticket: InstallTicket | None = None
         self._preparing = False  # the install's folder is being reserved
         self._cancel_requested = False
+        self._partials_checked = False  # unfinished installs' folders are removed first
 
         self.name_edit = QLineEdit()
         self.name_edit.setToolTip("Name of the new environment (a new folder under envs/)")
@@ -88,6 +118,22 @@ class InstallPanel(QWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.step_label)
         layout.addWidget(self.log_text)
+        run_in_background(
+            remove_partial,
+            self._on_partials_removed,
+            owner=self,
+            what="removing the folders of unfinished installs",
+        )
+
+    def _on_partials_removed(self, gone: list[Path] | None, error: BaseException | None) -> None:
+        self._partials_checked = True
+        if error is not None:
+            report(error, "Removing the folders of unfinished installs")
+        for path in gone or []:
+            log.info("removed %s, left by an install that never finished", path)
+        plan, edit = self.plan, self.name_edit
+        if plan is not None and plan.supported and (not edit.isModified() or not edit.text()):
+            self._suggest_name(plan)  # deferred until now: a removed folder frees its name
 
     # -- the plan ----------------------------------------------------------------------
     @Slot(object)
@@ -110,6 +156,8 @@ class InstallPanel(QWidget):
 
     def _suggest_name(self, plan: InstallPlan) -> None:
         """Fill in a free environment name (which names are taken is read from the disk)."""
+        if not self._partials_checked:
+            return  # asked again once unfinished installs' folders are gone
 
         def done(name: str | None, error: BaseException | None) -> None:
             if error is not None:
@@ -152,8 +200,10 @@ class InstallPanel(QWidget):
             if error is not None:
                 self.step_label.setText("Nothing is being installed.")
                 report(error, "Preparing the install", dialog_parent=self)
-            else:  # nothing was created yet: there is nothing to clean up
+            else:  # only the reservation was made: it goes
                 self.step_label.setText("Cancelled before anything was installed.")
+                if prepared is not None:
+                    self._drop_reservation(prepared[0])
             self._update_install_button()
             return
         ticket, spec = prepared
@@ -164,6 +214,7 @@ class InstallPanel(QWidget):
             self.step_label.setText("Nothing is being installed.")
             report(exc, "Starting the install", dialog_parent=self)
             self._update_install_button()
+            self._drop_reservation(ticket)
             return
         self._ticket = ticket
         self.install_job = job
@@ -171,6 +222,12 @@ class InstallPanel(QWidget):
         job.progress_changed.connect(self._on_install_progress_changed)
         job.log_added.connect(self._on_install_log_added)
         job.finished.connect(self._on_install_finished)
+
+    def _drop_reservation(self, ticket: InstallTicket) -> None:
+        """Forget an install that never started (no folder was created yet)."""
+        run_in_background(
+            partial(discard, ticket), _log_settled, what=f"dropping the install of {ticket.name}"
+        )
 
     @Slot()
     def _on_cancel_clicked(self) -> None:
@@ -252,10 +309,17 @@ class InstallPanel(QWidget):
         self.install_finished.emit(outcome)
 
     def shutdown(self) -> None:
-        """Stop a running install and remove its partial folder (the window is closing, so
-        no later callback could)."""
-        if self.install_job is not None and self.install_job.running:
-            self.install_job.cancel()
-            self.install_job.wait(10)
-            if self._ticket is not None:
-                discard(self._ticket)
+        """The window is closing: cancel a running install and hand the wait for it and the
+        removal of its folder (gigabytes) to a background call; returns at once."""
+        if self._preparing:
+            self._cancel_requested = True  # the job will not be started
+        job, ticket = self.install_job, self._ticket
+        if job is None or ticket is None or not job.running:
+            return
+        self._ticket = None  # a late ``finished`` must not settle it a second time
+        job.cancel()
+        run_in_background(
+            partial(settle_at_close, job.waiter(), ticket),
+            _log_settled,
+            what=f"removing the partial environment {ticket.name}",
+        )

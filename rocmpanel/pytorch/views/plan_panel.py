@@ -2,8 +2,9 @@
 the recommended build, its exact pip command, its size and its warnings.
 
 The GPU comes from ``ctx.inventory`` (detected once for every tab; "Detect again" refreshes
-it). The base Python's version (a subprocess) and the build manifest (a file) are read
-through ``run_in_background``; planning itself is pure and runs on each edit.
+it). The base Python (a PATH search) and its version (a subprocess), and the build manifest
+(a file), are read through ``run_in_background``; planning itself is pure and runs on each
+edit. Sizes follow ``base.units``: VRAM in binary units, downloads in decimal ones.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rocmpanel.base.units import format_download
+from rocmpanel.base.units import format_download, format_memory
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -33,11 +34,10 @@ from rocmpanel.pytorch.manifest import Manifest, Override, load_manifest
 from rocmpanel.pytorch.plan import InstallPlan
 from rocmpanel.pytorch.plan_inputs import (
     Machine,
-    base_python,
+    base_python_and_version,
     detection_failed,
     machine_from_inventory,
     make_plan,
-    python_version_of,
 )
 
 
@@ -51,6 +51,7 @@ class InstallPlanPanel(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.machine: Machine | None = None
+        self.base_python: str | None = None  # resolved off the GUI thread with its version
         self.python_version: str | None = None
         self._python_known = False  # the base Python has answered (maybe "unknown")
         self._manifest: Manifest | None = None
@@ -122,10 +123,10 @@ class InstallPlanPanel(QWidget):
         self._read_plan_inputs()
 
     def _read_plan_inputs(self) -> None:
-        """Ask the base Python its version (a subprocess) and read the build manifest."""
+        """Find the base Python and ask its version (a subprocess); read the build manifest."""
         self._python_known = False
         run_in_background(
-            partial(python_version_of, base_python(self.ctx.settings)),
+            partial(base_python_and_version, self.ctx.settings),
             self._on_python_version_read,
             owner=self,
             what="asking the base Python its version",
@@ -134,10 +135,12 @@ class InstallPlanPanel(QWidget):
             load_manifest, self._on_manifest_read, owner=self, what="reading the build manifest"
         )
 
-    def _on_python_version_read(self, version: str | None, error: BaseException | None) -> None:
+    def _on_python_version_read(
+        self, found: tuple[str, str | None] | None, error: BaseException | None
+    ) -> None:
         if error is not None:
             report(error, "Asking the base Python its version")
-        self.python_version = version
+        self.base_python, self.python_version = found or (None, None)
         self._python_known = True
         self._show_machine()
         self.replan()
@@ -178,14 +181,17 @@ class InstallPlanPanel(QWidget):
         if machine is None:
             return
         if machine.gfx:
-            vram = f", {machine.vram_bytes / 2**30:.0f} GiB" if machine.vram_bytes else ""
+            vram = f", {format_memory(machine.vram_bytes, digits=1)}" if machine.vram_bytes else ""
             rocm = f"; ROCm {machine.rocm_version}" if machine.rocm_version else ""
             text = f"GPU: <b>{html.escape(machine.gpu_name or '?')}</b> ({machine.gfx}{vram}){rocm}"
         else:
             text = f"<b>No AMD GPU detected.</b> {html.escape(machine.note)}"
-        base = base_python(self.ctx.settings)
-        version = (self.python_version or "?") if self._python_known else "…"
-        text += f"<br>Base Python {version} ({html.escape(base)})"
+        if self._python_known:
+            version = self.python_version or "?"
+            base = self.base_python or str(self.ctx.settings.pytorch.base_python)
+            text += f"<br>Base Python {version} ({html.escape(base)})"
+        else:
+            text += "<br>Base Python …"
         self.gpu_label.setText(text)
 
     def overrides(self) -> Mapping[str, Override]:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
 
 from rocmpanel.base.enums import CheckStatus
-from rocmpanel.setup.checklist import Check, FixKind
-from rocmpanel.setup.views.gpu_card import badge_style
+from rocmpanel.setup.views.badges import badge_style
+
+if TYPE_CHECKING:  # the checks arrive after the window's first paint; so does their module
+    from rocmpanel.setup.checklist import Check
 
 _CHECK_COLOURS = {
     CheckStatus.PASS: ("#1b5e20", "#c8e6c9"),
@@ -57,6 +60,8 @@ class ChecklistBox(QGroupBox):
         fix = check.fix
         if fix is None or check.status not in (CheckStatus.FAIL, CheckStatus.WARN):
             return
+        from rocmpanel.setup.checklist import FixKind
+
         if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET):
             label = fix.text
         elif fix.kind is FixKind.COMMAND:

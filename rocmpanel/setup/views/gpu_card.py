@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 from rocmpanel.base.units import format_gib
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.setup.compat import Verdict, VerdictStatus
+from rocmpanel.setup.views.badges import badge_style
 
 BADGE_COLOURS = {
     VerdictStatus.SUPPORTED: ("#1b5e20", "#c8e6c9"),
@@ -17,13 +18,6 @@ BADGE_COLOURS = {
     VerdictStatus.UNSUPPORTED: ("#b71c1c", "#ffcdd2"),
     VerdictStatus.UNKNOWN: ("#37474f", "#eceff1"),
 }
-
-
-def badge_style(fg: str, bg: str) -> str:
-    return (
-        f"QLabel {{ color: {fg}; background: {bg}; border-radius: 4px; "
-        "padding: 2px 8px; font-weight: bold; }"
-    )
 
 
 class GpuCard(QFrame):

@@ -8,7 +8,7 @@ each :class:`~rocmpanel.setup.probe_report.ProbeReport` to the tab through ``pro
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -17,7 +17,9 @@ from rocmpanel.base.errors import PanelError
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.setup.probe_report import ProbeReport
+
+if TYPE_CHECKING:  # imported when the first probe ends, not at start-up
+    from rocmpanel.setup.probe_report import ProbeReport
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ class ProbeBox(QGroupBox):
 
     @Slot(object)
     def _on_job_result_received(self, result: Any) -> None:
+        from rocmpanel.setup.probe_report import ProbeReport
+
         self.probed.emit(ProbeReport.from_dict(result.data))
 
     @Slot(object)

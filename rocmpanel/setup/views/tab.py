@@ -3,10 +3,12 @@ workload Python's torch build, pasted-output analysis and a Markdown report.
 
 The machine comes from the app's one inventory (``ctx.inventory``, detected off the GUI
 thread): the tab shows "Detecting GPUs…" until it arrives, and its Refresh asks the
-inventory to detect again. Pasted output is analysed in the background (a long paste takes
-a while to parse); the probe runs as a job in the workload Python. Fixes that set or unset a
-variable are emitted as ``env_change_requested`` for the environment editor; fixes that
-need privileges are shown and copied, never run. Every error reaches the user through
+inventory to detect again. Nothing starts before the tab's first paint: detection and the
+probe begin right after it, and the logic behind the verdicts is imported when first used.
+Pasted output is analysed in the background (a long paste takes a while to parse); the
+probe runs as a job in the workload Python. Fixes that set or unset a variable are emitted
+as ``env_change_requested`` for the environment editor; fixes that need privileges are
+shown and copied, never run. Every error reaches the user through
 :func:`rocmpanel.gui.report.report`.
 """
 
@@ -15,8 +17,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QKeySequence, QPaintEvent, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -37,22 +39,30 @@ from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
-from rocmpanel.machine.inventory import Inventory
-from rocmpanel.setup.captured import Captured, analyse_texts
-from rocmpanel.setup.checklist import Check, FixKind
-from rocmpanel.setup.probe_report import ProbeReport
-from rocmpanel.setup.report import DoctorReport, build_report
 from rocmpanel.setup.views.checklist_box import ChecklistBox, clear_grid
-from rocmpanel.setup.views.gpu_card import GpuCard
 from rocmpanel.setup.views.probe_box import ProbeBox
 
 if TYPE_CHECKING:
+    # The logic behind the views (verdicts, checks, parsers) is imported when first used,
+    # after the window's first paint: the tab shows "Detecting GPUs…" until then.
     from rocmpanel.envvars.views.editor import EnvEditor
+    from rocmpanel.machine.inventory import Inventory
+    from rocmpanel.setup.captured import Captured
+    from rocmpanel.setup.checklist import Check
+    from rocmpanel.setup.probe_report import ProbeReport
+    from rocmpanel.setup.report import DoctorReport
 
 log = logging.getLogger(__name__)
 
 _DETECTING = "Detecting GPUs…"
 _ANALYSING = "Analysing pasted output…"
+
+
+def _analyse_texts(texts: list[str], rocm_version: str | None, os_name: str | None) -> Captured:
+    """Parse pasted outputs (on a pool thread, which also pays for importing the parsers)."""
+    from rocmpanel.setup import captured
+
+    return captured.analyse_texts(texts, rocm_version, os_name)
 
 
 class SetupTab(QWidget):
@@ -62,7 +72,7 @@ class SetupTab(QWidget):
     env_change_requested = Signal(str, object)  # name, value (None = unset)
     report_changed = Signal(object)  # DoctorReport, whenever the shown report changes
 
-    #: Whether Refresh (and the first showing) also probes the workload Python (a child
+    #: Whether Refresh (and the first paint) also probes the workload Python (a child
     #: process importing torch).
     probe_on_refresh = True
 
@@ -76,7 +86,8 @@ class SetupTab(QWidget):
         self._captured: tuple[str, ...] = ()
         self._analysis = 0  # the latest analysis asked for; older results are dropped
         self._busy: str | None = None  # what the tab is waiting for (_DETECTING, _ANALYSING)
-        self._shown_once = False
+        self._painted = False
+        self._closing = False
         self._build()
         self._add_env_editor()
         refresh_key = QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self)
@@ -88,15 +99,23 @@ class SetupTab(QWidget):
             self._on_inventory_changed(inventory.current)
         else:
             self._set_busy(_DETECTING)
-        inventory.ensure()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        """Probe the workload Python when first shown, so building the window stays cheap."""
-        super().showEvent(event)
-        if not self._shown_once:
-            self._shown_once = True
-            if self.probe_on_refresh:
-                self.probe_box.start()
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """After the tab's first paint, detect the machine (unless that ran) and probe the
+        workload Python: starting either before would hold up the window's first frame."""
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            # Queued, so the frame being painted is finished before anything starts.
+            QTimer.singleShot(0, self, self._after_first_paint)
+
+    @Slot()
+    def _after_first_paint(self) -> None:
+        if self._closing:  # closed right after its first paint (the smoke test)
+            return
+        self.ctx.inventory.ensure()
+        if self.probe_on_refresh:
+            self.probe_box.start()
 
     # ---- layout -------------------------------------------------------------------------
 
@@ -274,7 +293,7 @@ class SetupTab(QWidget):
         self.error_label.setText("")
         self._set_busy(_ANALYSING)
         run_in_background(
-            lambda: analyse_texts(texts, rocm_version, os_name),
+            lambda: _analyse_texts(texts, rocm_version, os_name),
             lambda captured, error: self._on_analysed(ticket, warn, captured, error),
             owner=self,
             what="analysing pasted output",
@@ -298,6 +317,8 @@ class SetupTab(QWidget):
             if warn:
                 QMessageBox.warning(self, "Analyse pasted output", message)
             return
+        from rocmpanel.setup.report import build_report
+
         self._set_busy(None)
         self._captured = tuple(k.value for k in captured.kinds)
         self.report = build_report(captured.system, captured.host, captured.probe, self._captured)
@@ -336,6 +357,8 @@ class SetupTab(QWidget):
     def _rebuild(self) -> None:
         if self._system is None:
             return
+        from rocmpanel.setup.report import build_report
+
         self.report = build_report(self._system, self._host, self._probe)
         self._render()
 
@@ -343,6 +366,8 @@ class SetupTab(QWidget):
         shown = self.report
         if shown is None:
             return
+        from rocmpanel.setup.views.gpu_card import GpuCard
+
         self._set_busy(self._busy)  # the Back button follows what is shown
         system = shown.system
         if self._captured:
@@ -370,6 +395,8 @@ class SetupTab(QWidget):
 
     @Slot(object)
     def _apply_fix(self, check: Check) -> None:
+        from rocmpanel.setup.checklist import FixKind
+
         fix = check.fix
         if fix is None:
             return
@@ -391,4 +418,5 @@ class SetupTab(QWidget):
 
     def shutdown(self) -> None:
         """Cancel a running probe; detection belongs to the app's inventory."""
+        self._closing = True
         self.probe_box.shutdown()

@@ -184,7 +184,13 @@ def test_chat_views_read_no_sysfs() -> None:
     import ast
 
     views = Path(model_panel.__file__).parent
-    forbidden = {"read_amd_vram", "read_device_vram", "sysfs_gpu_budget", "read_int", "read_text"}
+    forbidden = {
+        "read_amd_vram",
+        "read_device_vram",
+        "detected_gpu_budget",
+        "read_int",
+        "read_text",
+    }
     for path in views.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):

@@ -91,14 +91,16 @@ def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path)
     qtbot.waitUntil(lambda: not tab.session.generating, timeout=LOAD_MS)
     assert len(tab.view.widgets) == 2 and tab.view.last().text == first_text
 
-    # Persisted: a fresh store and a fresh tab see the same conversation.
+    # Persisted (off the GUI thread): a fresh store and a fresh tab see the same conversation.
+    qtbot.waitUntil(lambda: tab.store_queue.idle)
     conversation_id = tab.session.conversation_id
     saved = ChatStore().get(conversation_id)
     assert [(m.role, m.content) for m in saved.messages] == tab.session.history
     assert saved.messages[1].figures is not None and saved.messages[1].figures.new_tokens
     other = make_tab()
-    assert other.conversations.list.count() == 1
+    qtbot.waitUntil(lambda: other.conversations.list.count() == 1)
     other.open_conversation(conversation_id)
+    qtbot.waitUntil(lambda: len(other.view.widgets) == 2)
     assert [w.text for w in other.view.widgets] == ["Hello there", first_text]
     assert other.model_panel.recent_combo.count() == 1
 
@@ -106,6 +108,7 @@ def test_stream_a_reply_persist_and_reload_it(qtbot, make_tab, tiny_model: Path)
     qtbot.mouseClick(tab.edit_button, Qt.MouseButton.LeftButton)
     assert tab.input.toPlainText() == "Hello there"
     assert tab.session.history == [] and tab.view.widgets == []
+    qtbot.waitUntil(lambda: tab.store_queue.idle)
     assert ChatStore().get(conversation_id).messages == ()
 
 
@@ -176,6 +179,7 @@ def test_export_writes_markdown_and_json(qtbot, make_tab, tmp_path: Path) -> Non
     tab.conversations.refresh()
     tab.conversations.export_to(cid, tmp_path / "c.md")
     tab.conversations.export_to(cid, tmp_path / "c.json")
+    qtbot.waitUntil(lambda: tab.store_queue.idle)
     assert (tmp_path / "c.md").read_text().startswith("# Exported")
     assert json.loads((tmp_path / "c.json").read_text())["messages"][0]["content"] == "hi"
     tab.conversations.search_edit.setText("zzz")

@@ -73,8 +73,8 @@ def test_errors_of_the_tab_go_through_report(qtbot, caplog: pytest.LogCaptureFix
         tab = ChatTab(ctx)
         qtbot.addWidget(tab)
         with caplog.at_level(logging.WARNING, logger="rocmpanel.report"):
-            tab.open_conversation(999)
-        assert "Conversation 999 does not exist." in shown
+            tab.open_conversation(999)  # read off the GUI thread; the error comes back
+            qtbot.waitUntil(lambda: "Conversation 999 does not exist." in shown)
         assert any("Opening the conversation" in r.getMessage() for r in caplog.records)
         banner = tab.banner
         banner.show_error(PanelError("The worker is gone.", "pipe closed"), "Asking", None, True)

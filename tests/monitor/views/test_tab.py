@@ -9,12 +9,14 @@ import csv
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 
+from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.inventory import InventoryHolder
@@ -269,3 +271,49 @@ def test_a_failed_detection_falls_back_to_the_tree(
         assert tab.no_gpu_label.text() == ""
     finally:
         tab.shutdown()
+
+
+def test_csv_export_is_written_off_the_gui_thread_with_the_button_disabled(
+    make_tab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, qtbot
+) -> None:  # type: ignore[no-untyped-def]
+    from rocmpanel.monitor import csv_export
+
+    root = link_tree(tmp_path / "sys", [_hot_gpu(tmp_path / "hot")])
+    tab, notes = make_tab(root, alerts_enabled=False)
+    qtbot.waitUntil(lambda: tab.history is not None and len(tab.history.host) >= 2, timeout=10_000)
+    writers: list[threading.Thread] = []
+    real_write = csv_export.write_atomic
+
+    def recording_write(path: Path, data: bytes) -> None:
+        writers.append(threading.current_thread())
+        real_write(path, data)
+
+    monkeypatch.setattr(csv_export, "write_atomic", recording_write)
+    out = tmp_path / "export.csv"
+    tab.toolbar.export_requested.emit(str(out), 60.0)
+    assert not tab.toolbar.export_button.isEnabled()  # until the pool is done
+    qtbot.waitUntil(lambda: tab.toolbar.export_button.isEnabled(), timeout=5000)
+    assert writers and writers[0] is not threading.main_thread()
+    with out.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and {r["source"] for r in rows} == {"0000:03:00.0", "host"}
+    assert f"Exported {len(rows)} rows of telemetry to {out}" in notes
+
+
+def test_a_failed_csv_export_is_reported_and_the_button_comes_back(
+    make_tab, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, qtbot
+) -> None:  # type: ignore[no-untyped-def]
+    from rocmpanel.monitor.views import tab as tab_module
+
+    reported: list[tuple[BaseException, str]] = []
+    monkeypatch.setattr(tab_module, "report", lambda e, doing="", **_: reported.append((e, doing)))
+    tab, notes = make_tab(tmp_path / "empty-sys")
+    qtbot.waitUntil(lambda: tab.history is not None and len(tab.history.host) >= 1, timeout=10_000)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    tab.toolbar.export_requested.emit(str(blocker / "export.csv"), 60.0)
+    assert not tab.toolbar.export_button.isEnabled()
+    qtbot.waitUntil(lambda: tab.toolbar.export_button.isEnabled(), timeout=5000)
+    ((error, doing),) = reported
+    assert isinstance(error, PanelError) and doing == "Exporting telemetry"
+    assert not [n for n in notes if n.startswith("Exported")]

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import threading
+import time
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,6 +30,7 @@ from rocmpanel.jobs import workload
 from rocmpanel.jobs.runner import JobManager
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.inventory import Inventory
+from rocmpanel.pytorch import environments
 from rocmpanel.pytorch.validation_run import ValidationRun
 from rocmpanel.pytorch.validation_store import ValidationStore
 from rocmpanel.pytorch.views import envs_panel
@@ -450,3 +452,71 @@ def test_history_compare_and_export_buttons(qtbot, ctx, tmp_path):
     panel.history.export(panel.shown_run, target)
     qtbot.waitUntil(target.exists, timeout=10_000)
     assert "| GEMM TFLOPS float16 | PASS |" in target.read_text(encoding="utf-8")
+
+
+def test_vram_is_shown_in_binary_units(qtbot, ctx):
+    igpu_only = Inventory(
+        SystemInfo("linux", gpus=(GpuInfo("Radeon 780M", gfx="gfx1103", vram_bytes=2**29),))
+    )
+    tab = make_tab(qtbot, ctx, igpu_only)
+    assert "gfx1103, 512.0 MiB" in tab.planner.gpu_label.text()
+    ctx.inventory.set_current(RX7900)
+    qtbot.waitUntil(lambda: "gfx1100, 24.0 GiB" in tab.planner.gpu_label.text(), timeout=5000)
+
+
+def test_a_folder_left_by_an_install_cut_short_is_removed_when_the_tab_is_built(qtbot, ctx):
+    # The panel quit (or was killed) during an install: its folder and marker stayed.
+    left = workload.envs_dir() / "pytorch-2.12-rocm7.2"
+    (left / "lib").mkdir(parents=True)
+    marker = workload.envs_dir() / environments.INSTALLING / left.name
+    marker.parent.mkdir()
+    marker.write_text(json.dumps({"pid": 2**22 + 1, "created": 1.0}), encoding="utf-8")
+    tab = make_tab(qtbot, ctx)
+    assert not left.exists() and not marker.exists()
+    assert tab.installer.name_edit.text() == "pytorch-2.12-rocm7.2"  # its name is free again
+
+
+class _StuckJob:
+    """An install job that ends only when ``ended`` is set (a child slow to go)."""
+
+    def __init__(self) -> None:
+        self.running = True
+        self.cancelled = False
+        self.ended = threading.Event()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def wait(self, timeout: float | None = None) -> None:
+        self.ended.wait(timeout)
+
+    def waiter(self):
+        return self.wait
+
+
+def test_closing_during_an_install_leaves_the_wait_and_the_removal_to_the_background(qtbot, ctx):
+    tab = make_tab(qtbot, ctx)
+    ticket = environments.begin_install("cut-short", ["x"], needed_bytes=1)
+    (ticket.path / "lib").mkdir(parents=True)
+    job = _StuckJob()
+    tab.installer.install_job, tab.installer._ticket = job, ticket  # type: ignore[assignment]
+    started = time.monotonic()
+    tab.shutdown()
+    assert time.monotonic() - started < 1.0  # the GUI thread neither waits nor deletes
+    assert job.cancelled and ticket.path.exists()
+    job.ended.set()
+    qtbot.waitUntil(lambda: not ticket.path.exists(), timeout=10_000)
+    assert not environments.install_running("cut-short")
+
+
+def test_cancel_while_reserving_drops_the_reservation(qtbot, ctx):
+    tab = make_tab(qtbot, ctx)
+    name = tab.installer.name_edit.text()
+    tab.installer.install_button.click()
+    tab.installer.cancel_button.click()  # before the reservation's result is delivered
+    qtbot.waitUntil(
+        lambda: tab.installer.step_label.text().startswith("Cancelled before"), timeout=10_000
+    )
+    qtbot.waitUntil(lambda: not environments.install_running(name), timeout=10_000)
+    assert not (workload.envs_dir() / environments.INSTALLING / name).exists()
+    assert tab.installer.install_button.isEnabled()

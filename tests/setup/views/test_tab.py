@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QPushButton
 
@@ -22,7 +23,6 @@ from rocmpanel.jobs.runner import JobManager
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.setup import captured as captured_module
-from rocmpanel.setup.views import tab as tab_module
 from rocmpanel.setup.views.gpu_card import GpuCard
 from rocmpanel.setup.views.tab import SetupTab
 
@@ -102,6 +102,62 @@ def _show(qtbot, tab: SetupTab) -> None:
     tab.resize(1200, 800)
     tab.show()
     qtbot.waitUntil(lambda: tab.report is not None, timeout=10000)
+
+
+class _PaintSpy(QObject):
+    """Appends "paint" to ``events`` at each paint of ``widget``."""
+
+    def __init__(self, widget: QObject, events: list[str]) -> None:
+        super().__init__()
+        self.widget, self.events = widget, events
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.widget and event.type() == QEvent.Type.Paint:
+            self.events.append("paint")
+        return False
+
+
+def _spy_on_starts(tab: SetupTab, monkeypatch, events: list[str]) -> None:
+    """Record "detect" when the tab asks for a detection and "probe" when it probes."""
+    holder = tab.ctx.inventory
+    real_ensure = holder.ensure
+
+    def ensure() -> None:
+        events.append("detect")
+        real_ensure()
+
+    monkeypatch.setattr(holder, "ensure", ensure)
+    monkeypatch.setattr(tab.probe_box, "start", lambda: events.append("probe"))
+
+
+def test_detection_and_probe_start_after_the_first_paint(qtbot, make_tab, monkeypatch) -> None:
+    tab = make_tab(probe=True)
+    assert not tab.ctx.inventory.busy  # building the tab started no detection
+    events: list[str] = []
+    _spy_on_starts(tab, monkeypatch, events)
+    spy = _PaintSpy(tab, events)
+    tab.resize(1200, 800)
+    tab.show()
+    assert events == []  # nor did showing it: both would hold up the first frame
+    qtbot.waitUntil(lambda: "probe" in events, timeout=5000)
+    assert events[0] == "paint"
+    assert [e for e in events if e != "paint"] == ["detect", "probe"]
+    qtbot.waitUntil(lambda: tab.report is not None, timeout=10000)  # and the machine shows
+    spy.deleteLater()
+
+
+def test_a_tab_closed_before_its_first_paint_starts_nothing(qtbot, make_tab, monkeypatch) -> None:
+    tab = make_tab(probe=True)
+    events: list[str] = []
+    _spy_on_starts(tab, monkeypatch, events)
+    spy = _PaintSpy(tab, events)
+    tab.show()
+    tab.shutdown()  # the smoke test closes the window right after its first paint
+    qtbot.waitUntil(lambda: "paint" in events, timeout=5000)
+    qtbot.wait(50)
+    assert "detect" not in events and "probe" not in events
+    spy.deleteLater()
 
 
 def test_detection_runs_off_the_gui_thread_and_fills_cards(qtbot, make_tab) -> None:
@@ -218,7 +274,8 @@ def test_a_known_inventory_is_shown_without_detecting(qtbot, make_tab) -> None:
     tab = make_tab(holder=holder)
     assert tab.report is not None and not tab.busy.isVisible()
     assert [g.name for g in tab.report.system.gpus] == [RX6700.name]
-    qtbot.wait(50)
+    tab.show()
+    qtbot.wait(50)  # past the first paint, when the tab calls ensure()
     assert calls == []  # ensure() found the inventory already there
 
 
@@ -260,7 +317,7 @@ def test_pasted_output_is_parsed_off_the_gui_thread(qtbot, make_tab, monkeypatch
         threads.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tab_module, "analyse_texts", spy)
+    monkeypatch.setattr(captured_module, "analyse_texts", spy)
     tab = make_tab()
     _show(qtbot, tab)
     with qtbot.waitSignal(tab.report_changed, timeout=10000):
@@ -277,7 +334,7 @@ def test_back_drops_an_analysis_still_running(qtbot, make_tab, monkeypatch) -> N
         release.wait(10)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tab_module, "analyse_texts", slow)
+    monkeypatch.setattr(captured_module, "analyse_texts", slow)
     tab = make_tab()
     _show(qtbot, tab)
     tab.analyse_texts([ROCMINFO])
@@ -298,7 +355,7 @@ def test_an_inventory_arriving_during_a_failed_analysis_is_shown(
         release.wait(10)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tab_module, "analyse_texts", slow)
+    monkeypatch.setattr(captured_module, "analyse_texts", slow)
     tab = make_tab()
     _show(qtbot, tab)
     tab.analyse_texts(["not a tool output"])

@@ -101,7 +101,7 @@ def test_crash_between_temp_file_and_replace_leaves_old_file(tmp_path: Path) -> 
         apply_plans({{"profile": store}}, [plan])
         """
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     done = subprocess.run([sys.executable, "-c", script], env=env, timeout=60, check=False)
     assert done.returncode == 9
     assert (home / ".profile").read_bytes() == b"# mine\nexport KEEP=1\n"
