@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sys
 import types
 import typing
 from collections.abc import Iterator
@@ -65,24 +66,43 @@ class Section:
 
     def __setattr__(self, name: str, value: Any) -> None:
         spec = _fields(type(self)).get(name)
-        if spec is not None:
+        # The declared default was checked once (in _fields): the dataclass __init__ that
+        # assigns it to every field of every section need not check it again.
+        if spec is not None and value is not spec[2]:
             value = _coerce(spec[0], spec[1], value)
         object.__setattr__(self, name, value)
 
 
-_FIELDS: dict[type, dict[str, tuple[Option, Any]]] = {}
+# Per section class: each declared option's name -> (declaration, resolved type, default).
+_FIELDS: dict[type, dict[str, tuple[Option, Any, Any]]] = {}
 
 
-def _fields(cls: type) -> dict[str, tuple[Option, Any]]:
-    """Each declared option of a section class with its resolved type (computed once)."""
+def _resolve(annotation: Any, cls: type) -> Any:
+    """A field's type from its annotation (a string here, as the module postpones them).
+
+    Evaluated in the class's module, as ``typing.get_type_hints`` would, without its cost
+    (it walks the MRO and compiles a ForwardRef for every annotation of every base)."""
+    if not isinstance(annotation, str):
+        return annotation
+    return eval(annotation, vars(sys.modules[cls.__module__]))  # our own declarations, not input
+
+
+def _fields(cls: type) -> dict[str, tuple[Option, Any, Any]]:
+    """Each declared option of a section class with its resolved type and its checked
+    default (computed once per class)."""
     found = _FIELDS.get(cls)
     if found is None:
-        hints = typing.get_type_hints(cls)
-        found = {
-            f.name: (f.metadata["option"], hints[f.name])
-            for f in dataclasses.fields(cls)
-            if "option" in f.metadata
-        }
+        found = {}
+        for f in dataclasses.fields(cls):
+            opt = f.metadata.get("option")
+            if opt is None:
+                continue
+            hint = _resolve(f.type, cls)
+            default = f.default
+            checked = _coerce(opt, hint, default)  # raises on a declaration bug
+            if type(checked) is not type(default) or checked != default:
+                raise TypeError(f"setting {opt.key} has a default of another type")
+            found[f.name] = (opt, hint, default)
         _FIELDS[cls] = found
     return found
 
@@ -165,6 +185,8 @@ class WindowSettings(Section):
     geometry: str = option("", "window_geometry", "Window geometry", visible=False)
     state: str = option("", "window_state", "Window state", visible=False)
     last_tab: str = option("", "last_tab", "Last tab", visible=False)
+    # Whether the log dock was open at close: a closed one is built after the first frame.
+    log_open: bool = option(False, "log_open", "Log open", visible=False)
 
 
 @dataclass
@@ -354,12 +376,26 @@ class Declared:
     default: Any
 
 
+_DECLARED: tuple[Declared, ...] = ()
+_BY_KEY: dict[str, Declared] = {}
+
+
 def declared() -> Iterator[Declared]:
     """Every option of every section, in declaration order."""
-    for section, cls in SECTIONS.items():
-        defaults = cls()
-        for name, (opt, hint) in _fields(cls).items():
-            yield Declared(section, name, opt, hint, getattr(defaults, name))
+    global _DECLARED
+    if not _DECLARED:  # computed once: the declarations never change
+        _DECLARED = tuple(
+            Declared(section, name, opt, hint, default)
+            for section, cls in SECTIONS.items()
+            for name, (opt, hint, default) in _fields(cls).items()
+        )
+    return iter(_DECLARED)
+
+
+def _declared_by_key() -> dict[str, Declared]:
+    if not _BY_KEY:
+        _BY_KEY.update((d.option.key, d) for d in declared())
+    return _BY_KEY
 
 
 class Settings:
@@ -402,7 +438,7 @@ class Settings:
         if not isinstance(data, dict):
             settings.problems.append(f"{settings.path} is not a mapping; using defaults")
             return settings
-        by_key = {d.option.key: d for d in declared()}
+        by_key = _declared_by_key()
         for key, value in data.items():
             where = by_key.get(str(key))
             if where is None:

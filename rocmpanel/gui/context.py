@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from rocmpanel.base.settings import Settings
 from rocmpanel.gui.inventory import InventoryHolder
-from rocmpanel.jobs.runner import JobManager
 from rocmpanel.machine.live import LiveGpuMemory
+
+if TYPE_CHECKING:  # annotations only: whoever builds the context has imported them
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.jobs.runner import JobManager
 
 
 @dataclass

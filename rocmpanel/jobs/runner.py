@@ -1,10 +1,14 @@
 """The Qt side of jobs: a :class:`Job` per child process and the :class:`JobManager`.
 
-Reader threads never touch widgets. They append events to a queue and, only when it was
-empty, emit one queued ``_wake`` signal; the GUI thread then drains everything that has
-piled up in one go, at most once per ``DRAIN_INTERVAL_S`` (the first event after a quiet
-spell is delivered at once). A worker flooding its output therefore costs the GUI about 60
-slot calls a second, not one per line. Only QtCore is used here.
+Reader threads never touch widgets. They append events to a queue (runs of log lines and
+of tokens gathered there, on the reader thread, so the GUI thread does no work per line)
+and, only when it was empty, emit one queued ``_wake`` signal; the GUI thread then drains
+what has piled up, at most once per ``DRAIN_INTERVAL_S`` (the first event after a quiet
+spell is delivered at once) and at most ``DRAIN_LIMIT`` events per turn of the event loop
+(a backlog is taken in several turns, in order, none dropped). A worker flooding its
+output therefore costs the GUI about 60 slot calls a second, not one per line, and no
+single call grows with the flood. Only QtCore is used here; the child-process, protocol
+and spec modules are imported when the first job is made, not when the panel starts.
 """
 
 from __future__ import annotations
@@ -17,28 +21,24 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState
-from rocmpanel.jobs.protocol import (
-    CheckDone,
-    Event,
-    LogLine,
-    Progress,
-    ReplyDone,
-    Result,
-    Token,
-    WorkerError,
-)
-from rocmpanel.jobs.spec import JobSpec, prepare
+
+if TYPE_CHECKING:
+    from rocmpanel.jobs.process import JobOutcome
+    from rocmpanel.jobs.protocol import Event, LogLine, Progress, Token
+    from rocmpanel.jobs.spec import JobSpec
 
 log = logging.getLogger(__name__)
 
 LOG_LINES_KEPT = 5000
 DRAIN_INTERVAL_S = 0.016
+# Events (a log line or token each) one drain delivers; a longer backlog waits for the
+# next turn of the event loop, so timers and painting run in between.
+DRAIN_LIMIT = 2000
 # At close a job that ignores terminate is killed after CLOSE_GRACE_S (a worker that exits
 # on terminate, as they all do unless wedged, is gone in milliseconds). The kill is sent
 # by a daemon thread that dies with the panel, so closing waits until it has surely been
@@ -48,12 +48,22 @@ KILL_MARGIN_S = 0.5
 _ids = itertools.count(1)
 
 
+@dataclasses.dataclass(slots=True)
+class _Run:
+    """Consecutive log lines, or consecutive tokens, queued as one entry."""
+
+    kind: type
+    items: list[Any]
+
+
 class Job(QObject):
     """One background job as the GUI sees it. Signals arrive on the GUI thread."""
 
     progress_changed = Signal(object)  # Progress
-    log_added = Signal(list)  # list[LogLine], a batch
-    tokens_received = Signal(list)  # list[Token], a batch
+    # Batches travel as one Python object (a Signal(list) would convert every element):
+    # receivers share the list and must not change it.
+    log_added = Signal(object)  # list[LogLine], a batch
+    tokens_received = Signal(object)  # list[Token], a batch
     result_received = Signal(object)  # Result
     check_done = Signal(object)  # CheckDone, one finished check of a suite
     reply_received = Signal(object)  # ReplyDone (the end of a chat reply)
@@ -62,6 +72,10 @@ class Job(QObject):
     _wake = Signal()
 
     def __init__(self, spec: JobSpec, grace_s: float = 3.0, parent: QObject | None = None):
+        from rocmpanel.jobs.process import JobProcess, JobState
+        from rocmpanel.jobs.protocol import LogLine, Progress, Token
+        from rocmpanel.jobs.spec import prepare
+
         super().__init__(parent)
         self.id = next(_ids)
         self.spec = spec
@@ -70,7 +84,8 @@ class Job(QObject):
         self.log: collections.deque[LogLine] = collections.deque(maxlen=LOG_LINES_KEPT)
         self.outcome: JobOutcome | None = None
         self.started_at = time.time()
-        self._pending: list[Any] = []
+        self._run_kinds = (LogLine, Token)
+        self._pending: collections.deque[Any] = collections.deque()  # events and _Runs
         self._detached = False
         self._lock = threading.Lock()
         self._last_drain = 0.0
@@ -94,7 +109,7 @@ class Job(QObject):
 
     @property
     def running(self) -> bool:
-        return self.state is JobState.RUNNING
+        return self.outcome is None
 
     def start(self) -> None:
         self._process.start()
@@ -127,11 +142,20 @@ class Job(QObject):
 
     # -- reader threads → GUI thread ----------------------------------------------------
     def _enqueue(self, item: Event | JobOutcome) -> None:
+        kind = type(item)
         with self._lock:
             if self._detached:
                 return
-            was_empty = not self._pending
-            self._pending.append(item)
+            pending = self._pending
+            was_empty = not pending
+            if kind in self._run_kinds:
+                last = pending[-1] if pending else None
+                if isinstance(last, _Run) and last.kind is kind:
+                    last.items.append(item)
+                else:
+                    pending.append(_Run(kind, [item]))
+            else:
+                pending.append(item)
             if was_empty:
                 self._wake.emit()
 
@@ -148,34 +172,65 @@ class Job(QObject):
         elif not self._drain_timer.isActive():
             self._drain_timer.start(max(1, round(wait * 1000)))
 
+    def _take(self, limit: int) -> tuple[list[Any], bool]:
+        """Up to ``limit`` queued events, oldest first (a run split if need be), and
+        whether more are left."""
+        taken: list[Any] = []
+        with self._lock:
+            pending = self._pending
+            while pending and limit > 0:
+                entry = pending[0]
+                if isinstance(entry, _Run):
+                    if len(entry.items) > limit:
+                        taken.append(_Run(entry.kind, entry.items[:limit]))
+                        del entry.items[:limit]
+                        break
+                    limit -= len(entry.items)
+                else:
+                    limit -= 1
+                taken.append(pending.popleft())
+            return taken, bool(pending)
+
     @Slot()
     def _drain(self) -> None:
+        from rocmpanel.jobs.process import JobOutcome
+        from rocmpanel.jobs.protocol import (
+            CheckDone,
+            LogLine,
+            Progress,
+            ReplyDone,
+            Result,
+            WorkerError,
+        )
+
         self._last_drain = time.monotonic()
-        with self._lock:
-            items, self._pending = self._pending, []
+        entries, more = self._take(DRAIN_LIMIT)
+        if more:  # the rest after whatever else is waiting on the GUI thread
+            self._drain_timer.start(0)
         logs: list[LogLine] = []
         tokens: list[Token] = []
         progress: Progress | None = None
 
         def flush() -> None:
-            nonlocal progress
+            nonlocal logs, tokens, progress
             if logs:
                 self.log.extend(logs)
-                self.log_added.emit(list(logs))
-                logs.clear()
+                self.log_added.emit(logs)
+                logs = []
             if tokens:
-                self.tokens_received.emit(list(tokens))
-                tokens.clear()
+                self.tokens_received.emit(tokens)
+                tokens = []
             if progress is not None:
                 self.progress = progress
                 self.progress_changed.emit(progress)
                 progress = None
 
-        for item in items:
-            if isinstance(item, LogLine):
-                logs.append(item)
-            elif isinstance(item, Token):
-                tokens.append(item)
+        for item in entries:
+            if isinstance(item, _Run):
+                if item.kind is LogLine:
+                    logs.extend(item.items)
+                else:
+                    tokens.extend(item.items)
             elif isinstance(item, Progress):
                 progress = item
             else:

@@ -174,7 +174,15 @@ def run_gui(smoke_test: bool = False) -> int:
             file=sys.stderr,
         )
         return 2
+    from rocmpanel.shell import heap
+
+    heap.pause()  # until start-up is done (MainWindow settles the heap then)
     setup_logging(rotating=False)  # rotate_log() follows the first paint
+    # Read before Qt is imported: PySide's import hook reads the source of every module
+    # imported after it (to look for its __feature__ switches), and these need none.
+    from rocmpanel.base.settings import Settings
+
+    settings = Settings.load()
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
@@ -201,7 +209,7 @@ def run_gui(smoke_test: bool = False) -> int:
     from rocmpanel.shell.main_window import MainWindow
 
     reporter = install_excepthook()
-    window = MainWindow()
+    window = MainWindow(settings)
     window.first_painted.connect(lambda: after_first_paint(app))
     reporter.set_parent_window(window)
     log.info("rocmpanel %s started", __version__)

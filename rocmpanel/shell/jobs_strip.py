@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import time
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
@@ -14,17 +18,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rocmpanel.gui.log_view import JobLogDialog
-from rocmpanel.jobs.process import JobOutcome, JobState
-from rocmpanel.jobs.protocol import Progress
-from rocmpanel.jobs.runner import Job, JobManager
+if TYPE_CHECKING:
+    from rocmpanel.gui.log_view import JobLogDialog
+    from rocmpanel.jobs.process import JobOutcome
+    from rocmpanel.jobs.protocol import Progress
+    from rocmpanel.jobs.runner import Job, JobManager
 
 FINISHED_CHIP_LINGER_MS = 60_000
-_STATE_TEXT = {
-    JobState.SUCCEEDED: "✓ done",
-    JobState.FAILED: "✗ failed",
-    JobState.CRASHED: "✗ crashed",
-    JobState.CANCELLED: "cancelled",
+# A chip shows a job's progress at most this often; the latest one wins.
+CHIP_UPDATE_MS = 200
+_STATE_TEXT = {  # by JobState value
+    "succeeded": "✓ done",
+    "failed": "✗ failed",
+    "crashed": "✗ crashed",
+    "cancelled": "cancelled",
 }
 
 
@@ -58,6 +65,12 @@ class JobChip(QFrame):
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         for widget in (self.name, self.bar, self.step, self.cancel_button):
             layout.addWidget(widget)
+        self._shown: Progress | None = None
+        self._latest: Progress | None = None
+        self._last_shown = -math.inf
+        self._update_timer = QTimer(self)
+        self._update_timer.setSingleShot(True)
+        self._update_timer.timeout.connect(self._show_latest)
         job.progress_changed.connect(self._on_job_progress_changed)
         job.finished.connect(self._on_job_finished)
         if job.outcome is not None:
@@ -65,6 +78,24 @@ class JobChip(QFrame):
 
     @Slot(object)
     def _on_job_progress_changed(self, progress: Progress) -> None:
+        self._latest = progress
+        if self._update_timer.isActive():
+            return
+        wait_ms = (self._last_shown - time.monotonic()) * 1000 + CHIP_UPDATE_MS
+        if wait_ms <= 0:
+            self._show_latest()
+        else:
+            self._update_timer.start(math.ceil(wait_ms))
+
+    @Slot()
+    def _show_latest(self) -> None:
+        progress, self._latest = self._latest, None
+        if progress is None or self.job.outcome is not None:
+            return
+        self._last_shown = time.monotonic()
+        if progress == self._shown:
+            return
+        self._shown = progress
         if progress.fraction is None:
             self.bar.setRange(0, 0)
         else:
@@ -75,10 +106,12 @@ class JobChip(QFrame):
 
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
+        self._update_timer.stop()
+        self._latest = None
         self.bar.setRange(0, 1000)
         self.bar.setValue(1000 if outcome.was_successful() else 0)
         self.bar.hide()
-        self.step.setText(_STATE_TEXT.get(outcome.state, outcome.state.value))
+        self.step.setText(_STATE_TEXT.get(outcome.state.value, outcome.state.value))
         self.step.setToolTip(str(outcome))
         self.cancel_button.setText("×")
         self.cancel_button.setToolTip("Remove from the strip")
@@ -158,6 +191,8 @@ class JobsStrip(QWidget):
 
     @Slot(object)
     def show_log(self, job: Job) -> JobLogDialog:
+        from rocmpanel.gui.log_view import JobLogDialog  # the log views: after start-up
+
         dialog = JobLogDialog(job, self.window())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialogs.append(dialog)

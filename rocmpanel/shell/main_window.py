@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent
@@ -22,12 +24,16 @@ from rocmpanel.gui import report as reports
 from rocmpanel.gui.background import wait_for_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.inventory import InventoryHolder
-from rocmpanel.gui.log_view import LogView
 from rocmpanel.gui.tab import Tab, TabFactory
-from rocmpanel.jobs.runner import Job, JobManager
-from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.jobs.runner import JobManager
+from rocmpanel.shell import heap
 from rocmpanel.shell.jobs_strip import JobsStrip
 from rocmpanel.shell.tabs import TABS, TabEntry
+
+if TYPE_CHECKING:  # the log view is built after the first paint, the job modules at the first job
+    from rocmpanel.gui.log_view import LogView
+    from rocmpanel.jobs.runner import Job
+    from rocmpanel.jobs.spec import JobSpec
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +52,29 @@ def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
 
 def _class_name(source: TabSource) -> str:
     return source.cls if isinstance(source, TabEntry) else source.__name__
+
+
+class _EarlyLog(logging.Handler):
+    """Keeps what is logged before the log view exists (it is built after the first
+    paint), for the view to show first."""
+
+    KEPT = 1000
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)  # as the log view's own handler
+        self.records: collections.deque[logging.LogRecord] = collections.deque(maxlen=self.KEPT)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def take(self) -> list[logging.LogRecord]:
+        """Stop keeping records; the ones kept so far."""
+        logging.getLogger().removeHandler(self)
+        self.acquire()  # a record being kept on another thread is kept whole
+        try:
+            return list(self.records)
+        finally:
+            self.release()
 
 
 class _TabSlot(QWidget):
@@ -112,6 +141,7 @@ class MainWindow(QMainWindow):
         self._tab_actions: dict[_TabSlot, QAction] = {}
         self._painted = False
         self._closed = False
+        self._settled = False
         self._add_tab_slots(tabs)
         if self.tabs.count() == 0:
             self.empty_label = QLabel(
@@ -123,18 +153,20 @@ class MainWindow(QMainWindow):
             self.tabs.hide()
             layout.insertWidget(0, self.empty_label, 1)
 
-        self.log_view = LogView()
-        self.log_dock = QDockWidget("Log", self)
-        self.log_dock.setObjectName("logDock")
-        self.log_dock.setWidget(self.log_view)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
-        self.log_dock.hide()
+        # The log dock is built after the first frame (unless it was open at close, so the
+        # frame shows it); what is logged until then is kept for it.
+        self._log_view: LogView | None = None
+        self._log_dock: QDockWidget | None = None
+        self._early_log: _EarlyLog | None = _EarlyLog()
+        logging.getLogger().addHandler(self._early_log)
+        if self.settings.window.log_open:
+            self._build_log_dock()
 
         self.status_jobs = QLabel()
         self.statusBar().addPermanentWidget(self.status_jobs)
         self.jobs.job_added.connect(self._on_jobs_changed)
         self.jobs.job_finished.connect(self._on_jobs_job_finished)
-        self._build_menus()
+        self._add_menus()
         self._restore_state()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         if self.tabs.count():
@@ -167,8 +199,13 @@ class MainWindow(QMainWindow):
             return slot.build(self.ctx)
         except Exception as exc:  # a broken tab must not take the window down
             # The status bar shows the message; the log gets the traceback.
-            reports.report(exc, f"Loading the {slot.title} tab")
             self.tab_failures.append(f"The {_class_name(slot.source)} tab could not load: {exc}")
+            shown: BaseException = exc
+            if isinstance(exc, PanelError):  # its own message does not say the tab is gone
+                shown = PanelError(
+                    f"The {slot.title} tab could not load: {exc.message}", exc.detail
+                )
+            reports.report(shown, f"Loading the {slot.title} tab")
             action = self._tab_actions.pop(slot, None)
             if action is not None:
                 action.setVisible(False)
@@ -198,6 +235,9 @@ class MainWindow(QMainWindow):
                 self.ensure_tab(index)
                 QTimer.singleShot(0, self, self._build_next_deferred)
                 return
+        if not self._settled:  # start-up is done: what lives on leaves the collector's scans
+            self._settled = True
+            heap.settle()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -214,10 +254,53 @@ class MainWindow(QMainWindow):
             return
         self.ctx.inventory.ensure()
         self.first_painted.emit()
+        self._build_log_dock()
+        self._fill_menus()
         QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
 
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
+    # -- the log dock: built after the first paint, or when first asked for ------------
+    @property
+    def log_dock(self) -> QDockWidget:
+        return self._build_log_dock()
+
+    @property
+    def log_view(self) -> LogView:
+        self._build_log_dock()
+        assert self._log_view is not None
+        return self._log_view
+
+    def _build_log_dock(self) -> QDockWidget:
+        if self._log_dock is not None:
+            return self._log_dock
+        from rocmpanel.gui.log_view import LogView
+
+        view = LogView()
+        dock = QDockWidget("Log", self)
+        dock.setObjectName("logDock")
+        dock.setWidget(view)
+        # Built after restoreState: its saved place, size and visibility are restored now.
+        if not self.restoreDockWidget(dock):
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+            dock.hide()
+        self._log_view, self._log_dock = view, dock
+        if self._early_log is not None:
+            early, self._early_log = self._early_log.take(), None
+            view.append_lines([view.handler.format(record) for record in early])
+        return dock
+
+    # -- menus: the bar is in the first frame, the menus' actions follow it --------------
+    def _add_menus(self) -> None:
+        bar = self.menuBar()
+        self._file_menu = bar.addMenu("&File")
+        self._view_menu = bar.addMenu("&View")
+        self._help_menu = bar.addMenu("&Help")
+        self._menus_filled = False
+
+    def _fill_menus(self) -> None:
+        if self._menus_filled:
+            return
+        self._menus_filled = True
+        file_menu = self._file_menu
         settings_action = QAction("&Settings…", self)
         settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         settings_action.triggered.connect(self.open_settings)
@@ -228,7 +311,7 @@ class MainWindow(QMainWindow):
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
 
-        view_menu = self.menuBar().addMenu("&View")
+        view_menu = self._view_menu
         toggle_log = self.log_dock.toggleViewAction()
         toggle_log.setText("&Log")
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
@@ -241,7 +324,7 @@ class MainWindow(QMainWindow):
             view_menu.addAction(action)
             self._tab_actions[slot] = action
 
-        help_menu = self.menuBar().addMenu("&Help")
+        help_menu = self._help_menu
         about = QAction("&About rocmpanel", self)
         about.setShortcut(QKeySequence.StandardKey.HelpContents)
         about.triggered.connect(self.open_about)
@@ -307,6 +390,7 @@ class MainWindow(QMainWindow):
         self.settings.window.state = bytes(self.saveState().toBase64().data()).decode()
         if self.tabs.count():
             self.settings.window.last_tab = self.tabs.tabText(self.tabs.currentIndex())
+        self.settings.window.log_open = self._log_dock is not None and not self._log_dock.isHidden()
         try:
             self.settings.save()
         except PanelError as exc:
@@ -322,6 +406,10 @@ class MainWindow(QMainWindow):
         # Calls still running would deliver to widgets about to be deleted: let them end.
         if not wait_for_background(CLOSE_WAIT_MS):
             log.warning("background calls still running at close; their results are dropped")
-        self.log_view.detach()
+        if self._log_view is not None:
+            self._log_view.detach()
+        if self._early_log is not None:
+            self._early_log.take()
+            self._early_log = None
         reports.release_sink(self.notify)
         super().closeEvent(event)

@@ -122,3 +122,16 @@ def test_backups_are_kept_and_pruned(tmp_path: Path) -> None:
         backup_file(target, backups, keep=3)
     kept = sorted(backups.iterdir())
     assert [p.read_bytes() for p in kept] == [b"v2", b"v3", b"v4"]
+
+
+def test_defaults_are_not_checked_again_for_every_new_section(monkeypatch) -> None:
+    from rocmpanel.base import settings as module
+
+    Settings()  # the declarations are checked once, here at the latest
+    checked: list[object] = []
+    real = module._coerce
+    monkeypatch.setattr(module, "_coerce", lambda o, h, v: checked.append(v) or real(o, h, v))
+    settings = Settings()
+    assert checked == []
+    settings.chat.top_k = 40.0
+    assert checked == [40.0]

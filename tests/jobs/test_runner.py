@@ -1,5 +1,6 @@
-"""The Qt side of jobs: typed check events reach the GUI thread as ``check_done``; closing
-stops every job quickly and leaves no child process behind."""
+"""The Qt side of jobs: typed check events reach the GUI thread as ``check_done``; a flood's
+backlog arrives in bounded batches, in order; closing stops every job quickly and leaves no
+child process behind; the child-process side is imported only for the first job."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -114,3 +116,56 @@ def test_no_child_outlives_a_panel_that_exits_right_after_shutdown() -> None:
     for pid in alive:  # never leave them behind, even when the test fails
         psutil.Process(pid).kill()
     assert alive == []
+
+
+def test_a_backlog_reaches_the_gui_in_bounded_batches_in_order(qtbot) -> None:
+    from rocmpanel.jobs.runner import DRAIN_LIMIT
+
+    lines = 20_000
+    manager = JobManager(grace_s=2.0)
+    try:
+        job = manager.start(JobSpec("flood", SCRIPTS / "flood.py", args=(str(lines),)))
+        seen: list[tuple[str, Any]] = []
+        shared: list[bool] = []
+        job.log_added.connect(lambda batch: seen.append(("log", batch)))
+        job.log_added.connect(lambda batch: shared.append(batch is seen[-1][1]))
+        job.result_received.connect(lambda result: seen.append(("result", result)))
+        job.finished.connect(lambda outcome: seen.append(("finished", outcome)))
+        time.sleep(1.0)  # a busy GUI thread: the whole flood waits in the queue
+        with qtbot.waitSignal(job.finished, timeout=60_000) as blocker:
+            pass
+        assert blocker.args[0].was_successful(), str(blocker.args[0])
+        batches = [batch for kind, batch in seen if kind == "log"]
+        assert max(len(batch) for batch in batches) <= DRAIN_LIMIT  # no one long slot call
+        assert all(shared)  # one list for every receiver, not a converted copy each
+        worker = [line.message for batch in batches for line in batch if line.stream == "worker"]
+        assert [int(m.split()[1]) for m in worker] == list(range(lines))  # none lost, in order
+        kinds = [kind for kind, _ in seen]
+        last_worker_line = max(
+            i
+            for i, (kind, batch) in enumerate(seen)
+            if kind == "log" and any(line.stream == "worker" for line in batch)
+        )
+        # stdout in order up to its result (stderr is another pipe), the outcome last
+        assert last_worker_line < kinds.index("result") < kinds.index("finished") == len(seen) - 1
+    finally:
+        manager.shutdown()
+
+
+_IMPORTS = """
+import sys
+from PySide6.QtCore import QCoreApplication
+app = QCoreApplication([])
+from rocmpanel.jobs.runner import JobManager
+JobManager()
+late = ("rocmpanel.jobs.process", "rocmpanel.jobs.protocol", "rocmpanel.jobs.spec", "subprocess")
+print(",".join(name for name in late if name in sys.modules))
+"""
+
+
+def test_a_job_manager_imports_the_process_side_only_for_its_first_job() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

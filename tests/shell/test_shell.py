@@ -110,6 +110,23 @@ def test_tabs_built_lazily_broken_tab_removed_and_reported(window, caplog) -> No
     assert record.exc_info is not None and "no such hardware" in caplog.text
 
 
+def test_a_tab_failing_with_a_panel_error_says_which_tab_is_gone(qtbot) -> None:
+    class DamagedTab(QWidget):
+        title = "Chat"
+
+        def __init__(self, ctx, parent=None) -> None:
+            raise PanelError("The chat history at /x/chat.sqlite3 could not be read.", "bad")
+
+        def shutdown(self) -> None: ...
+
+    win = MainWindow(Settings.load(), tabs=(AlphaTab, DamagedTab))
+    qtbot.addWidget(win)
+    win.build_all_tabs()
+    assert win.statusBar().currentMessage() == (
+        "The Chat tab could not load: The chat history at /x/chat.sqlite3 could not be read."
+    )
+
+
 def test_other_tabs_are_built_after_the_first_paint(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.tab_titles() == ["Alpha", "Beta"], timeout=5000)
     assert isinstance(window.tab("Beta"), BetaTab)
@@ -388,7 +405,8 @@ def test_settings_dialog_reports_a_failed_save(qtbot, window, monkeypatch, caplo
 
 
 # What the first frame must not wait for: detection, the logic behind the Setup tab's
-# verdicts, the job environment, dialogs not open yet, plotting, the icon, log rotation.
+# verdicts, the job environment, dialogs not open yet, plotting, the icon, log rotation,
+# the closed log dock.
 NOT_BEFORE_FIRST_PAINT = (
     "rocmpanel.machine.detect",
     "rocmpanel.machine.pci_ids",
@@ -399,6 +417,7 @@ NOT_BEFORE_FIRST_PAINT = (
     "rocmpanel.shell.about",
     "rocmpanel.shell.settings_dialog",
     "rocmpanel.gui.icons",
+    "rocmpanel.gui.log_view",  # the log dock, closed, is built after the first frame
     "rocmpanel.setup.cli",
     "rocmpanel.monitor.cli",
     "logging.handlers",

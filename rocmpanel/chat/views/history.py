@@ -29,6 +29,7 @@ from rocmpanel.chat.views.store_queue import SavedChat, StoreQueue
 from rocmpanel.gui.report import report
 
 SEARCH_DELAY_MS = 200
+TITLE_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class ConversationList(QWidget):
@@ -41,6 +42,7 @@ class ConversationList(QWidget):
     def __init__(self, store_queue: StoreQueue, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store_queue = store_queue
+        self._items: dict[int, QListWidgetItem] = {}  # by conversation id, as shown
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.new_button = QPushButton("&New chat")
@@ -84,23 +86,53 @@ class ConversationList(QWidget):
             self._show_error,
         )
 
+    def touch(self, saved: SavedChat) -> None:
+        """``saved`` was just written to: once the writes asked before are done (so a new
+        conversation has its id), its item moves to the top with the new time. Bounded
+        work, no read of the list; only a conversation the list does not show yet (a new
+        one) makes it read the list again."""
+        self.store_queue.submit(
+            "Updating the chat history", lambda _store: None, lambda _none: self._touched(saved)
+        )
+
+    def _touched(self, saved: SavedChat) -> None:
+        item = self._items.get(saved.id) if saved.id is not None else None
+        if item is None:
+            self.refresh(saved)
+            return
+        current = self.list.currentItem() is item
+        row = self.list.row(item)
+        if row > 0:
+            self.list.takeItem(row)
+            self.list.insertItem(0, item)
+        item.setText(self._item_text(str(item.data(TITLE_ROLE)), time.time()))
+        if current:
+            self.list.setCurrentItem(item)
+
+    @staticmethod
+    def _item_text(title: str, updated: float) -> str:
+        return f"{title}\n{time.strftime('%Y-%m-%d %H:%M', time.localtime(updated))}"
+
     def _show(self, conversations: list[Conversation], select: int | SavedChat | None) -> None:
         current = select.id if isinstance(select, SavedChat) else select
         if current is None:
             current = self.selected_id()
         self.list.clear()
+        self._items.clear()
         for conversation in conversations:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated))
-            item = QListWidgetItem(f"{conversation.title}\n{when}")
+            item = QListWidgetItem(self._item_text(conversation.title, conversation.updated))
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
             item.setToolTip(conversation.model or conversation.title)
             self.list.addItem(item)
+            self._items[conversation.id] = item
+            item.setData(TITLE_ROLE, conversation.title)
             if conversation.id == current:
                 self.list.setCurrentItem(item)
         self._update_buttons()
 
     def _show_error(self, error: BaseException) -> None:
         self.list.clear()
+        self._items.clear()
         item = QListWidgetItem()
         self.list.addItem(item)
         report(error, "Reading the chat history", label=item)

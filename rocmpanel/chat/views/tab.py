@@ -228,19 +228,16 @@ class ChatTab(QWidget):
         self.input.setFocus()
 
     def _finish_reply(self, reply: Reply) -> None:
-        self.view.flush()
-        widget = self.view.last()
-        if widget is not None:
-            widget.set_text(reply.text)
-            widget.refresh_body()
-            widget.set_figures(reply.figures.summary())
+        """Bounded work only: the reply's changed blocks are drawn, it is saved off the GUI
+        thread, and its conversation moves to the top of the list (no re-read of the list)."""
+        self.view.finish_last(reply.text, reply.figures.summary())
         saved = self.saved_chat
         if saved is not None:
             text, figures = reply.text, reply.figures
             self.store_queue.submit(
                 "Saving the reply", lambda store: saved.add(store, "assistant", text, figures)
             )
-            self.conversations.refresh(saved)
+            self.conversations.touch(saved)
         self.live_label.stop("Last reply: " + reply.figures.summary())
 
     @Slot(object)
@@ -306,7 +303,8 @@ class ChatTab(QWidget):
         self.session.add_user_message(text)
         self.view.add_message("user", text)
         self.input.clear()
-        self.conversations.refresh(saved_chat)
+        if saved_chat is not None:
+            self.conversations.touch(saved_chat)
         self._start_reply()
 
     def _on_saved_chat_created(self, saved: SavedChat) -> None:

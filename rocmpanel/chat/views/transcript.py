@@ -4,6 +4,12 @@ Each message is a small frame: who said it, the text (fenced code blocks in a mo
 box that keeps its line breaks), a Copy button and, for replies, the figures. Streaming
 appends to the last message; re-rendering is coalesced on a short timer so a fast model
 costs a few repaints per second, not one per token.
+
+Every step on the GUI thread stays bounded however long the conversation or the reply:
+a message's text is shown as blocks (paragraphs and code blocks), and a render redraws
+only the blocks whose text changed (while streaming, the last one); each block remembers
+its height for a width, so adding a message lays out that message, not every message
+before it.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -30,9 +36,18 @@ from rocmpanel.chat.store import Message
 
 FENCE = re.compile(r"```([^\n`]*)\n?(.*?)(?:```|\Z)", re.DOTALL)
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
+PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 RENDER_INTERVAL_MS = 40
+BLOCK_CHARS = 1500  # a longer paragraph or code block is shown in pieces of about this
+HEIGHTS_KEPT = 8  # widths whose height a text block remembers
 ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
 ROLE_COLOURS = {"user": "#1f5fa8", "assistant": "#2d7a3a", "system": "#7a5a2d"}
+# One style sheet for the whole transcript (parsed once), not one per message.
+TRANSCRIPT_STYLE = (
+    "#chatMessage { background-color:#ffffff; border:1px solid #d8dde3; border-radius:6px; }"
+    '#chatMessage[role="user"] { background-color:#f7faff; }'
+    "QLabel#chatFigures { color:#666666; font-size:small; }"
+)
 CODE_STYLE = (
     "background-color:#f3f3f3; color:#202020; font-family:monospace; "
     "white-space:pre-wrap; margin:4px 0px; padding:6px;"
@@ -67,20 +82,94 @@ def render_message_html(text: str) -> str:
     return "".join(parts) or "&nbsp;"
 
 
+def _chunks(text: str) -> list[str]:
+    """``text`` cut at the first line end after each BLOCK_CHARS characters (so that text
+    appended later never moves a cut made before)."""
+    chunks: list[str] = []
+    start = 0
+    while len(text) - start > BLOCK_CHARS:
+        cut = text.find("\n", start + BLOCK_CHARS)
+        if cut < 0:
+            break
+        chunks.append(text[start:cut])
+        start = cut + 1
+    chunks.append(text[start:])
+    return chunks
+
+
+def split_blocks(text: str) -> list[str]:
+    """``text`` as the blocks a message shows, each one rendered on its own: fenced code
+    blocks (possibly unfinished) and the paragraphs between them (split at blank lines),
+    long ones cut at a line end after BLOCK_CHARS. Appending text changes only the last
+    block or adds blocks after it; never an empty list."""
+    blocks: list[str] = []
+
+    def paragraphs(part: str) -> None:
+        for paragraph in PARAGRAPH_BREAK.split(part):
+            if paragraph.strip():
+                blocks.extend(_chunks(paragraph.strip("\n")))
+
+    position = 0
+    for match in FENCE.finditer(text):
+        paragraphs(text[position : match.start()])
+        language = match.group(1)
+        for index, code in enumerate(_chunks(match.group(2))):
+            blocks.append(f"```{language if index == 0 else ''}\n{code}```")
+        position = match.end()
+    paragraphs(text[position:])
+    return blocks or [""]
+
+
+class TextBlock(QLabel):
+    """One block of a message as rich text, word-wrapped and selectable.
+
+    QLabel lays its whole text out again on every ``heightForWidth``, and a layout pass of
+    the transcript asks that of every message; the height for a width is kept here until
+    the text (or the font) changes. ``layouts`` counts the real layouts."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._heights: dict[int, int] = {}
+        self.layouts = 0
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    def show_html(self, markup: str) -> None:
+        self._heights.clear()
+        self.setText(markup)
+
+    def heightForWidth(self, width: int) -> int:
+        height = self._heights.get(width)
+        if height is None:
+            if len(self._heights) >= HEIGHTS_KEPT:
+                self._heights.clear()
+            height = self._heights[width] = super().heightForWidth(width)
+            self.layouts += 1
+        return height
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._heights.clear()
+        super().changeEvent(event)
+
+
 class MessageWidget(QFrame):
-    """One message: role, rendered text, Copy, figures."""
+    """One message: role, rendered text (as blocks, see the module), Copy, figures."""
 
     def __init__(self, role: str, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.role = role
         self._text = text
+        self._shown: list[str] = []  # the text of each block as last rendered
+        self.blocks: list[TextBlock] = []
         self.setObjectName("chatMessage")
+        self.setProperty("role", role)  # styled by the transcript's TRANSCRIPT_STYLE
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        background = "#f7faff" if role == "user" else "#ffffff"
-        self.setStyleSheet(
-            f"#chatMessage {{ background-color:{background}; border:1px solid #d8dde3; "
-            "border-radius:6px; }"
-        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(2)
@@ -97,17 +186,12 @@ class MessageWidget(QFrame):
         self.copy_button.clicked.connect(self.copy)
         header.addWidget(self.copy_button)
         layout.addLayout(header)
-        self.body = QLabel()
-        self.body.setTextFormat(Qt.TextFormat.RichText)
-        self.body.setWordWrap(True)
-        self.body.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-            | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        layout.addWidget(self.body)
+        self._body = QVBoxLayout()
+        self._body.setContentsMargins(0, 0, 0, 0)
+        self._body.setSpacing(6)
+        layout.addLayout(self._body)
         self.figures_label = QLabel()
-        self.figures_label.setStyleSheet("color:#666666; font-size:small;")
+        self.figures_label.setObjectName("chatFigures")
         self.figures_label.hide()
         layout.addWidget(self.figures_label)
         self.refresh_body()
@@ -124,8 +208,21 @@ class MessageWidget(QFrame):
 
     def refresh_body(self) -> None:
         """Show the current text (streaming appends first, then refreshes at most every
-        RENDER_INTERVAL_MS)."""
-        self.body.setText(render_message_html(self._text.rstrip()))
+        RENDER_INTERVAL_MS): only the blocks whose text changed are rendered again."""
+        blocks = split_blocks(self._text.rstrip())
+        for index, block in enumerate(blocks):
+            if index < len(self._shown) and self._shown[index] == block:
+                continue
+            if index == len(self.blocks):
+                label = TextBlock()
+                self._body.addWidget(label)
+                self.blocks.append(label)
+            self.blocks[index].show_html(render_message_html(block))
+        while len(self.blocks) > len(blocks):
+            label = self.blocks.pop()
+            self._body.removeWidget(label)
+            label.deleteLater()
+        self._shown = blocks
 
     def set_figures(self, summary: str) -> None:
         self.figures_label.setText(summary)
@@ -144,6 +241,7 @@ class ChatView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._inner = QWidget()
         self._inner.setObjectName("chatInner")
+        self._inner.setStyleSheet(TRANSCRIPT_STYLE)
         self._layout = QVBoxLayout(self._inner)
         self._layout.setContentsMargins(8, 8, 8, 8)
         self._layout.setSpacing(8)
@@ -219,6 +317,18 @@ class ChatView(QScrollArea):
         """Render pending text now (at the end of a reply)."""
         self._render_timer.stop()
         self._render_dirty()
+
+    def finish_last(self, text: str, figures: str) -> MessageWidget | None:
+        """End the streamed last message: its final text (rendering only the blocks that
+        differ from what was streamed) and its figures."""
+        self._render_timer.stop()
+        self._dirty = None
+        widget = self.last()
+        if widget is not None:
+            widget.set_text(text)
+            widget.refresh_body()
+            widget.set_figures(figures)
+        return widget
 
     def _render_dirty(self) -> None:
         if self._dirty is not None:

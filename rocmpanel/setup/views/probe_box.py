@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBox
 from rocmpanel.base.errors import PanelError
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
-from rocmpanel.jobs.spec import JobSpec
 
 if TYPE_CHECKING:  # imported when the first probe ends, not at start-up
     from rocmpanel.setup.probe_report import ProbeReport
@@ -52,6 +51,8 @@ class ProbeBox(QGroupBox):
         """Probe the workload Python (unless a probe runs already)."""
         if self.running:
             return
+        from rocmpanel.jobs.spec import JobSpec  # with the first job, not at start-up
+
         self.label.setText("Probing the workload Python…")
         self.button.setEnabled(False)
         try:

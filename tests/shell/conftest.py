@@ -1,0 +1,23 @@
+"""The shell's tests: a window that finishes start-up freezes the heap (rocmpanel.shell.heap);
+each test gets the collector back as it found it."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from rocmpanel.shell import heap
+
+
+@pytest.fixture(autouse=True)
+def _collector_restored():
+    enabled, threshold = gc.isenabled(), gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+    heap._paused = False
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
