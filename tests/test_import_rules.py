@@ -5,6 +5,8 @@
 - ``jobs envvars machine base`` never import a feature, ``gui`` or ``shell`` (their own
   ``views/``, such as the environment editor, may import ``gui``);
 - only ``views/``, ``gui/`` and ``shell/`` import QtWidgets (or pyqtgraph, which needs it);
+- ``knowledge`` (the data sets and the one kernel decision) imports ``machine base`` only,
+  and ``machine base`` never import ``knowledge``;
 - ``workers/`` import nothing of rocmpanel.
 """
 
@@ -17,8 +19,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rocmpanel"
 FEATURES = ("setup", "monitor", "pytorch", "tuning", "chat")
-SHARED = ("gui", "jobs", "envvars", "machine", "base")
+SHARED = ("gui", "jobs", "envvars", "knowledge", "machine", "base")
 WIDGET_FOLDERS = ("views", "gui", "shell")
+# The lowest shared layers, and all they may import of rocmpanel (besides themselves).
+_LAYER_MAY_IMPORT = {"knowledge": {"machine", "base"}, "machine": {"base"}, "base": set()}
 
 
 def _modules() -> list[Path]:
@@ -63,6 +67,9 @@ def violations(path: Path, package_dir: Path = PACKAGE) -> list[str]:
     elif folder in SHARED:
         banned = ("shell",) if "views" in rel.parts else ("gui", "shell")
         found += [f"{rel}: {folder} imports {u}" for u in used if u in FEATURES or u in banned]
+        allowed = _LAYER_MAY_IMPORT.get(folder)
+        if allowed is not None:
+            found += [f"{rel}: {folder} imports {u}" for u in used - allowed - {folder}]
     elif folder == "workers":
         found += [f"{rel}: worker imports {n}" for n in names if n.split(".")[0] == "rocmpanel"]
     if not (set(rel.parts[:-1]) & set(WIDGET_FOLDERS)):
@@ -89,6 +96,16 @@ def test_the_package_has_the_designed_folders() -> None:
         ("chat/x.py", "from rocmpanel.pytorch.plan import plan\n", "feature imports feature"),
         ("chat/x.py", "from ..setup import compat\n", "feature imports feature"),
         ("machine/x.py", "import rocmpanel.gui.context\n", "machine imports gui"),
+        (
+            "machine/x.py",
+            "from rocmpanel.knowledge import compat_data\n",
+            "machine imports knowledge",
+        ),
+        (
+            "knowledge/x.py",
+            "from rocmpanel.envvars import catalogue\n",
+            "knowledge imports envvars",
+        ),
         ("envvars/x.py", "from rocmpanel.gui import report\n", "envvars imports gui"),
         ("envvars/views/x.py", "from rocmpanel.setup import tab\n", "envvars imports setup"),
         ("base/x.py", "from rocmpanel.shell import app\n", "base imports shell"),

@@ -4,6 +4,11 @@ Every value is checked here before any store writes it: a known variable against
 format (``11.0`` for HSA_OVERRIDE_GFX_VERSION is refused with the reason), an unknown one
 as a plain string. Some checks hold for every variable because every store must be able to
 keep the value safely (no newline, no shell command substitution).
+
+Entries can also carry a standing ``caution`` (shown with the description; the caller that
+knows the machine decides when it applies, e.g. an override for a GPU with native kernels)
+and a ``torch`` range saying for which torch releases the name is the one to use, where
+PyTorch renamed a variable (the allocator options: :meth:`Catalogue.alloc_conf_name`).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ __all__ = [
     "list_separator",
     "load_catalogue",
     "parse_catalogue",
+    "torch_minor",
 ]
 
 
@@ -65,6 +71,11 @@ class VariableInfo:
     maximum: int | None = None
     exact: str | None = None
     warn: Mapping[str, str] = field(default_factory=dict)
+    pattern: str | None = None
+    hint: str = ""
+    caution: str = ""
+    torch_from: tuple[int, int] | None = None
+    torch_through: tuple[int, int] | None = None
 
     @property
     def is_list(self) -> bool:
@@ -76,8 +87,35 @@ class VariableInfo:
             return re.fullmatch(self.name_pattern, name) is not None
         return name == self.name
 
+    def recommended_for_torch(self, torch_version: str) -> bool:
+        """Whether this is the name to use with ``torch_version`` (e.g. ``2.10.0+rocm7.1``).
+
+        False for entries without a torch range and for versions that cannot be read.
+        """
+        if self.torch_from is None and self.torch_through is None:
+            return False
+        version = torch_minor(torch_version)
+        if version is None:
+            return False
+        if self.torch_from is not None and version < self.torch_from:
+            return False
+        return self.torch_through is None or version <= self.torch_through
+
+    def torch_note(self) -> str:
+        """``use it with torch 2.10 and later`` and the like; empty without a range."""
+        low, high = self.torch_from, self.torch_through
+        if low is not None and high is not None:
+            return f"use it with torch {_dotted(low)} to {_dotted(high)}"
+        if low is not None:
+            return f"use it with torch {_dotted(low)} and later"
+        if high is not None:
+            return f"use it with torch {_dotted(high)} and older"
+        return ""
+
     def format_hint(self) -> str:
         """The accepted values in a few words."""
+        if self.hint:
+            return self.hint
         hints = {
             "gfx_version": "MAJOR.MINOR.STEP, three decimal numbers (10.3.0 = gfx1030)",
             "path": "a folder",
@@ -89,7 +127,9 @@ class VariableInfo:
         if self.kind == "choices":
             return "one of " + ", ".join(self.choices)
         if self.kind == "int":
-            return f"a whole number from {self.minimum} to {self.maximum}"
+            if self.maximum is None:
+                return f"a whole number, at least {self.minimum or 0}"
+            return f"a whole number from {self.minimum or 0} to {self.maximum}"
         if self.kind == "exact":
             return f"exactly {self.exact}"
         return hints.get(self.kind, self.kind)
@@ -111,6 +151,16 @@ class Catalogue:
     def known_names(self) -> tuple[str, ...]:
         return tuple(info.name for info in self.variables if info.name_pattern is None)
 
+    def alloc_conf_name(self, torch_version: str) -> str | None:
+        """The allocator-options variable to set for ``torch_version`` on ROCm.
+
+        None when no entry covers the version (or it cannot be read).
+        """
+        for info in self.variables:
+            if info.kind == "alloc_conf" and info.recommended_for_torch(torch_version):
+                return info.name
+        return None
+
     def describe(self, name: str) -> str:
         """A paragraph for tooltips and ``rocmpanel env get``."""
         info = self.lookup(name)
@@ -124,9 +174,14 @@ class Catalogue:
             else "Read when a tool needs it (not a PyTorch runtime switch)."
         )
         refs = "; ".join(self.sources.get(key, key) for key in info.sources)
+        extra = ""
+        if info.torch_note():
+            extra += f"PyTorch: {info.torch_note()}.\n"
+        if info.caution:
+            extra += f"Caution: {info.caution}\n"
         return (
             f"{info.meaning}\nFormat: {info.format_hint()}.\nPlatforms: {where}. Read by: "
-            f"{info.reader}.\n{when}\nSource ({info.status}): {refs}"
+            f"{info.reader}.\n{when}\n{extra}Source ({info.status}): {refs}"
         )
 
     def validate(self, name: str, value: str, platform: str | None = None) -> Verdict:
@@ -153,6 +208,8 @@ class Catalogue:
         verdict = check_format(info, name, value, platform)
         if verdict.status is Status.INVALID:
             return verdict
+        if info.pattern is not None and re.fullmatch(info.pattern, value) is None:
+            return Verdict(Status.INVALID, f"{name} must be {info.format_hint()}; got {value!r}.")
         notes = [verdict.message] if verdict.message else []
         warning = verdict.status is Status.WARNING
         if value in info.warn:
@@ -165,8 +222,37 @@ class Catalogue:
         return Verdict(Status.WARNING if warning else Status.VALID, " ".join(notes))
 
 
+_TORCH_MINOR_RE = re.compile(r"^\s*([0-9]+)\.([0-9]+)")
+
+
+def torch_minor(version: str) -> tuple[int, int] | None:
+    """``2.9.1+rocm6.4`` -> (2, 9); None when the text does not start with MAJOR.MINOR."""
+    match = _TORCH_MINOR_RE.match(version)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
+
+
+def _dotted(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def _torch_bound(raw: Mapping[str, Any], key: str, name: str) -> tuple[int, int] | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    text = str(value)
+    if re.fullmatch(r"[0-9]+\.[0-9]+", text) is None:
+        raise ValueError(f"{name}: torch {key} must be MAJOR.MINOR, got {text!r}")
+    return torch_minor(text)
+
+
 def _info_from_yaml(name: str, raw: Mapping[str, Any]) -> VariableInfo:
     fmt = raw.get("format") or {"kind": "string"}
+    pattern = fmt.get("pattern")
+    if pattern is not None:
+        re.compile(str(pattern))  # re.error: the catalogue is damaged
+    torch = raw.get("torch") or {}
     return VariableInfo(
         name=name,
         meaning=" ".join(str(raw.get("meaning", "")).split()),
@@ -185,6 +271,11 @@ def _info_from_yaml(name: str, raw: Mapping[str, Any]) -> VariableInfo:
         maximum=fmt.get("maximum"),
         exact=fmt.get("value"),
         warn={str(k): str(v) for k, v in (raw.get("warn") or {}).items()},
+        pattern=None if pattern is None else str(pattern),
+        hint=str(fmt.get("hint", "")),
+        caution=" ".join(str(raw.get("caution", "")).split()),
+        torch_from=_torch_bound(torch, "from", name),
+        torch_through=_torch_bound(torch, "through", name),
     )
 
 
@@ -194,7 +285,7 @@ def parse_catalogue(text: str) -> Catalogue:
         data = yaml.safe_load(text)
         variables = tuple(_info_from_yaml(str(k), v) for k, v in data["variables"].items())
         sources = {str(k): str(v) for k, v in data.get("sources", {}).items()}
-    except (yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
+    except (yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, re.error) as exc:
         raise PanelError("The environment-variable catalogue is damaged.", str(exc)) from exc
     return Catalogue(variables, sources)
 

@@ -105,7 +105,13 @@ def check_format(info: VariableInfo, name: str, value: str, platform: str) -> Ve
         number = int(value)
         low, high = info.minimum, info.maximum
         if (low is not None and number < low) or (high is not None and number > high):
-            return Verdict(Status.INVALID, f"{name} must be from {low} to {high}; got {number}.")
+            if high is None:
+                bounds = f"at least {low}"
+            elif low is None:
+                bounds = f"at most {high}"
+            else:
+                bounds = f"from {low} to {high}"
+            return Verdict(Status.INVALID, f"{name} must be {bounds}; got {number}.")
         return Verdict(Status.VALID)
     if kind == "exact":
         if value != info.exact:

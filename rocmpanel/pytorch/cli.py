@@ -67,8 +67,8 @@ def _fail(message: str, code: int = 2) -> int:
 
 def _plan(args: argparse.Namespace, index_url: str | None = None) -> Any:
     from rocmpanel.base.settings import Settings
+    from rocmpanel.knowledge.torch_builds import load_manifest
     from rocmpanel.pytorch import plan_inputs
-    from rocmpanel.pytorch.manifest import load_manifest
 
     settings = Settings.load()
     # A CLI may block: it detects the GPU itself (the GUI reads the app's inventory).
@@ -261,7 +261,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from rocmpanel.base.settings import Settings
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.spec import prepare
-    from rocmpanel.pytorch.manifest import load_manifest
+    from rocmpanel.knowledge.torch_builds import load_manifest
     from rocmpanel.pytorch.plan_inputs import detect_machine
     from rocmpanel.pytorch.validation_job import (
         CheckCollector,
@@ -343,7 +343,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_history(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
-    from rocmpanel.pytorch.manifest import load_manifest
+    from rocmpanel.knowledge.torch_builds import load_manifest
     from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
     from rocmpanel.pytorch.validation_store import ValidationStore
 

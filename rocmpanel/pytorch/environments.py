@@ -144,7 +144,7 @@ def prepare_install(
     """Reserve a new environment folder for ``install_plan`` and the job that fills it."""
     ticket = begin_install(
         name,
-        install_plan.pip_args,
+        install_plan.worker_pip_args(),
         needed_bytes=install_plan.free_disk_bytes,
         build_id=install_plan.build_id,
         torch_version=install_plan.torch_version,

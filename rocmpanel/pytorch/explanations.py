@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rocmpanel.pytorch.manifest import Override
+from rocmpanel.knowledge import community
+from rocmpanel.knowledge.torch_builds import Override
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,13 @@ def _override_advice(gfx: str | None, override: Override | None, os_name: str) -
             "GPU (AMD's Windows wheels cover RDNA3, RDNA4 and Strix Halo)."
         )
     if override is not None and gfx:
+        harms = community.load().harms_for(gfx, override.value)
+        if harms:
+            return (
+                f"Install a build whose kernels include {gfx} (see the plan). The "
+                f"HSA_OVERRIDE_GFX_VERSION={override.value} workaround is known to harm this GPU: "
+                + " ".join(h.text for h in harms)
+            )
         return (
             f"On Linux, run jobs with HSA_OVERRIDE_GFX_VERSION={override.value} so {gfx} uses "
             f"the {override.target} kernels (community knowledge, not an AMD promise), or install "

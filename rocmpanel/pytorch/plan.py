@@ -6,20 +6,20 @@ marketing name: it works from the gfx target detection found (or the user passed
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
-from rocmpanel.pytorch.manifest import Manifest, TorchBuild
+from rocmpanel.knowledge import community
+from rocmpanel.knowledge.kernels import decide, major_minor
+from rocmpanel.knowledge.torch_builds import Manifest, TorchBuild
 
 PYTORCH_WHL = "https://download.pytorch.org/whl"
 AMD_REPO = "https://repo.radeon.com"
 PYPI_SIMPLE = "https://pypi.org/simple"
 MB = 1_000_000
+PIP_CALL_SEPARATOR = "--then"  # between pip calls in the install worker's arguments
 # pip keeps the downloaded wheels while it unpacks them; an unpacked ROCm torch is about 2.5x
 # its wheel. Both are estimates, so the disk check asks for a margin on top.
 UNPACK_FACTOR = 2.5
@@ -63,6 +63,8 @@ class InstallPlan:
     python_versions: tuple[str, ...] = ()
     python_ok: bool = True
     pip_args: tuple[str, ...] = ()  # what follows "python -m pip install"
+    pre_pip_args: tuple[tuple[str, ...], ...] = ()  # earlier pip calls (e.g. AMD's rocm_sdk)
+    kernels: str | None = None  # "native" or "override" (knowledge.kernels.KernelMode)
     command: str = ""
     download_bytes: int = 0
     free_disk_bytes: int = 0
@@ -73,6 +75,14 @@ class InstallPlan:
     notes: str = ""
     sources: tuple[str, ...] = ()
 
+    def worker_pip_args(self) -> tuple[str, ...]:
+        """Every pip call for the install worker, the earlier ones first, separated by
+        ``--then`` (workers/pip_install.py runs them in order)."""
+        out: list[str] = []
+        for call in self.pre_pip_args:
+            out += [*call, PIP_CALL_SEPARATOR]
+        return (*out, *self.pip_args)
+
     def argv(self, python: str = "python") -> list[str]:
         """The full command for ``python`` (a venv's interpreter)."""
         return [python, "-m", "pip", "install", *self.pip_args]
@@ -81,6 +91,7 @@ class InstallPlan:
         data = asdict(self)
         data["python_versions"] = list(self.python_versions)
         data["pip_args"] = list(self.pip_args)
+        data["pre_pip_args"] = [list(a) for a in self.pre_pip_args]
         data["warnings"] = list(self.warnings)
         data["sources"] = list(self.sources)
         data["job_env"] = dict(self.job_env)
@@ -103,42 +114,28 @@ def normalise_os(os_name: str) -> str:
     return name
 
 
-def _major_minor(version: str | None) -> tuple[int, int] | None:
-    if not version:
-        return None
-    match = re.match(r"\s*(\d+)\.(\d+)", version)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def _family(gfx: str) -> str:
-    if re.fullmatch(r"gfx103\d", gfx):
-        return "RDNA2"
-    if re.fullmatch(r"gfx101\d", gfx):
-        return "RDNA1"
-    if re.fullmatch(r"gfx11[0-5]\d", gfx):
-        return "RDNA3"
-    if re.fullmatch(r"gfx12\d\d", gfx):
-        return "RDNA4"
-    if gfx.startswith("gfx9"):
-        return "CDNA/GCN"
-    return "unknown"
-
-
-def _sort_key(build: TorchBuild) -> Version:
-    try:
-        return Version(build.torch)
-    except InvalidVersion:
-        return Version("0")
-
-
-def pip_args(build: TorchBuild, mirrors: Mirrors, index_url: str | None = None) -> tuple[str, ...]:
+def pip_args(
+    build: TorchBuild, mirrors: Mirrors, index_url: str | None = None, gfx: str | None = None
+) -> tuple[str, ...]:
+    """What follows ``python -m pip install`` for the row (torch, its pinned companions, and
+    the index or folder they come from)."""
     url = index_url or mirrors.apply(build.url)
-    packages = [build.requirement if p == "torch" else p for p in build.packages]
-    if "torch" not in build.packages:
-        packages.insert(0, build.requirement)
+    packages = build.package_requirements(gfx)
     if build.kind == "find_links":
         return (*packages, "--find-links", url, "--index-url", mirrors.pypi)
     return (*packages, "--index-url", url)
+
+
+def pre_pip_args(build: TorchBuild, mirrors: Mirrors) -> tuple[tuple[str, ...], ...]:
+    """The pip calls that must run before the main one (e.g. AMD's rocm_sdk packages)."""
+    calls: list[tuple[str, ...]] = []
+    for step in build.pre_install:
+        url = mirrors.apply(step.url)
+        if step.kind == "find_links":
+            calls.append((*step.packages, "--find-links", url, "--index-url", mirrors.pypi))
+        else:
+            calls.append((*step.packages, "--index-url", url))
+    return tuple(calls)
 
 
 def _refuse(base: dict[str, Any], reason: str, warnings: Sequence[str] = ()) -> InstallPlan:
@@ -193,55 +190,18 @@ def plan(
             "target (e.g. --gfx gfx1100) to plan for it anyway.",
         )
     warnings: list[str] = []
-    override = manifest.overrides.get(gfx) if os_norm == "linux" else None
-    fitting: list[tuple[TorchBuild, bool]] = []  # (row, needs the override)
-    for row in rows:
-        if gfx in row.gfx:
-            fitting.append((row, False))
-        elif override is not None and override.target in row.gfx:
-            fitting.append((row, True))
-    if not fitting:
-        family = _family(gfx)
-        if os_norm == "windows":
-            if family == "RDNA2":
-                reason = (
-                    f"AMD's PyTorch wheels for Windows support RDNA3 (gfx110x), RDNA4 (gfx120x) "
-                    f"and Strix Halo (gfx1151); {gfx} is RDNA2, which they do not support. Use "
-                    "Linux with the pytorch.org ROCm wheels for this GPU."
-                )
-            else:
-                reason = (
-                    f"AMD's PyTorch wheels for Windows have no kernels for {gfx} ({family}); they "
-                    "support RDNA3 (gfx110x), RDNA4 (gfx120x) and Strix Halo (gfx1151). "
-                    "HSA_OVERRIDE_GFX_VERSION has no effect on Windows."
-                )
-        elif family == "RDNA1":
-            reason = (
-                f"No ROCm PyTorch build has kernels for {gfx} (RDNA1), and no reliable "
-                "HSA_OVERRIDE_GFX_VERSION substitute exists for it."
-            )
-        else:
-            reason = f"No PyTorch build in the manifest has kernels for {gfx} ({family})."
-        return _refuse(base, reason)
-
-    py_version = Version(py) if py else None
-    host_rocm = _major_minor(rocm_version)
-
-    # Prefer: wheels for this Python, the installed ROCm's own release, rows we could verify,
-    # no override needed, then the newest torch.
-    def rank(item: tuple[TorchBuild, bool]) -> tuple[bool, bool, bool, bool, bool, Version]:
-        row, needs_override = item
-        return (
-            py is None or py in row.python,
-            host_rocm is not None and _major_minor(row.rocm) == host_rocm,
-            row.status != "unverified",
-            row.kind == "index",
-            not needs_override,
-            _sort_key(row),
-        )
-
-    row, needs_override = max(fitting, key=rank)
-    python_ok = py is None or py in row.python
+    decision = decide(
+        gfx,
+        os_norm,
+        rows,
+        community.load(),
+        rocm_version=rocm_version,
+        python_version=python_version,
+    )
+    if decision.build is None:
+        return _refuse(base, decision.reason)
+    row = decision.build
+    python_ok = decision.python_ok
     if not python_ok:
         pythons = ", ".join(row.python)
         warnings.append(
@@ -249,28 +209,27 @@ def plan(
             f"{py}: the environment must be created with one of those Python versions."
         )
         if os_norm == "windows":
-            warnings.append("Install Python 3.12 (python.org) and choose it as the base Python.")
-    elif py_version is None:
+            warnings.append(
+                f"Install Python {row.python[-1]} (python.org) and choose it as the base Python."
+            )
+    elif py is None:
         warnings.append("Python version unknown: wheels exist for " + ", ".join(row.python) + ".")
     job_env: dict[str, str] = {}
-    if needs_override and override is not None:
-        job_env["HSA_OVERRIDE_GFX_VERSION"] = override.value
-        warnings.append(
-            f"{gfx} has no kernels of its own in these wheels: jobs run it as {override.target} "
-            f"with HSA_OVERRIDE_GFX_VERSION={override.value} (community knowledge, not an AMD "
-            "promise; Linux only)."
-        )
-    if os_norm == "windows":
+    if decision.override_value is not None:
+        job_env["HSA_OVERRIDE_GFX_VERSION"] = decision.override_value
+    warnings.extend(a.text for a in decision.advice)
+    if os_norm == "windows" and row.preview:
         warnings.append(
             "AMD's PyTorch on Windows is a preview: expect missing features and rough edges."
         )
-    row_rocm = _major_minor(row.rocm)
+    row_rocm = major_minor(row.rocm)
+    host_rocm = major_minor(rocm_version)
     if os_norm == "linux" and host_rocm and row_rocm and host_rocm[0] < row_rocm[0]:
         warnings.append(
             f"The wheels bundle ROCm {row.rocm} user-space libraries; the installed ROCm is "
             f"{rocm_version}. Only the amdgpu kernel driver is used from the host: if it is too "
-            "old for ROCm {0}, update the driver (see AMD's user/kernel-space compatibility "
-            "matrix).".format(row.rocm)
+            f"old for ROCm {row.rocm}, update the driver (see AMD's user/kernel-space "
+            "compatibility matrix)."
         )
     if row.status == "unverified":
         warnings.append(
@@ -278,7 +237,8 @@ def plan(
         )
     if row.notes:
         warnings.append(row.notes)
-    args = pip_args(row, mirrors, index_url)
+    args = pip_args(row, mirrors, index_url, gfx)
+    pre = pre_pip_args(row, mirrors)
     url = index_url or mirrors.apply(row.url)
     download = row.download_mb * MB
     return InstallPlan(
@@ -291,7 +251,11 @@ def plan(
         python_versions=row.python,
         python_ok=python_ok,
         pip_args=args,
-        command=shlex.join(["python", "-m", "pip", "install", *args]),
+        pre_pip_args=pre,
+        kernels=decision.mode.value,
+        command=" && ".join(
+            shlex.join(["python", "-m", "pip", "install", *a]) for a in (*pre, args)
+        ),
         download_bytes=download,
         free_disk_bytes=int(download * (1 + UNPACK_FACTOR)) + DISK_MARGIN_BYTES,
         warnings=tuple(warnings),

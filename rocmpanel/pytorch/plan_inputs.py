@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.jobs.spec import resolve_python
+from rocmpanel.knowledge.torch_builds import Manifest
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.inventory import Inventory
-from rocmpanel.pytorch.manifest import Manifest
 from rocmpanel.pytorch.plan import InstallPlan, Mirrors, plan
 
 log = logging.getLogger(__name__)

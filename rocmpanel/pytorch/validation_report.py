@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.knowledge.torch_builds import Override
 from rocmpanel.pytorch.explanations import Fix, explain
-from rocmpanel.pytorch.manifest import Override
 from rocmpanel.pytorch.validation_run import COMPLETED, CheckResult, ValidationRun
 
 STATUS_MARK = {

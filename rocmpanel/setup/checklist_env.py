@@ -4,16 +4,25 @@
 from __future__ import annotations
 
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.knowledge import community
+from rocmpanel.knowledge.compat_data import version_key
+from rocmpanel.knowledge.kernels import KernelMode, harm_advice
 from rocmpanel.machine.gfx import parse_override
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
 from rocmpanel.setup.checklist import Check, Fix, FixKind
 from rocmpanel.setup.compat import Verdict, VerdictStatus
-from rocmpanel.setup.compat_data import version_key
 from rocmpanel.setup.probe_report import ProbeReport
 
 
 def _needed_overrides(verdicts: tuple[Verdict, ...]) -> set[str]:
     return {v.override for v in verdicts if v.status is VerdictStatus.OVERRIDE and v.override}
+
+
+def _harmful(value: str, gfx_set: set[str]) -> str:
+    """The known harms of ``value`` on these GPUs, with their sources, or ""."""
+    known = community.load()
+    found = [a for gfx in sorted(gfx_set) for a in harm_advice(gfx, value, known)]
+    return " ".join(f"{a.text} (Source: {a.source}.)" for a in found)
 
 
 def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: HostFacts) -> Check:
@@ -55,6 +64,30 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             f"'{value}' is not MAJOR.MINOR.STEP (e.g. 10.3.0): the runtime refuses it.",
             unset,
         )
+    if value is not None:
+        harmful = _harmful(value, gfx_set)
+        if harmful:
+            return Check("hsa_override", title, CheckStatus.FAIL, harmful, unset)
+        native = sorted(
+            {
+                g.gfx
+                for g, v in pairs
+                if g.gfx and v.kernels is not None and v.kernels.mode is KernelMode.NATIVE
+            }
+        )
+        if native and not needed:
+            build = next(
+                (v.kernels.build.id for _, v in pairs if v.kernels and v.kernels.build), "it"
+            )
+            return Check(
+                "hsa_override",
+                title,
+                CheckStatus.FAIL,
+                f"Set to {value}, but PyTorch ({build}) has native kernels for "
+                f"{', '.join(native)}: the override makes the runtime load another target's "
+                "code instead. Unset it.",
+                unset,
+            )
     if value is None:
         if len(needed) == 1 and len(gfx_set) > 1:
             return Check(
@@ -68,12 +101,13 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             )
         if len(needed) == 1:
             want = next(iter(needed))
+            danger = _harmful(want, gfx_set)
             return Check(
                 "hsa_override",
                 title,
                 CheckStatus.WARN,
                 f"Not set, but this GPU needs HSA_OVERRIDE_GFX_VERSION={want} "
-                "(community workaround).",
+                "(community workaround)." + (f" Beware: {danger}" if danger else ""),
                 Fix(
                     FixKind.ENV_SET,
                     f"Set HSA_OVERRIDE_GFX_VERSION={want}",

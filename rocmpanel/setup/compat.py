@@ -1,22 +1,30 @@
 """Compatibility verdicts: this GPU with this ROCm version on this OS.
 
 A verdict is ``supported``, ``limited`` (supported with restrictions: some distros only,
-deprecated, runtime-only on Windows, or a card AMD does not list although its target is
-supported), ``override`` (works only with HSA_OVERRIDE_GFX_VERSION, Linux only, community
-knowledge), ``unsupported`` or ``unknown``; with a one-sentence reason and its source.
-The data is resources/compat.yaml; nothing here hard-codes a GPU.
+deprecated, runtime-only on Windows, a card AMD does not list although its target is
+supported, or a target AMD does not list that the PyTorch wheels carry kernels for),
+``override`` (works only with HSA_OVERRIDE_GFX_VERSION, Linux only, community knowledge),
+``unsupported`` or ``unknown``; with a one-sentence reason and its source.
+
+Whether an unlisted GPU runs natively, with an override or not at all is never decided here:
+:func:`rocmpanel.knowledge.kernels.decide` decides it, for the verdict, the checklist and the
+install plan alike. A ROCm newer than the data is judged by the newest release the data knows,
+and the verdict says so. The data is resources/compat.yaml; nothing here hard-codes a GPU.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from packaging.version import Version
 
+from rocmpanel.knowledge.compat_data import CompatData, load, version_key
+from rocmpanel.knowledge.kernels import Advice, KernelDecision, KernelMode, decide
+from rocmpanel.knowledge.torch_builds import TorchBuild, cached_manifest
 from rocmpanel.machine import pci_ids
 from rocmpanel.machine.gpu_model import GpuInfo
-from rocmpanel.setup.compat_data import CompatData, Release, load, version_key
 
 
 class VerdictStatus(str, Enum):
@@ -37,14 +45,21 @@ class Verdict:
     override: str | None = None  # HSA_OVERRIDE_GFX_VERSION value for status OVERRIDE
     knowledge: str = "official"  # "official" or "community"
     rocm_version: str | None = None  # the version judged (None: no ROCm and no data)
+    kernels: KernelDecision | None = None  # how PyTorch runs this GPU (the one decision)
+    advice: tuple[Advice, ...] = ()  # known-harmful combinations and other warnings
 
-    def as_dict(self) -> dict[str, str | None]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "status": self.status.value,
             "override": self.override,
             "reason": self.reason,
             "source": self.source,
             "knowledge": self.knowledge,
+            "kernels": self.kernels.mode.value if self.kernels else None,
+            "torch_build": self.kernels.build.id if self.kernels and self.kernels.build else None,
+            "advice": [
+                {"text": a.text, "source": a.source, "severity": a.severity} for a in self.advice
+            ],
         }
 
 
@@ -52,7 +67,11 @@ _OS_LABEL = {"linux": "Linux", "windows": "Windows (HIP SDK)"}
 
 
 def verdict_for(
-    gpu: GpuInfo, os_name: str, rocm_version: str | None, data: CompatData | None = None
+    gpu: GpuInfo,
+    os_name: str,
+    rocm_version: str | None,
+    data: CompatData | None = None,
+    builds: tuple[TorchBuild, ...] | None = None,
 ) -> Verdict:
     """The verdict for ``gpu``; with no ROCm installed, against the newest known release,
     saying which releases would support it."""
@@ -66,24 +85,23 @@ def verdict_for(
             "in the panel's table).",
             "",
         )
+    rows = builds if builds is not None else cached_manifest().builds
+    kernels = decide(gfx, os_name, rows, data.community, rocm_version=rocm_version)
     if rocm_version is None:
         latest = data.latest_known[os_name]
-        verdict = _judge(gpu, gfx, os_name, latest, data)
+        verdict = _judge(gpu, gfx, os_name, latest, data, kernels)
         supporting = supporting_versions(gfx, os_name, data, gpu.pci_id)
         if supporting:
             span = _span(supporting, os_name, data)
             where = f"ROCm {span} on {_OS_LABEL[os_name]} would support {gfx}."
         else:
             where = f"No ROCm release in the panel's data supports {gfx} on {_OS_LABEL[os_name]}."
-        return Verdict(
-            verdict.status,
-            f"No ROCm installed or stated. {where} {verdict.reason}",
-            verdict.source,
-            verdict.override,
-            verdict.knowledge,
-            latest,
+        return replace(
+            verdict,
+            reason=f"No ROCm installed or stated. {where} {verdict.reason}",
+            rocm_version=latest,
         )
-    return _judge(gpu, gfx, os_name, rocm_version, data)
+    return _judge(gpu, gfx, os_name, rocm_version, data, kernels)
 
 
 def _span(series: list[str], os_name: str, data: CompatData) -> str:
@@ -99,97 +117,104 @@ def _span(series: list[str], os_name: str, data: CompatData) -> str:
     return ", ".join(series)
 
 
-def _judge(gpu: GpuInfo, gfx: str, os_name: str, version: str, data: CompatData) -> Verdict:
+def _judge(
+    gpu: GpuInfo, gfx: str, os_name: str, version: str, data: CompatData, kernels: KernelDecision
+) -> Verdict:
     label = _OS_LABEL.get(os_name, os_name)
-    release = data.release_for(os_name, version)
-    if release is None:
-        return _no_release(gfx, os_name, version, data)
+    judged = data.judge_release(os_name, version)
+    if judged is None:
+        return _no_release(gfx, os_name, version, data, kernels)
+    release = judged.release
+    note = f" {judged.note}" if judged.note else ""
     src = data.describe_sources(release.sources)
-    where = f"ROCm {version} on {label}"
+    where = f"ROCm {version} on {label}" if not judged.note else f"ROCm {release.series} on {label}"
+    knowledge = "official" if release.status == "official" else release.status
+
+    def verdict(status: VerdictStatus, reason: str, source: str = src, **kw: object) -> Verdict:
+        return Verdict(
+            status,
+            reason + note,
+            source,
+            rocm_version=version,
+            kernels=kernels,
+            knowledge=str(kw.pop("knowledge", knowledge)),
+            advice=kernels.advice if status is VerdictStatus.OVERRIDE else (),
+            **kw,  # type: ignore[arg-type]
+        )
+
     if gfx in release.supported:
         if os_name == "linux":
             for group in data.unlisted:
                 if gpu.pci_id and gpu.pci_id.split(":")[-1] in group.pci_ids:
-                    return Verdict(
-                        VerdictStatus.LIMITED,
-                        group.reason,
-                        data.describe_sources(group.sources),
-                        rocm_version=version,
+                    return verdict(
+                        VerdictStatus.LIMITED, group.reason, data.describe_sources(group.sources)
                     )
         if gfx in release.limited:
-            return Verdict(VerdictStatus.LIMITED, release.limited[gfx], src, rocm_version=version)
-        return Verdict(
-            VerdictStatus.SUPPORTED, f"{gfx} is supported by {where}.", src, rocm_version=version
-        )
+            return verdict(VerdictStatus.LIMITED, release.limited[gfx])
+        return verdict(VerdictStatus.SUPPORTED, f"{gfx} is supported by {where}.")
     if gfx in release.deprecated:
-        return Verdict(
+        return verdict(
             VerdictStatus.LIMITED,
             f"{gfx} is deprecated in {where}: it still works but later releases drop it.",
-            src,
-            rocm_version=version,
         )
     if gfx in release.runtime_only:
-        return Verdict(
+        return verdict(
             VerdictStatus.LIMITED,
             f"{where} ships only the HIP runtime for {gfx}, without the SDK libraries "
             "(rocBLAS, MIOpen and others).",
-            src,
-            rocm_version=version,
+        )
+    return _unlisted(gfx, os_name, where, kernels, data, verdict)
+
+
+def _unlisted(
+    gfx: str,
+    os_name: str,
+    where: str,
+    kernels: KernelDecision,
+    data: CompatData,
+    verdict: Callable[..., Verdict],
+) -> Verdict:
+    """A target AMD does not list for the release: the kernel decision says what runs."""
+    build = kernels.build
+    if kernels.mode is KernelMode.NATIVE and build is not None:
+        return verdict(
+            VerdictStatus.LIMITED,
+            f"{gfx} is not in AMD's list for {where}, but the PyTorch wheels ({build.id}) "
+            "carry kernels for it, so no override is needed; AMD does not promise the "
+            "libraries they bundle, so run the PyTorch tab's validation.",
+        )
+    if kernels.mode is KernelMode.OVERRIDE and kernels.override is not None:
+        rule = kernels.override
+        return verdict(
+            VerdictStatus.OVERRIDE,
+            f"{gfx} is not in AMD's list for {where}; users run it as {rule.target} with "
+            f"HSA_OVERRIDE_GFX_VERSION={rule.value} (community knowledge, not an AMD promise).",
+            f"{data.describe_sources(verdict_sources(kernels))}",
+            override=rule.value,
+            knowledge=rule.status,
         )
     if os_name == "windows":
-        return Verdict(
+        return verdict(
             VerdictStatus.UNSUPPORTED,
             f"{gfx} is not supported by {where}; HSA_OVERRIDE_GFX_VERSION has no effect on "
             "Windows.",
-            src,
-            rocm_version=version,
         )
-    return _override_or_unsupported(gfx, version, release, src, data)
-
-
-def _override_or_unsupported(
-    gfx: str, version: str, release: Release, src: str, data: CompatData
-) -> Verdict:
-    wanted = Version(version)
-    for rule in data.overrides:
-        if rule.gfx != gfx or (rule.until and wanted >= Version(rule.until)):
-            continue
-        rule_src = data.describe_sources(rule.sources)
-        if rule.target in release.supported:
-            return Verdict(
-                VerdictStatus.OVERRIDE,
-                f"{gfx} is not in the ROCm {version} Linux list; users run it as {rule.target} "
-                f"with HSA_OVERRIDE_GFX_VERSION={rule.value} (community knowledge, not an AMD "
-                "promise).",
-                f"{src}; {rule_src}",
-                override=rule.value,
-                knowledge=rule.status,
-                rocm_version=version,
-            )
-        return Verdict(
-            VerdictStatus.UNSUPPORTED,
-            f"{gfx} is not supported by ROCm {version} on Linux, and the community override "
-            f"{rule.value} targets {rule.target}, which this release does not support either.",
-            f"{src}; {rule_src}",
-            rocm_version=version,
-        )
-    return Verdict(
+    return verdict(
         VerdictStatus.UNSUPPORTED,
-        f"{gfx} is not supported by ROCm {version} on Linux and has no known override.",
-        src,
-        rocm_version=version,
+        f"{gfx} is not supported by {where}, no PyTorch build in the panel's data has kernels "
+        "for it, and no known override works.",
     )
 
 
-def _no_release(gfx: str, os_name: str, version: str, data: CompatData) -> Verdict:
-    latest = data.latest_known[os_name]
-    wanted, newest = version_key(version), version_key(latest)
-    if wanted is not None and newest is not None and wanted > newest:
-        reason = (
-            f"ROCm {version} is newer than the panel's data (up to {latest}); check AMD's "
-            "compatibility matrix."
-        )
-    elif wanted is None:
+def verdict_sources(kernels: KernelDecision) -> tuple[str, ...]:
+    return kernels.override.sources if kernels.override else ()
+
+
+def _no_release(
+    gfx: str, os_name: str, version: str, data: CompatData, kernels: KernelDecision
+) -> Verdict:
+    wanted = version_key(version)
+    if wanted is None:
         reason = f"'{version}' is not a ROCm version the panel can read."
     else:
         reason = (
@@ -199,7 +224,7 @@ def _no_release(gfx: str, os_name: str, version: str, data: CompatData) -> Verdi
     supporting = supporting_versions(gfx, os_name, data)
     if supporting:
         reason += f" {gfx} is supported by ROCm {_span(supporting, os_name, data)}."
-    return Verdict(VerdictStatus.UNKNOWN, reason, "", rocm_version=version)
+    return Verdict(VerdictStatus.UNKNOWN, reason, "", rocm_version=version, kernels=kernels)
 
 
 def supporting_versions(
@@ -209,9 +234,7 @@ def supporting_versions(
     data = data or load()
     series: list[str] = []
     for release in data.series_releases(os_name):
-        covered = gfx in release.supported or gfx in release.deprecated
-        covered = covered or gfx in release.runtime_only
-        if covered and release.series not in series:
+        if release.covers(gfx) and release.series not in series:
             series.append(release.series)
     return sorted(series, key=Version)
 

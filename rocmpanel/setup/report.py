@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocmpanel import __version__
+from rocmpanel.base import datasets
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.base.units import format_gib
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
@@ -34,6 +35,16 @@ class DoctorReport:
     checks: tuple[Check, ...]
     probe: ProbeReport | None = None
     captured_from: tuple[str, ...] = ()
+    data: datasets.DatasetInfo | None = None  # the compatibility data the verdicts used
+
+    def data_line(self) -> str:
+        """ "Compatibility data: built-in data, newest ROCm release known: 2026-10-05"."""
+        if self.data is None:
+            return ""
+        line = f"Compatibility data: {self.data.describe()}"
+        if self.data.is_stale():
+            line += " (may be stale: `rocmpanel data update` installs newer data)"
+        return line
 
     @property
     def failed(self) -> bool:
@@ -52,6 +63,8 @@ class DoctorReport:
             "schema": SCHEMA_VERSION,
             "rocmpanel": __version__,
             "captured_from": list(self.captured_from),
+            "data_as_of": self.data.data_as_of if self.data else None,
+            "data": self.data.as_dict() if self.data else None,
             "system": {
                 "os": sys_.os,
                 "os_version": sys_.os_version,
@@ -97,6 +110,8 @@ class DoctorReport:
         ]
         if self.captured_from:
             lines.insert(0, f"Analysed from captured output: {', '.join(self.captured_from)}")
+        if self.data is not None:
+            lines.append(self.data_line())
         return lines
 
     def to_text(self) -> str:
@@ -117,6 +132,9 @@ class DoctorReport:
             lines.append(f"  Verdict: {verdict.status.value}{override}: {verdict.reason}")
             if verdict.source:
                 lines.append(f"  Source ({verdict.knowledge}): {verdict.source}")
+            for advice in verdict.advice:
+                mark = "DANGER" if advice.severity == "danger" else "Warning"
+                lines.append(f"  {mark}: {advice.text} (Source: {advice.source})")
         lines += ["", "Checks:"]
         for c in self.checks:
             lines.append(f"  [{_MARK[c.status]:>4}] {c.title}: {c.message}")
@@ -165,4 +183,4 @@ def build_report(
 ) -> DoctorReport:
     verdicts = verdicts_for(system.gpus, system.os, system.rocm_version)
     checks = run_checks(system, verdicts, host, probe)
-    return DoctorReport(system, verdicts, checks, probe, captured_from)
+    return DoctorReport(system, verdicts, checks, probe, captured_from, datasets.active())

@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "rocmpanel.pytorch.cli",
     "rocmpanel.chat.cli",
     "rocmpanel.setup.probe_cli",
+    "rocmpanel.knowledge.cli",
 )
 
 

@@ -2,6 +2,9 @@
 
 Usage: ``pip_install.py --env-dir DIR [--isolated-config] -- PIP_INSTALL_ARGS...``
 
+Several pip calls (packages that must be installed before torch, such as AMD's rocm_sdk
+wheels on Windows) are separated by ``--then``; they run in order, each must succeed.
+
 Runs in the base Python the venv is made from. The venv goes into DIR, which must not exist
 yet; on failure or cancel the panel removes DIR (the job runner kills this worker's whole
 process group, pip included). ``--isolated-config`` hides the user's and the system's pip
@@ -55,6 +58,7 @@ _VALUE_OPTIONS = {
     "--only-binary",
     "--no-binary",
 }
+THEN = "--then"
 _DOWNLOAD_RE = re.compile(r"^\s*Downloading\s+(\S+?)(?:\s+\((.+)\))?\s*$")
 _RAW_PROGRESS_RE = re.compile(r"^\s*Progress\s+(\d+)\s+of\s+(\d+)\s*$")
 _SIZE_RE = re.compile(r"([\d.]+)\s*([kMG]?B)")
@@ -79,6 +83,17 @@ def requirement_names(pip_args: list[str]) -> list[str]:
         if match:
             names.append(match.group(0))
     return names
+
+
+def split_calls(pip_args: list[str]) -> list[list[str]]:
+    """The pip calls in ``pip_args``, split at ``--then`` (empty calls dropped)."""
+    calls: list[list[str]] = [[]]
+    for arg in pip_args:
+        if arg == THEN:
+            calls.append([])
+        else:
+            calls[-1].append(arg)
+    return [c for c in calls if c]
 
 
 def child_env(isolated: bool) -> dict[str, str]:
@@ -267,13 +282,19 @@ def main() -> None:
         )
         sys.exit(1)
     _wire.progress(VENV_BAND[1], "Environment created; starting pip")
-    code, tracker = run_pip(python, pip_args, env)
-    if code != 0:
-        reason = tracker.errors[0] if tracker.errors else f"pip exited with code {code}"
-        _wire.error(
-            f"pip install failed: {reason}", kind="pip", detail="\n".join(tracker.errors[-20:])
-        )
-        sys.exit(1)
+    calls = split_calls(pip_args)
+    for number, call in enumerate(calls, 1):
+        if len(calls) > 1:
+            _wire.log(f"pip call {number} of {len(calls)}")
+        code, tracker = run_pip(python, call, env)
+        if code != 0:
+            reason = tracker.errors[0] if tracker.errors else f"pip exited with code {code}"
+            _wire.error(
+                f"pip install failed: {reason}",
+                kind="pip",
+                detail="\n".join(tracker.errors[-20:]),
+            )
+            sys.exit(1)
     _wire.progress(0.97, "Checking what was installed")
     names = requirement_names(pip_args)
     installed = installed_versions(python, names, env)

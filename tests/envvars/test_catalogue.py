@@ -30,6 +30,16 @@ REQUIRED = (
     "HIP_LAUNCH_BLOCKING",
     "PATH",
     "LD_LIBRARY_PATH",
+    "PYTORCH_ROCM_ARCH",
+    "HSA_NO_SCRATCH_RECLAIM",
+    "HSA_FORCE_FINE_GRAIN_PCIE",
+    "NCCL_DEBUG",
+    "NCCL_SOCKET_IFNAME",
+    "NCCL_IB_DISABLE",
+    "NCCL_P2P_DISABLE",
+    "MIOPEN_DISABLE_CACHE",
+    "GPU_MAX_HW_QUEUES",
+    "OMP_NUM_THREADS",
 )
 
 
@@ -142,3 +152,98 @@ def test_describe_mentions_source_and_timing() -> None:
 def test_damaged_catalogue_is_a_clear_error() -> None:
     with pytest.raises(PanelError, match="catalogue is damaged"):
         parse_catalogue("variables: [1, 2]")
+
+
+def test_every_entry_keeps_its_sources() -> None:
+    catalogue = load_catalogue()
+    for info in catalogue.variables:
+        assert info.sources, info.name
+        assert all(key in catalogue.sources for key in info.sources), info.name
+
+
+SMALL = """
+sources: {s: "a source"}
+variables:
+  NEW_NAME:
+    meaning: "Options under the new name."
+    format: {kind: alloc_conf}
+    torch: {from: "2.10"}
+    caution: "Old names win when also set."
+    src: [s]
+  OLD_NAME:
+    meaning: "Options under the old name."
+    format: {kind: alloc_conf}
+    torch: {through: "2.9"}
+    src: [s]
+  MIDDLE:
+    meaning: "Only some releases."
+    torch: {from: "2.4", through: "2.6"}
+    src: [s]
+  LIST:
+    meaning: "A pattern-checked value."
+    format: {kind: string, pattern: "[a-z]+(,[a-z]+)*", hint: "words separated by commas"}
+    src: [s]
+  COUNT:
+    meaning: "A number without an upper bound."
+    format: {kind: int, minimum: 1}
+    src: [s]
+"""
+
+
+def test_torch_ranges_pick_the_name_per_release() -> None:
+    catalogue = parse_catalogue(SMALL)
+    assert catalogue.alloc_conf_name("2.9.1+rocm6.4") == "OLD_NAME"
+    assert catalogue.alloc_conf_name("2.10.0") == "NEW_NAME"
+    assert catalogue.alloc_conf_name("2.13.0+rocm7.2") == "NEW_NAME"
+    assert catalogue.alloc_conf_name("nightly") is None
+    middle = catalogue.lookup("MIDDLE")
+    assert middle is not None
+    assert [middle.recommended_for_torch(v) for v in ("2.3", "2.4.1", "2.6.0", "2.7")] == [
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert middle.torch_note() == "use it with torch 2.4 to 2.6"
+    list_info = catalogue.lookup("LIST")
+    assert list_info is not None and not list_info.recommended_for_torch("2.10")
+
+
+def test_caution_and_torch_range_appear_in_the_description() -> None:
+    text = parse_catalogue(SMALL).describe("NEW_NAME")
+    assert "Caution: Old names win when also set." in text
+    assert "use it with torch 2.10 and later" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "status"),
+    [
+        ("abc", Status.VALID),
+        ("abc,de", Status.VALID),
+        ("abc,", Status.INVALID),
+        ("", Status.INVALID),
+    ],
+)
+def test_pattern_is_checked_on_the_whole_value(value: str, status: Status) -> None:
+    verdict = parse_catalogue(SMALL).validate("LIST", value, "linux")
+    assert verdict.status is status
+    if status is Status.INVALID:
+        assert "words separated by commas" in verdict.message
+
+
+def test_open_ended_int_hint() -> None:
+    info = parse_catalogue(SMALL).lookup("COUNT")
+    assert info is not None and info.format_hint() == "a whole number, at least 1"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        SMALL.replace('from: "2.10"', 'from: "2.x"'),
+        SMALL.replace('pattern: "[a-z]+(,[a-z]+)*"', 'pattern: "[a-z"'),
+        SMALL.replace('torch: {through: "2.9"}', "torch: [2.9]"),
+    ],
+)
+def test_bad_new_fields_are_a_damaged_catalogue(broken: str) -> None:
+    with pytest.raises(PanelError, match="catalogue is damaged"):
+        parse_catalogue(broken)

@@ -11,6 +11,7 @@ from rocmpanel.machine import drm_sysfs
 from rocmpanel.machine.detect import detect
 from rocmpanel.machine.inventory import Inventory, detect_inventory
 from rocmpanel.machine.ip_discovery import GcVersion, read_gc_version
+from rocmpanel.machine.pci_ids import parse_table
 
 from .test_parsers import ROCMINFO
 
@@ -39,12 +40,22 @@ def _amd_device(root: Path, device_id: str, slot: str = "0000:03:00.0") -> Path:
         ((10, 3, 1), "gfx1033"),
         ((9, 4, 2), "gfx90a"),
         ((12, 0, 1), "gfx1201"),
-        ((9, 4, 3), None),  # gfx940/941/942 by chip revision: not guessed
+        # kfd_device.c (gregkh/linux @ 2519003dd5fb): GC 9.4.3 and 9.4.4 are both 90402 now;
+        # older kernels chose by chip revision, which the generator marks ambiguous instead.
+        ((9, 4, 3), "gfx942"),
+        ((11, 5, 3), "gfx1153"),  # kfd_device.c: GC 11.5.3 -> 110503
+        ((12, 1, 0), "gfx1250"),  # kfd_device.c: GC 12.1.0 -> 120500
         ((99, 0, 0), None),
     ],
 )
 def test_gc_version_names_the_target(version: tuple[int, int, int], gfx: str | None) -> None:
     assert GcVersion(*version).gfx == gfx
+
+
+def test_gc_version_reads_the_table_it_is_given() -> None:
+    table = parse_table("gc_ip_targets:\n  11.0.3: gfx1101\ndevices: {}\n")
+    assert GcVersion(11, 0, 3).gfx_in(table) == "gfx1101"
+    assert GcVersion(11, 0, 0).gfx_in(table) is None  # not in this table: not guessed
 
 
 def test_read_gc_version_by_name_or_hardware_id(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from rocmpanel.knowledge.torch_builds import Override
 from rocmpanel.pytorch.explanations import explain, match
-from rocmpanel.pytorch.manifest import Override
 
 # Messages as torch/ROCm print them (FACTS.md §2 lists the strings and their causes).
 RECORDED = [
@@ -47,7 +47,7 @@ def test_unknown_text_has_no_fix():
 
 
 def test_no_binary_gives_the_override_value_for_this_gfx_on_linux():
-    override = Override("gfx1031", "10.3.0", "gfx1030")
+    override = Override("gfx1031", "10.3.0", "gfx1030", ())
     fix = explain(text="hipErrorNoBinaryForGpu", gfx="gfx1031", override=override)
     assert fix is not None and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in fix.fix
     windows = explain(

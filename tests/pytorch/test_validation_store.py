@@ -11,7 +11,7 @@ import pytest
 from rocmpanel.base import paths
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.base.errors import PanelError
-from rocmpanel.pytorch.manifest import Override
+from rocmpanel.knowledge.torch_builds import Override
 from rocmpanel.pytorch.validation_report import compare, compare_markdown, fix_for, to_markdown
 from rocmpanel.pytorch.validation_run import CheckResult, RunVerdict, ValidationRun
 from rocmpanel.pytorch.validation_store import ValidationStore
@@ -184,7 +184,7 @@ def test_a_file_from_a_newer_rocmpanel_is_refused(tmp_path: Path):
 
 def test_markdown_has_table_and_fix_with_override():
     run = _run(20.0, gemm_status="fail")
-    overrides = {"gfx1031": Override("gfx1031", "10.3.0", "gfx1030")}
+    overrides = {"gfx1031": Override("gfx1031", "10.3.0", "gfx1030", ())}
     text = to_markdown(run, overrides)
     assert "| GEMM float16 vs CPU | FAIL |" in text
     assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in text

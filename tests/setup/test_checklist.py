@@ -82,9 +82,9 @@ def test_override_set_right_passes_and_wrong_value_warns() -> None:
     assert wrong.status is CheckStatus.WARN and wrong.fix.value == "10.3.0"  # type: ignore[union-attr]
 
 
-def test_override_not_needed_warns_with_unset() -> None:
+def test_override_for_a_gpu_with_native_kernels_fails_with_unset() -> None:
     check = _checks([RX7900], env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})["hsa_override"]
-    assert check.status is CheckStatus.WARN
+    assert check.status is CheckStatus.FAIL and "native kernels" in check.message
     assert check.fix and check.fix.kind is FixKind.ENV_UNSET
 
 

@@ -154,8 +154,11 @@ def test_expected_verdicts(shared_fixtures: Path) -> None:
     assert report.verdicts[0].override == "10.3.0"
     mi25 = analyse_texts([_read(shared_fixtures, "rocminfo_gfx900_mi25_multi_rocm5.x.txt")])
     for version in ("5.7.1", "6.0.0", "6.2.4", "6.4.1", "7.0.2", "7.2.1"):
+        # AMD lists no gfx900 for these releases; the PyTorch wheels still build it, so the
+        # verdict is limited (native, validate it), never an override.
         verdict = verdict_for(mi25.system.gpus[0], "linux", version)
-        assert verdict.status is VerdictStatus.UNSUPPORTED, version
+        assert verdict.status is VerdictStatus.LIMITED, version
+        assert verdict.override is None and "not in AMD's list" in verdict.reason
 
 
 def test_error_outputs_explain_themselves(shared_fixtures: Path) -> None:

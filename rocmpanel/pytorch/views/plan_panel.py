@@ -29,8 +29,8 @@ from rocmpanel.base.units import format_download, format_memory
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
+from rocmpanel.knowledge.torch_builds import Manifest, Override, load_manifest
 from rocmpanel.machine.inventory import Inventory
-from rocmpanel.pytorch.manifest import Manifest, Override, load_manifest
 from rocmpanel.pytorch.plan import InstallPlan
 from rocmpanel.pytorch.plan_inputs import (
     Machine,

@@ -34,7 +34,7 @@ from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
-from rocmpanel.pytorch.manifest import Override
+from rocmpanel.knowledge.torch_builds import Override
 from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
 from rocmpanel.pytorch.validation_run import RunVerdict, ValidationRun
 from rocmpanel.pytorch.validation_store import ValidationStore

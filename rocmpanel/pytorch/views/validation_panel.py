@@ -38,7 +38,7 @@ from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.protocol import CheckDone, Progress
 from rocmpanel.jobs.runner import Job
 from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.pytorch.manifest import Override
+from rocmpanel.knowledge.torch_builds import Override
 from rocmpanel.pytorch.validation_job import (
     CheckCollector,
     resolve_target,

@@ -58,6 +58,13 @@ class GpuCard(QFrame):
         layout.addWidget(details)
         layout.addWidget(self.badge, alignment=Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(reason)
+        for advice in verdict.advice:
+            danger = advice.severity == "danger"
+            warning = QLabel(("Danger: " if danger else "Warning: ") + advice.text)
+            warning.setWordWrap(True)
+            warning.setToolTip(f"Source: {advice.source}")
+            warning.setStyleSheet("color: #b00020; font-weight: bold;" if danger else "")
+            layout.addWidget(warning)
         layout.addStretch(1)
         self.verdict = verdict
         self.gpu = gpu

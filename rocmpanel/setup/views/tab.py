@@ -374,9 +374,11 @@ class SetupTab(QWidget):
             self.heading.setText(f"<b>Pasted output</b> ({', '.join(self._captured)})")
         else:
             self.heading.setText("<b>This machine</b>")
+        data_line = shown.data_line()
         self.system_label.setText(
             f"OS: {system.os}{f' ({system.os_version})' if system.os_version else ''} · "
             f"ROCm: {system.rocm_version or 'not found'} · Driver: {system.driver or 'n/a'}"
+            + (f"\n{data_line}" if data_line else "")
         )
         clear_grid(self.gpu_grid)
         if not system.gpus:
@@ -390,7 +392,8 @@ class SetupTab(QWidget):
             self._show_probe()
         elif self._captured:
             self.probe_box.show_text("The pasted output says nothing about PyTorch.")
-        self.notes_label.setText("\n".join(f"Note: {n}" for n in system.notes))
+        problems = shown.data.problems if shown.data else ()
+        self.notes_label.setText("\n".join(f"Note: {n}" for n in (*system.notes, *problems)))
         self.report_changed.emit(shown)
 
     @Slot(object)

@@ -39,6 +39,7 @@ from rocmpanel.pytorch.views.tab import PyTorchTab
 RX7900 = Inventory(
     SystemInfo(
         "linux",
+        rocm_version="7.2.4",
         gpus=(
             GpuInfo("Radeon 780M", gfx="gfx1103", vram_bytes=2**29, integrated=True),
             GpuInfo("Radeon RX 7900 XTX", gfx="gfx1100", vram_bytes=24 * 2**30, integrated=False),
@@ -97,7 +98,7 @@ def test_plan_is_shown_before_install(qtbot, ctx):
     assert "rocm7.2" in tab.planner.command_edit.text()
     assert "Radeon RX 7900 XTX" in tab.planner.gpu_label.text()
     assert tab.installer.install_button.isEnabled() and not tab.installer.cancel_button.isEnabled()
-    assert tab.installer.name_edit.text() == "pytorch-2.12-rocm7.2"
+    assert tab.installer.name_edit.text() == "pytorch-2.13-rocm7.2"
     assert "free disk needed" in tab.planner.size_label.text()
     assert "GB" in tab.planner.size_label.text()  # downloads in decimal units
 
@@ -177,7 +178,7 @@ def test_failed_install_keeps_active_env_and_removes_partial(qtbot, ctx):
             "Install failed" in tab.installer.step_label.text()
             and "partial" in tab.installer.step_label.text()
         )
-        assert not (workload.envs_dir() / "pytorch-2.12-rocm7.2").exists()
+        assert not (workload.envs_dir() / "pytorch-2.13-rocm7.2").exists()
         assert ctx.settings.general.workload_python == before
         assert "python -m venv" in tab.installer.log_text.toPlainText()
         assert tab.installer.install_button.isEnabled()
@@ -217,7 +218,7 @@ def test_cancel_install_from_the_tab(qtbot, ctx):
             tab.installer.cancel_button.click()
         assert blocker.args[0].state.value == "cancelled"
         assert tab.installer.step_label.text().startswith("Cancelled")
-        assert not (workload.envs_dir() / "pytorch-2.12-rocm7.2").exists()
+        assert not (workload.envs_dir() / "pytorch-2.13-rocm7.2").exists()
         assert (
             not tab.installer.cancel_button.isEnabled() and tab.installer.install_button.isEnabled()
         )
@@ -254,7 +255,7 @@ def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path, dete
         w.name: w
         for w in (
             _wheel(tmp_path, n, v)
-            for n, v in (("torch", "2.12.0"), ("torchvision", "0.27.0"), ("torchaudio", "2.12.0"))
+            for n, v in (("torch", "2.13.0"), ("torchvision", "0.28.0"), ("torchaudio", "2.13.0"))
         )
     }
 
@@ -291,15 +292,15 @@ def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path, dete
         with qtbot.waitSignal(tab.installer.install_finished, timeout=120_000) as blocker:
             tab.installer.install_button.click()
         assert blocker.args[0].was_successful(), str(blocker.args[0])
-        env = workload.find_env("pytorch-2.12-rocm7.2")
-        assert env is not None and env.installed["torch"] == "2.12.0"
+        env = workload.find_env("pytorch-2.13-rocm7.2")
+        assert env is not None and env.installed["torch"] == "2.13.0"
         assert ctx.settings.general.workload_python == str(env.python)
         assert "now active" in tab.installer.step_label.text()
         assert tab.installer.progress.value() == 1000
-        qtbot.waitUntil(lambda: "● pytorch-2.12-rocm7.2" in _listed(tab.envs), timeout=10_000)
+        qtbot.waitUntil(lambda: "● pytorch-2.13-rocm7.2" in _listed(tab.envs), timeout=10_000)
         # the next install gets a new name
         qtbot.waitUntil(
-            lambda: tab.installer.name_edit.text() == "pytorch-2.12-rocm7.2-2", timeout=10_000
+            lambda: tab.installer.name_edit.text() == "pytorch-2.13-rocm7.2-2", timeout=10_000
         )
         qtbot.waitUntil(lambda: detector.calls == 1, timeout=10_000)  # the inventory refreshed
     finally:
@@ -316,7 +317,7 @@ def _fake_managed_env(name: str) -> Path:
     path = workload.envs_dir() / name
     (path / "bin").mkdir(parents=True)
     os.symlink(sys.executable, path / "bin" / "python")
-    record = {"name": name, "created_at": 1.0, "torch_version": "2.12.0+rocm7.2"}
+    record = {"name": name, "created_at": 1.0, "torch_version": "2.13.0+rocm7.2"}
     (path / workload.RECORD).write_text(json.dumps(record), encoding="utf-8")
     return path
 
@@ -466,14 +467,14 @@ def test_vram_is_shown_in_binary_units(qtbot, ctx):
 
 def test_a_folder_left_by_an_install_cut_short_is_removed_when_the_tab_is_built(qtbot, ctx):
     # The panel quit (or was killed) during an install: its folder and marker stayed.
-    left = workload.envs_dir() / "pytorch-2.12-rocm7.2"
+    left = workload.envs_dir() / "pytorch-2.13-rocm7.2"
     (left / "lib").mkdir(parents=True)
     marker = workload.envs_dir() / environments.INSTALLING / left.name
     marker.parent.mkdir()
     marker.write_text(json.dumps({"pid": 2**22 + 1, "created": 1.0}), encoding="utf-8")
     tab = make_tab(qtbot, ctx)
     assert not left.exists() and not marker.exists()
-    assert tab.installer.name_edit.text() == "pytorch-2.12-rocm7.2"  # its name is free again
+    assert tab.installer.name_edit.text() == "pytorch-2.13-rocm7.2"  # its name is free again
 
 
 class _StuckJob:

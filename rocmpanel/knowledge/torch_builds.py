@@ -9,18 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from rocmpanel.base import paths
+from rocmpanel.base import datasets, paths
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.resources import read_resource
+from rocmpanel.knowledge import community as community_data
+from rocmpanel.knowledge.community import OverrideRule
 
 MANIFEST_NAME = "torch_builds.yaml"
 KINDS = ("index", "find_links")
 STATUSES = ("official", "community", "unverified")
+
+
+Override = OverrideRule
+"""A community HSA_OVERRIDE_GFX_VERSION value for a gfx on Linux (resources/community.yaml)."""
+
+
+@dataclass(frozen=True)
+class PreInstall:
+    """Packages pip installs in an earlier call, from their own index or folder."""
+
+    packages: tuple[str, ...]
+    url: str
+    kind: str  # "index" or "find_links"
 
 
 @dataclass(frozen=True)
@@ -42,28 +57,49 @@ class TorchBuild:
     notes: str = ""
     src: tuple[str, ...] = ()
     origin: str = "built-in"  # "built-in" or the overlay file's path
+    pins: Mapping[str, str] = field(default_factory=dict)  # companion package -> version
+    extra: str = ""  # "device-{gfx}": the extra that selects the GPU on a multi-arch index
+    extra_on: tuple[str, ...] = ("torch",)  # the packages that take that extra
+    pre_install: tuple[PreInstall, ...] = ()
 
     @property
     def torch_version(self) -> Version:
         return Version(self.torch)
 
     @property
-    def requirement(self) -> str:
-        """``torch==2.12.*`` for a release line, ``torch==2.8.0a0`` for an exact version."""
+    def stable(self) -> bool:
+        """An official, non-preview, non-pre-release row."""
+        try:
+            pre = Version(self.torch).is_prerelease
+        except InvalidVersion:
+            pre = True
+        return self.status == "official" and not self.preview and not pre
+
+    def _name(self, package: str, gfx: str | None) -> str:
+        if self.extra and gfx and package in self.extra_on:
+            return f"{package}[{self.extra.replace('{gfx}', gfx)}]"
+        return package
+
+    def requirement(self, gfx: str | None = None) -> str:
+        """``torch==2.12.*`` for a release line, ``torch==2.8.0a0`` for an exact version;
+        ``torch[device-gfx1100]==2.12.*`` on a multi-arch index."""
+        name = self._name("torch", gfx)
         parts = self.torch.split(".")
         if len(parts) == 2 and all(p.isdigit() for p in parts):
-            return f"torch=={self.torch}.*"
-        return f"torch=={self.torch}"
+            return f"{name}=={self.torch}.*"
+        return f"{name}=={self.torch}"
 
-
-@dataclass(frozen=True)
-class Override:
-    """A community HSA_OVERRIDE_GFX_VERSION value for a gfx on Linux."""
-
-    gfx: str
-    value: str
-    target: str
-    src: tuple[str, ...] = ()
+    def package_requirements(self, gfx: str | None = None) -> tuple[str, ...]:
+        """torch's requirement and the companions', pinned where the row pins them, with
+        the device extra on the packages that take it."""
+        out = [self.requirement(gfx)]
+        for package in self.packages:
+            if package == "torch":
+                continue
+            name = self._name(package, gfx)
+            pinned = self.pins.get(package)
+            out.append(f"{name}=={pinned}" if pinned else name)
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -130,6 +166,20 @@ def _build(
         download_mb = int(row.get("download_mb", 0))
     except (TypeError, ValueError) as exc:
         raise ValueError("download_mb must be a number") from exc
+    pins_raw = row.get("pins") or {}
+    if not isinstance(pins_raw, dict):
+        raise ValueError("pins must map package names to versions")
+    pins = {str(k): str(v) for k, v in pins_raw.items()}
+    for package, version in pins.items():
+        try:
+            Version(version)
+        except InvalidVersion as exc:
+            raise ValueError(f"pin {package}=={version} is not a version") from exc
+    extra = str(row.get("extra") or "")
+    if extra and "{gfx}" not in extra:
+        raise ValueError("extra must contain {gfx}")
+    extra_on = _strs(row.get("extra_on", ["torch"]), "extra_on")
+    pre_install = tuple(_pre_install(p) for p in row.get("pre_install") or ())
     return TorchBuild(
         id=build_id,
         torch=torch,
@@ -146,7 +196,26 @@ def _build(
         notes=str(row.get("notes", "")),
         src=_strs(row.get("src"), "src"),
         origin=origin,
+        pins=pins,
+        extra=extra,
+        extra_on=extra_on,
+        pre_install=pre_install,
     )
+
+
+def _pre_install(raw: Any) -> PreInstall:
+    if not isinstance(raw, dict):
+        raise ValueError("pre_install entries must be mappings")
+    packages = _strs(raw.get("packages"), "pre_install packages")
+    if not packages:
+        raise ValueError("pre_install entries need packages")
+    for kind in KINDS:
+        url = raw.get("index_url" if kind == "index" else kind)
+        if url:
+            if not str(url).startswith(("https://", "http://", "file://")):
+                raise ValueError(f"pre_install url {url!r} is not an http(s) or file URL")
+            return PreInstall(packages, str(url), kind)
+    raise ValueError("pre_install entries need index_url or find_links")
 
 
 def _parse(
@@ -190,7 +259,9 @@ def _parse(
             continue
         key = str(gfx).lower()
         src = _strs(entry.get("src"), "src") if not isinstance(entry.get("src"), dict) else ()
-        overrides[key] = Override(key, str(entry["value"]), str(entry["target"]).lower(), src)
+        overrides[key] = Override(
+            gfx=key, value=str(entry["value"]), target=str(entry["target"]).lower(), sources=src
+        )
     return builds, disabled, overrides, sources, arch_sets, problems
 
 
@@ -199,7 +270,12 @@ def user_manifest_path() -> Path:
 
 
 def builtin_text() -> str:
-    return read_resource(MANIFEST_NAME)
+    """The manifest of the data set in force (shipped, or an installed data update)."""
+    return datasets.read_data(MANIFEST_NAME)
+
+
+def _community_overrides(known: community_data.Community | None) -> dict[str, Override]:
+    return {o.gfx: o for o in (known or community_data.load()).overrides}
 
 
 def merge(
@@ -212,7 +288,11 @@ def merge(
     return tuple(b for b in rows if b.id not in disabled)
 
 
-def load_manifest(user_path: Path | None = None, builtin: str | None = None) -> Manifest:
+def load_manifest(
+    user_path: Path | None = None,
+    builtin: str | None = None,
+    community: community_data.Community | None = None,
+) -> Manifest:
     """The built-in manifest with the user's overlay applied (a broken overlay is reported)."""
     import yaml
 
@@ -222,6 +302,9 @@ def load_manifest(user_path: Path | None = None, builtin: str | None = None) -> 
     except yaml.YAMLError as exc:
         raise PanelError("The built-in PyTorch manifest is not valid YAML.", str(exc)) from exc
     builds, _, overrides, sources, arch_sets, problems = _parse(base_data, "built-in", {})
+    known = community or community_data.load()
+    overrides = {**_community_overrides(known), **overrides}
+    sources = {**known.source_text, **sources}
     if problems:
         raise PanelError("The built-in PyTorch manifest has errors.", "\n".join(problems))
     path = user_path if user_path is not None else user_manifest_path()
@@ -247,3 +330,13 @@ def load_manifest(user_path: Path | None = None, builtin: str | None = None) -> 
         {**sources, **extra_sources},
         tuple(all_problems),
     )
+
+
+@lru_cache(maxsize=1)
+def cached_manifest() -> Manifest:
+    """:func:`load_manifest` once per process, for verdicts judged many times over (the
+    PyTorch tab reloads its own); forgotten by :func:`rocmpanel.base.datasets.reset`."""
+    return load_manifest()
+
+
+datasets.on_reset(cached_manifest.cache_clear)

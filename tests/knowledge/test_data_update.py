@@ -1,0 +1,143 @@
+"""`rocmpanel data`: which data set is in force, installing a newer one, rolling back."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rocmpanel.base import datasets
+from rocmpanel.base.errors import PanelError
+from rocmpanel.base.resources import resource_path
+from rocmpanel.knowledge import compat_data, update
+from rocmpanel.shell.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ROCMPANEL_HOME", str(tmp_path / "home"))
+    datasets.reset()
+    yield
+    datasets.reset()
+
+
+def _copy_builtin(folder: Path, *, as_of: str | None = None) -> Path:
+    """A data set folder holding the shipped files, optionally re-dated (newer)."""
+    folder.mkdir(parents=True)
+    for name in update.FILES:
+        shutil.copyfile(resource_path(name), folder / name)
+    if as_of:
+        for name in (datasets.MANIFEST, "compat.yaml"):
+            doc = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
+            doc["data_as_of"] = as_of
+            (folder / name).write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+def test_builtin_in_force_and_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    info = datasets.active()
+    assert info.origin == "built-in" and info.problems == ()
+    assert info.data_as_of == compat_data.load().data_as_of
+    assert main(["data", "show", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["origin"] == "built-in" and shown["data_as_of"] == info.data_as_of
+    assert shown["latest_known"]["linux"]
+    assert main(["data", "show"]) == 0
+    assert "Data as of" in capsys.readouterr().out
+
+
+def test_update_installs_a_newer_set_and_rollback_restores(tmp_path: Path) -> None:
+    newer = _copy_builtin(tmp_path / "set", as_of="2099-01-01")
+    assert main(["data", "update", "--from", str(newer)]) == 0
+    info = datasets.active()
+    assert info.origin == "installed" and info.data_as_of == "2099-01-01"
+    assert compat_data.load().data_as_of == "2099-01-01"  # caches were reset
+    assert main(["data", "rollback"]) == 0
+    assert datasets.active().origin == "built-in"
+    # The replaced set is kept: rolling back again brings it back.
+    assert main(["data", "rollback"]) == 0
+    assert datasets.active().data_as_of == "2099-01-01"
+
+
+def test_update_from_a_zip_with_a_top_folder(tmp_path: Path) -> None:
+    newer = _copy_builtin(tmp_path / "set", as_of="2099-02-02")
+    archive = tmp_path / "set.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in newer.iterdir():
+            zf.write(path, f"rocmpanel-data/{path.name}")
+        zf.writestr("../../evil.yaml", "x: 1")  # never extracted anywhere
+    update.install(archive)
+    assert datasets.active().data_as_of == "2099-02-02"
+    assert not (tmp_path / "evil.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda f: (f / "compat.yaml").write_text("linux: [", encoding="utf-8"), "compat.yaml"),
+        (lambda f: (f / "community.yaml").write_text("- a list", encoding="utf-8"), "community"),
+        (lambda f: (f / "torch_builds.yaml").unlink(), "lacks torch_builds.yaml"),
+        (lambda f: (f / "gpus.yaml").write_text("products: 3", encoding="utf-8"), "products"),
+        (
+            lambda f: (f / "dataset.yaml").write_text(
+                "schema: 99\ndata_as_of: '2099-01-01'\n", encoding="utf-8"
+            ),
+            "schema 99",
+        ),
+    ],
+)
+def test_a_damaged_set_is_refused_and_nothing_changes(tmp_path: Path, damage, message) -> None:
+    good = _copy_builtin(tmp_path / "good", as_of="2099-01-01")
+    update.install(good)
+    bad = _copy_builtin(tmp_path / "bad", as_of="2099-03-03")
+    damage(bad)
+    with pytest.raises(PanelError, match=message):
+        update.install(bad)
+    assert datasets.active().data_as_of == "2099-01-01"
+
+
+def test_an_older_set_is_refused_unless_asked(tmp_path: Path) -> None:
+    older = _copy_builtin(tmp_path / "old", as_of="2020-01-01")
+    assert main(["data", "update", "--from", str(older)]) == 1
+    assert datasets.active().origin == "built-in"
+    update.install(older, allow_older=True)
+    # Installed, but the panel's newer own data stays in force, and says why.
+    info = datasets.active()
+    assert info.origin == "built-in" and "older" in info.problems[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifos_and_missing_paths_do_not_hang(tmp_path: Path) -> None:
+    folder = _copy_builtin(tmp_path / "set", as_of="2099-01-01")
+    (folder / "pci_ids.yaml").unlink()
+    os.mkfifo(folder / "pci_ids.yaml")
+    with pytest.raises(PanelError, match="not a regular file"):
+        update.install(folder)
+    with pytest.raises(PanelError, match="does not exist"):
+        update.install(tmp_path / "nothing-here")
+    fifo_zip = tmp_path / "set.zip"
+    os.mkfifo(fifo_zip)
+    with pytest.raises(PanelError, match="not a readable"):
+        update.install(fifo_zip)
+
+
+def test_an_unreadable_installed_set_is_kept_and_ignored(tmp_path: Path) -> None:
+    update.install(_copy_builtin(tmp_path / "set", as_of="2099-01-01"))
+    manifest = datasets.installed_dir() / datasets.MANIFEST
+    manifest.write_bytes(b"\xff\xfe not yaml")
+    datasets.reset()
+    info = datasets.active()
+    assert info.origin == "built-in" and "ignored" in info.problems[0]
+    assert manifest.read_bytes() == b"\xff\xfe not yaml"  # kept aside, not overwritten
+
+
+def test_update_needs_from_and_rollback_needs_a_set(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", "update"]) == 1
+    assert "--from" in capsys.readouterr().err
+    assert main(["data", "rollback", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["ok"] is False
