@@ -29,8 +29,9 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="FILE",
         help="diagnose pasted tool output instead of this machine (rocminfo, rocm-smi, "
-        "amd-smi, hipInfo, collect_env, lspci -nn, Win32_VideoController); repeatable, '-' "
-        "reads stdin",
+        "amd-smi, hipInfo, collect_env, lspci -nn or plain lspci, Win32_VideoController; one "
+        "file may hold several); repeatable, '-' reads stdin. Outputs of different machines "
+        "are diagnosed apart",
     )
     parser.add_argument("--rocm-version", metavar="V", help="judge against this ROCm version")
     parser.add_argument("--os", choices=("linux", "windows"), help="judge for this OS")
@@ -48,10 +49,9 @@ def register(subparsers: Any) -> None:
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return handle.read()
+    from rocmpanel.setup.captured import read_capture
+
+    return read_capture(path)  # bounded; UTF-8 or UTF-16; files, pipes, FIFOs, '-'
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +63,10 @@ def run(args: argparse.Namespace) -> int:
             from rocmpanel.setup.captured import analyse_texts
 
             captured = analyse_texts(
-                [_read(p) for p in args.from_files], args.rocm_version, args.os
+                [_read(p) for p in args.from_files],
+                args.rocm_version,
+                args.os,
+                labels=["stdin" if p == "-" else p for p in args.from_files],
             )
             report = build_report(
                 captured.system,
@@ -71,8 +74,12 @@ def run(args: argparse.Namespace) -> int:
                 captured.probe,
                 tuple(k.value for k in captured.kinds),
             )
+            machines = [
+                build_report(m.system, m.host, m.probe, tuple(k.value for k in m.kinds))
+                for m in captured.machines
+            ]
         else:
-            report = _live_report(args)
+            report, machines = _live_report(args), []
     except OSError as exc:
         print(f"rocmpanel doctor: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -80,12 +87,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"rocmpanel doctor: {exc.message}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    elif args.markdown:
-        print(report.to_markdown(), end="")
+        data = report.to_dict()
+        if machines:  # captures of different machines: one report each, besides the overview
+            data["machines"] = [m.to_dict() for m in machines]
+        print(json.dumps(data, indent=2))
+    elif not machines:
+        print(report.to_markdown() if args.markdown else report.to_text(), end="")
     else:
-        print(report.to_text(), end="")
-    return report.exit_code
+        print(f"{'**Warning:** ' if args.markdown else 'WARNING: '}{report.system.notes[0]}\n")
+        for i, machine in enumerate(machines, 1):
+            title = f"Machine {i} of {len(machines)}"
+            print(f"## {title}\n" if args.markdown else f"===== {title} =====")
+            print(machine.to_markdown() if args.markdown else machine.to_text())
+    return max((m.exit_code for m in machines), default=report.exit_code)
 
 
 def _live_report(args: argparse.Namespace) -> Any:

@@ -135,6 +135,8 @@ class DoctorReport:
             for advice in verdict.advice:
                 mark = "DANGER" if advice.severity == "danger" else "Warning"
                 lines.append(f"  {mark}: {advice.text} (Source: {advice.source})")
+        # Notes (a capture cut short, lspci without -nn...) explain the GPU list: right after it.
+        lines += [f"Note: {note}" for note in self.system.notes]
         lines += ["", "Checks:"]
         for c in self.checks:
             lines.append(f"  [{_MARK[c.status]:>4}] {c.title}: {c.message}")
@@ -142,8 +144,6 @@ class DoctorReport:
                 lines.append(f"         fix: {c.fix.text}")
         if self.probe is not None:
             lines += ["", "Workload Python:", *(f"  {x}" for x in self.probe.summary_lines())]
-        for note in self.system.notes:
-            lines.append(f"Note: {note}")
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:

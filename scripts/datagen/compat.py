@@ -283,7 +283,7 @@ def os_limits(
         if set(versions) >= everywhere:
             continue
         listed = "; ".join(f"{name} {', '.join(vs)}" for name, vs in versions.items())
-        limits[gfx] = f"AMD lists {gfx} products for this release only on {listed}."
+        limits[gfx] = f"AMD supports {gfx} products on Linux only on {listed}."
     return limits
 
 

@@ -161,6 +161,78 @@ def test_lspci_classes() -> None:
     assert gpus[1].name == "Aqua Vanjaram [Instinct MI300X]"
 
 
+# Plain ``lspci`` (no -nn) prints "<slot> <class name>: <vendor> <device>": pci.ids names, or
+# "Device xxxx" for an id pci.ids lacks (pciutils lib/names.c format_name_pair, commit 06f9ecf3;
+# lspci.c show_terse, commit 001b9ac6). 7551 is "Navi 48 [Radeon AI PRO R9700]" in pci.ids
+# 2026.05.24 (pciutils/pciids 006181e2); older pci.ids copies lack it, hence "Device 7551".
+LSPCI_PLAIN = """\
+00:02.0 VGA compatible controller: Intel Corporation Device a780 (rev 04)
+03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 7551 (rev c0)
+\tSubsystem: Advanced Micro Devices, Inc. [AMD/ATI] Device 0e3b
+\tKernel driver in use: amdgpu
+\tKernel modules: amdgpu
+03:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Navi 48 HDMI/DP Audio Controller
+0b:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [Radeon RX \
+7900 XT/7900 XTX/7900 GRE/7900M] (rev c8) (prog-if 00 [VGA controller])
+\tKernel driver in use: vfio-pci
+0c:00.0 Display controller: Advanced Micro Devices, Inc. [AMD/ATI] Aqua Vanjaram [Instinct MI300X]
+0d:00.0 Non-Essential Instrumentation: Advanced Micro Devices, Inc. [AMD] Device 14c9
+"""
+
+
+def test_lspci_plain_takes_ids_only_from_the_text() -> None:
+    devices = lspci_parse.parse_devices(LSPCI_PLAIN)
+    assert [(d.slot, d.device_id, d.name, d.form) for d in devices] == [
+        ("0000:03:00.0", "7551", "", "lspci"),
+        ("0000:0b:00.0", None, "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]", "lspci"),
+        ("0000:0c:00.0", None, "Aqua Vanjaram [Instinct MI300X]", "lspci"),
+    ]
+    # lspci -k (pciutils ls-kernel.c, commit 17ec7e70): "\tKernel driver in use: <name>"
+    assert [d.driver for d in devices] == ["amdgpu", "vfio-pci", None]
+    gpus = lspci_parse.parse_lspci(LSPCI_PLAIN)
+    assert [g.pci_id for g in gpus] == ["1002:7551", None, None]
+    assert lspci_parse.looks_like_lspci(LSPCI_PLAIN)
+    assert lspci_parse.lspci_form(LSPCI_PLAIN) == "lspci"
+
+
+def test_lspci_numeric_and_unknown_nn_device() -> None:
+    text = (
+        "03:00.0 0300: 1002:744c (rev c8)\n"
+        "03:00.1 0403: 1002:ab30\n"
+        "00:02.0 0300: 8086:a780 (rev 04)\n"
+        "0b:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] "
+        "Device [1002:7551] (rev c0)\n"
+    )
+    devices = lspci_parse.parse_devices(text)
+    assert [(d.slot, d.device_id, d.name, d.form) for d in devices] == [
+        ("0000:03:00.0", "744c", "", "lspci -n"),
+        ("0000:0b:00.0", "7551", "", "lspci -nn"),  # "Device" is no name
+    ]
+    assert lspci_parse.lspci_form(text) == "lspci -nn"
+
+
+def test_lspci_same_slot_twice_keeps_the_id() -> None:
+    text = (
+        "03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 "
+        "[Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M] (rev c8)\n"
+        "03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] "
+        "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M] [1002:744c] (rev c8)\n"
+    )
+    (gpu,) = lspci_parse.parse_lspci(text)
+    assert gpu.pci_id == "1002:744c" and gpu.name.startswith("Navi 31")
+
+
+def test_lspci_cut_last_line() -> None:
+    whole = LSPCI_PLAIN.splitlines()[1]
+    assert lspci_parse.last_line_cut(LSPCI_PLAIN) is None
+    assert lspci_parse.last_line_cut(whole[:50]) == whole[:50].strip()  # in the vendor name
+    assert lspci_parse.last_line_cut(whole[:-2]) == whole[:-2]  # inside "(rev c0)"
+    nn = "0b:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Navi"
+    assert lspci_parse.last_line_cut(nn) == nn
+    assert lspci_parse.last_line_cut("no lspci here") is None
+    assert lspci_parse.parse_lspci(whole[:50]) == []
+
+
 CIM = """
 
 Name                 : AMD Radeon RX 7900 XTX

@@ -179,8 +179,10 @@ def test_cli_plan_json(capsys):
     from rocmpanel.shell.cli import main
 
     code = main(
-        ["torch", "plan", "--gfx", "gfx1100", "--os", "windows", "--python", "3.12"]
-        + ["--rocm", "7.2.1", "--json"]
+        [
+            *("torch", "plan", "--gfx", "gfx1100", "--os", "windows"),
+            *("--python", "3.12", "--rocm", "7.2.1", "--json"),
+        ]
     )
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["supported"] is True

@@ -36,6 +36,53 @@ AMD_SMI_STATIC = [
         "driver": {"name": "amdgpu", "version": "6.10.5"},
     },
 ]
+# Small captures in the real formats (shortened): a 7900 XTX rocminfo (ROCk 6.8.5, BDFID 768
+# = 03:00.0) and a default ``amd-smi`` table of two Radeon AI PRO R9700 (layout of amd-smi
+# 26.2.1, ROCm/ROCm issue #5706).
+ROCMINFO_7900 = """\
+ROCk module version 6.8.5 is loaded
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.14
+Runtime Ext Version:     1.6
+
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    gfx1100
+  Marketing Name:          Radeon RX 7900 XTX
+  Node:                    1
+  Device Type:             GPU
+  Chip ID:                 29772(0x744c)
+  BDFID:                   768
+  Pool Info:
+    Pool 1
+      Segment:                 GLOBAL; FLAGS: COARSE GRAINED
+      Size:                    25149440(0x17fc000) KB
+  ISA Info:
+    ISA 1
+      Name:                    amdgcn-amd-amdhsa--gfx1100
+*** Done ***
+"""
+AMD_SMI_R9700 = """\
++------------------------------------------------------------------------------+
+| AMD-SMI 26.2.1+fc0010cf6a    amdgpu version: 6.16.6   ROCm version: 7.2.0    |
+| Platform: Linux Baremetal                                                    |
+|-------------------------------------+----------------------------------------|
+| BDF                        GPU-Name | Mem-Uti   Temp   UEC       Power-Usage |
+| GPU  HIP-ID  OAM-ID  Partition-Mode | GFX-Uti    Fan               Mem-Usage |
+|=====================================+========================================|
+| 0000:03:00.0 ...Radeon AI PRO R9700 | 1 %      79 °C   0           103/300 W |
+|   0       0     N/A             N/A | 100 %   38.82           29777/32624 MB |
+|-------------------------------------+----------------------------------------|
+| 0000:43:00.0 ...Radeon AI PRO R9700 | 0 %      80 °C   0            92/300 W |
+|   1       1     N/A             N/A | 100 %   40.0 %          29777/32624 MB |
++-------------------------------------+----------------------------------------+
+"""
 COLLECT_ENV = """\
 PyTorch version: 2.5.1+rocm6.2
 Is debug build: False
@@ -67,6 +114,14 @@ HIP runtime version: 6.2.41133
             "Device [1002:740f] (rev 02)\n",
             CapturedKind.LSPCI,
         ),
+        (
+            "03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] "
+            "Device 7551 (rev c0)\n",
+            CapturedKind.LSPCI_PLAIN,
+        ),
+        ("03:00.0 0300: 1002:744c (rev c8)\n", CapturedKind.LSPCI_NUMERIC),
+        (ROCMINFO_7900, CapturedKind.ROCMINFO),
+        (AMD_SMI_R9700, CapturedKind.AMD_SMI_TEXT),
     ],
 )
 def test_kinds(text: str, kind: CapturedKind) -> None:
@@ -111,10 +166,26 @@ def test_windows_text_is_judged_for_windows_and_overrides() -> None:
 
 
 def test_several_texts_of_one_machine_merge() -> None:
+    same = analyse_texts([ROCMINFO_7900, json.dumps(ROCM_SMI_6)])
+    (gpu,) = same.system.gpus  # one 7900 XTX at 03:00.0, seen by both
+    assert gpu.sources[:2] == ("rocminfo", "rocm-smi") and gpu.vram_bytes == 25753026560
+    assert same.machines == () and same.parts == (same,)
+    assert not any("different machines" in n for n in same.notes)
+    windows = analyse_texts([COLLECT_ENV, HIPINFO])
+    assert len(windows.system.gpus) == 2 and windows.machines == ()
+
+
+def test_texts_of_two_machines_are_kept_apart() -> None:
+    # A 6800 XT in slot 0b:00.0 (rocminfo) is missing from rocm-smi's full list, which shows
+    # a 7900 XTX in 03:00.0: two machines, each diagnosed on its own.
     captured = analyse_texts([ROCMINFO, json.dumps(ROCM_SMI_6)])
-    assert len(captured.system.gpus) == 2  # a 6800 XT (rocminfo) and a 7900 XTX (smi)
-    same = analyse_texts([COLLECT_ENV, HIPINFO])
-    assert len(same.system.gpus) == 2
+    assert len(captured.machines) == 2
+    assert [[g.gfx for g in m.system.gpus] for m in captured.machines] == [
+        ["gfx1030"],
+        ["gfx1100"],
+    ]
+    assert [g.gfx for g in captured.system.gpus] == ["gfx1030", "gfx1100"]
+    assert "different machines" in captured.system.notes[0]
 
 
 @pytest.mark.parametrize("text", ["", "hello world", '{"a": 1}', "Traceback (most recent"])

@@ -42,6 +42,9 @@ def _v(gfx: str, os_name: str, version: str | None, pci_id: str | None = None):
         # Releases through 10.1 (ROCm/rocm-docs docs/release/versions.rst).
         ("gfx1201", "linux", "7.2.4", VerdictStatus.SUPPORTED, None),
         ("gfx1151", "linux", "10.1.0", VerdictStatus.LIMITED, None),
+        # Not in AMD's 7.x Linux matrix, but the PyTorch ROCm 7 wheels are built for it
+        # (pytorch/pytorch pull 167299): limited and native, as plan() installs it.
+        ("gfx1150", "linux", "7.2.4", VerdictStatus.LIMITED, None),
         ("gfx1100", "windows", "10.1.0", VerdictStatus.SUPPORTED, None),
         ("gfx1100", "windows", "6.2.4", VerdictStatus.SUPPORTED, None),
         ("gfx1031", "windows", "6.1.2", VerdictStatus.LIMITED, None),

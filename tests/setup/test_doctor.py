@@ -125,3 +125,34 @@ def test_doctor_imports_no_qt(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+def test_from_files_of_two_machines_are_diagnosed_apart(tmp_path: Path, capsys) -> None:
+    from .test_captured import AMD_SMI_R9700, ROCMINFO_7900
+
+    files = [_file(tmp_path, ROCMINFO_7900, "xtx.txt"), _file(tmp_path, AMD_SMI_R9700, "r9700.txt")]
+    main(["doctor", "--from", files[0], "--from", files[1]])
+    out = capsys.readouterr().out
+    assert out.startswith("WARNING: These captures come from 2 different machines")
+    assert "===== Machine 1 of 2 =====" in out and "===== Machine 2 of 2 =====" in out
+    assert f"{files[0]} (rocminfo)" in out
+    main(["doctor", "--json", "--from", files[0], "--from", files[1]])
+    data = json.loads(capsys.readouterr().out)
+    assert "different machines" in data["system"]["notes"][0]
+    assert [[g["gfx"] for g in m["gpus"]] for m in data["machines"]] == [
+        ["gfx1100"],
+        ["gfx1201", "gfx1201"],
+    ]
+
+
+def test_from_stdin_and_binary(tmp_path: Path, capsys, monkeypatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(ROCMINFO.encode())))
+    assert main(["doctor", "--from", "-", "--rocm-version", "6.2.2"]) == 0
+    assert "gfx1030" in capsys.readouterr().out
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(bytes(range(256)) * 64)
+    assert main(["doctor", "--from", str(binary)]) == 2
+    err = capsys.readouterr().err
+    assert "binary data" in err and "Traceback" not in err

@@ -23,7 +23,9 @@ ROCM = (None, "5.7.1", "6.2.4", "6.4.1", "7.2.4", "10.1.0", "99.0.0")
 
 
 def _system(gfx: str, os_name: str, rocm: str | None) -> SystemInfo:
-    return SystemInfo(os=os_name, gpus=(GpuInfo("gpu", gfx=gfx, integrated=False),), rocm_version=rocm)
+    return SystemInfo(
+        os=os_name, gpus=(GpuInfo("gpu", gfx=gfx, integrated=False),), rocm_version=rocm
+    )
 
 
 @pytest.mark.parametrize("os_name", ["linux", "windows"])
