@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 
 def _read(path: str) -> str:
-    from rocmpanel.setup.captured import read_capture
+    from rocmpanel.setup.capture_input import read_capture
 
     return read_capture(path)  # bounded; UTF-8 or UTF-16; files, pipes, FIFOs, '-'
 

@@ -14,16 +14,13 @@ from pathlib import Path
 import pytest
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.setup.captured import (
+from rocmpanel.setup.capture_input import (
     MAX_CAPTURE_CHARS,
-    MAX_CAPTURES,
-    MAX_GPUS,
-    CapturedKind,
-    analyse_texts,
     decode_capture,
     read_capture,
     split_input,
 )
+from rocmpanel.setup.captured import MAX_CAPTURES, MAX_GPUS, CapturedKind, analyse_texts
 from rocmpanel.setup.report import build_report
 
 from ..machine.test_parsers import CIM, HIPINFO, LSPCI_PLAIN, ROCMINFO

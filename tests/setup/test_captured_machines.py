@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rocmpanel.setup.captured import analyse_texts, split_input
+from rocmpanel.setup.capture_input import split_input
+from rocmpanel.setup.captured import analyse_texts
 from rocmpanel.setup.report import build_report
 
 from ..machine.test_parsers import CIM, HIPINFO, ROCMINFO
