@@ -251,8 +251,12 @@ def _distro_family(system: str) -> str:
 
 
 def _short_version(system: str) -> str:
+    """ "24.04" from "Ubuntu 24.04.4 (HWE 6.17)", with the kernel track when AMD names one
+    other than the release's own: "24.04 (HWE 6.17 kernel)"."""
     match = re.match(r"^.*? (\d+(?:\.\d+)?)", system)
-    return match.group(1) if match else system
+    short = match.group(1) if match else system
+    track = re.search(r"\(((?:HWE|OEM) [\d.]+)\)", system)
+    return f"{short} ({track.group(1)} kernel)" if track else short
 
 
 def os_limits(

@@ -85,7 +85,6 @@ def linux_build_gfx() -> list[set[str]]:
         pytest.param("gfx1034", "10.3.0", "gfx1030", id="gfx1034-ollama_gpu_md"),
         pytest.param("gfx1035", "10.3.0", "gfx1030", id="gfx1035-ollama_gpu_md"),
         pytest.param("gfx1036", "10.3.0", "gfx1030", id="gfx1036-ollama_8473"),
-        pytest.param("gfx1101", "11.0.0", "gfx1100", id="gfx1101-disc_4188"),
         pytest.param("gfx1102", "11.0.0", "gfx1100", id="gfx1102-disc_4188"),
         pytest.param("gfx1103", "11.0.0", "gfx1100", id="gfx1103-frigate_rocm"),
         pytest.param("gfx90c", "9.0.0", "gfx900", id="gfx90c-frigate_rocm"),
@@ -97,10 +96,10 @@ def test_override_row(gfx: str, value: str, target: str) -> None:
     assert (row["value"], row["target"], row["status"]) == (value, target, "community")
 
 
-def test_gfx1101_override_until_6_4_1() -> None:
-    # src: disc_4188 row carried from compat.yaml: gfx1101 binaries ship from ROCm 6.4.1
-    row = override_for("gfx1101")
-    assert row is not None and row["until"] == "6.4.1"
+def test_no_gfx1101_override_row() -> None:
+    # Discussion 4188 (the old row's only source) is about an RX 7600S, a gfx1102; gfx1101
+    # kernels are in the PyTorch wheels from torch 2.6 (pytorch/pytorch pull 141667).
+    assert override_for("gfx1101") is None
 
 
 @pytest.mark.parametrize(

@@ -19,15 +19,21 @@ def manifest():
 
 
 def test_linux_rdna3_gets_the_newest_stable_build(manifest):
+    # No ROCm known: the newest stable torch (2.14), and among its builds the newest ROCm:
+    # AMD's ROCm 10.1 index, which fetches the GPU's own device code only.
     p = plan("gfx1100", None, "linux", "3.11.7", manifest)
     assert p.supported and p.refusal is None and p.kernels == "native"
-    assert p.torch_version == "2.14"
-    assert p.index_url == "https://download.pytorch.org/whl/rocm7.14"
+    assert p.build_id == "amd-whl-next-rocm10.1-torch2.14"
+    assert p.index_url == "https://stable.repo.amd.com/rocm/whl-next/"
     assert "3.11" in p.python_versions and p.python_ok
-    assert p.pip_args[0] == "torch==2.14.*"
-    assert p.command.endswith("--index-url https://download.pytorch.org/whl/rocm7.14")
+    assert p.pip_args[0] == "torch[device-gfx1100]==2.14.0+rocm10.1.0"
+    assert p.command.endswith("--index-url https://stable.repo.amd.com/rocm/whl-next/")
     assert p.job_env == {}
     assert p.free_disk_bytes > p.download_bytes > 0
+    # On ROCm 7.14 the pytorch.org rocm7.14 index (torch 2.14).
+    p = plan("gfx1100", "7.14.1", "linux", "3.12", manifest)
+    assert p.index_url == "https://download.pytorch.org/whl/rocm7.14"
+    assert p.pip_args[0] == "torch==2.14.*"
 
 
 def test_linux_prefers_the_index_of_the_installed_rocm(manifest):
@@ -40,10 +46,10 @@ def test_linux_prefers_the_index_of_the_installed_rocm(manifest):
 
 
 def test_rocm_10_gets_amds_index_with_the_device_extra(manifest):
-    # AMD's ROCm 10 pages pair it with PyTorch 2.13 from AMD's own index.
+    # AMD's ROCm 10.1 page and release notes give PyTorch 2.14 (and 2.13) from AMD's index.
     p = plan("gfx1100", "10.1.0", "linux", "3.12", manifest)
-    assert p.build_id == "amd-whl-next-rocm10.1-torch2.13"
-    assert p.pip_args[0] == "torch[device-gfx1100]==2.13.0+rocm10.1.0"
+    assert p.build_id == "amd-whl-next-rocm10.1-torch2.14"
+    assert p.pip_args[0] == "torch[device-gfx1100]==2.14.0+rocm10.1.0"
     assert p.pip_args[1].startswith("torchvision[device-gfx1100]==")
 
 
@@ -70,7 +76,8 @@ def test_linux_cdna(manifest):
     assert mi250.supported and mi250.gfx == "gfx90a"
     assert mi250.index_url == "https://download.pytorch.org/whl/rocm6.2.4"
     mi355 = plan("gfx950", None, "linux", "3.12", manifest)
-    assert mi355.supported and mi355.rocm_build is not None and mi355.rocm_build.startswith("7")
+    assert mi355.supported and mi355.rocm_build is not None
+    assert Version(mi355.rocm_build) >= Version("7.0")
 
 
 def test_windows_rdna3_on_hip_sdk_72_uses_amd_preview_wheels_for_python_312(manifest):

@@ -104,7 +104,8 @@ def test_os_limits_flags_radeon_and_ryzen_targets_listed_on_few_distributions() 
     assert "gfx942" not in limits  # Instinct: never judged by this rule
     assert (
         limits["gfx1100"]
-        == "AMD supports gfx1100 products on Linux only on Ubuntu 24.04; RHEL 9.8."
+        == "AMD supports gfx1100 products on Linux only on Ubuntu 24.04 (HWE 6.17 kernel); "
+        "RHEL 9.8."
     )
     assert "Ubuntu 26.04" in limits["gfx1151"] and "RHEL" not in limits["gfx1151"]
 
