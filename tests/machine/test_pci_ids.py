@@ -91,7 +91,8 @@ def test_every_shipped_gfx_is_well_formed() -> None:
 
 # The facts of issue 11, each with the source that decides it. "kernel": amdgpu_drv.c's
 # pciidlist + kfd_device.c (gregkh/linux @ 2519003dd5fb); "pci.ids": pciutils/pciids
-# 2026.05.24; codenames: scripts/datagen/codenames.yaml.
+# 2026.10.09 (@ 3452638d16a3); "gpus.yaml": ROCm/rocm-docs docs/data/gpus.yaml
+# (@ 793e0c2edf9c); codenames: scripts/datagen/codenames.yaml.
 @pytest.mark.parametrize(
     ("device", "gfx", "integrated", "status"),
     [
@@ -104,18 +105,13 @@ def test_every_shipped_gfx_is_well_formed() -> None:
         pytest.param("1902", "gfx1153", True, "derived", id="Krackan2: GC 11.5.3, not gfx1152"),
         pytest.param("1114", "gfx1152", True, "derived", id="Krackan: gpus.yaml gfx1152"),
         pytest.param("75a3", "gfx950", False, "derived", id="MI355X: pci.ids + arch specs"),
-        pytest.param(
-            "75a8",
-            "gfx950",
-            False,
-            "derived",
-            id="MI350P",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="75a8 is in neither pci.ids 2026.05.24, libdrm's amdgpu.ids nor the "
-                "kernel list: add it when a source names it",
-            ),
-        ),
+        # pci.ids 2026.10.09: "75a8  Aqua Vanjaram [Instinct MI350P]" (absent from 2026.05.24);
+        # gpus.yaml: "AMD Instinct MI350P: gfx: gfx950"
+        pytest.param("75a8", "gfx950", False, "derived", id="MI350P: pci.ids + gpus.yaml"),
+        # pci.ids 2026.10.09: "7481  Navi 33 [Steam Machine]"; Navi 33 is gfx1102 (codenames)
+        pytest.param("7481", "gfx1102", False, "derived", id="Steam Machine: pci.ids Navi 33"),
+        # pci.ids 2026.10.09: "13c0  Granite Ridge [Radeon 610M]"; codenames: ROCm issue 4390
+        pytest.param("13c0", "gfx1036", True, "derived", id="Granite Ridge: gfx1036"),
     ],
 )
 def test_issue_11_devices(device: str, gfx: str, integrated: bool, status: str) -> None:
@@ -125,10 +121,36 @@ def test_issue_11_devices(device: str, gfx: str, integrated: bool, status: str) 
     assert "pciids" in entry.sources or "amdgpu_drv_c" in entry.sources
 
 
-def test_7590_is_named_as_pci_ids_names_it() -> None:
-    # pci.ids 2026.05.24: "Navi 44 [Radeon RX 9060 XT]" (the issue quoted "RX 9050 / 9060 XT")
-    entry = pci_ids.lookup("7590")
-    assert entry is not None and entry.name == "AMD Radeon RX 9060 XT (Navi 44)"
+@pytest.mark.parametrize(
+    ("device", "name"),
+    [
+        # pci.ids 2026.10.09: "7590  Navi 44 [Radeon RX 9050 / 9060 XT]", as the issue quotes
+        # it (2026.05.24 had "Navi 44 [Radeon RX 9060 XT]")
+        ("7590", "AMD Radeon RX 9050 / 9060 XT (Navi 44)"),
+        ("75a8", "AMD Instinct MI350P (Aqua Vanjaram)"),
+        # pci.ids 2026.10.09 renamed 7481 from "Navi 33 [Radeon Graphics]"
+        ("7481", "AMD Steam Machine (Navi 33)"),
+        # pci.ids 2026.10.09 renamed 13c0 from "Granite Ridge [Radeon Graphics]"
+        ("13c0", "AMD Radeon 610M (Granite Ridge)"),
+    ],
+)
+def test_devices_are_named_as_pci_ids_names_them(device: str, name: str) -> None:
+    entry = pci_ids.lookup(device)
+    assert entry is not None and entry.name == name
+
+
+def test_mi350p_cites_the_list_that_names_it() -> None:
+    # AMD's arch-specs page names only the MI350X and MI355X; gpus.yaml names the MI350P
+    entry = pci_ids.lookup("75a8")
+    assert entry is not None and entry.sources == ("pciids", "gpus_yaml")
+
+
+def test_shipped_pci_ids_is_at_least_2026_10_09() -> None:
+    # the pin must not fall back behind the copy that first lists 75a8 (MI350P)
+    table = pci_ids.load_table()
+    pin = next(s for s in table.generated if s.key == "pciids")
+    assert pin.date is not None and pin.date >= "2026-10-09"
+    assert table.data_as_of is not None and table.data_as_of >= "2026-10-09"
 
 
 # The 68 ids of the hand-written table this generated one replaced: none may disappear.
@@ -210,8 +232,20 @@ def test_products_spell_each_name_in_full() -> None:
         ("Radeon PRO W7600", "gfx1102"),
         ("AMD Radeon 890M Graphics", "gfx1150"),  # rocminfo's marketing-name spelling
         ("AMD Instinct MI250", "gfx90a"),
+        ("AMD Instinct MI350P", "gfx950"),  # 75a8, pci.ids 2026.10.09
+        ("AMD Radeon RX 9050", "gfx1200"),  # 7590, pci.ids 2026.10.09; gpus.yaml gfx1200
     ],
 )
 def test_entry_by_name_finds_every_product_of_an_id(name: str, gfx: str) -> None:
     entry = pci_ids.entry_by_name(name)
     assert entry is not None and entry.gfx == gfx
+
+
+def test_radeon_610m_is_one_target_on_three_chips() -> None:
+    # pci.ids 2026.10.09 names 1506 "Mendocino [Radeon 610M]", 13c0 "Granite Ridge [Radeon
+    # 610M]" and 164e "Raphael [Radeon 610M]"; KFD gives GC 10.3.6 and 10.3.7 one target
+    for device in ("1506", "13c0", "164e"):
+        entry = pci_ids.lookup(device)
+        assert entry is not None and entry.gfx == "gfx1036", device
+    entry = pci_ids.entry_by_name("AMD Radeon 610M")
+    assert entry is not None and entry.gfx == "gfx1036"

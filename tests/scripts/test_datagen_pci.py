@@ -273,7 +273,8 @@ def test_build_gc_map_and_dates(sample_doc: dict[str, object]) -> None:
     assert isinstance(gc_map, dict)
     assert gc_map["11.0.3"] == "gfx1101" and gc_map["10.3.1"] == "gfx1033"
     assert "9.4.3" not in gc_map  # ambiguous in the sample's (older) kernel text
-    assert sample_doc["data_as_of"] == "2026-05-24"  # the newest pinned date (pci.ids)
+    # the newest pinned date: pci.ids' (2026-10-09), newer than the kernel pins (no date)
+    assert sample_doc["data_as_of"] == pci.common.load_pins(pci.PINS)["pciids"].date
     generated = sample_doc["generated"]
     assert isinstance(generated, dict)
     assert [s["key"] for s in generated["sources"]] == ["amdgpu_drv_c", "kfd_device_c", "pciids"]
@@ -309,8 +310,38 @@ def test_written_file_is_what_the_package_reads(
     table = parse_table(text)
     assert table.lookup("1002:744c").gfx == "gfx1100"  # type: ignore[union-attr]
     assert table.gc_targets[(11, 5, 3)] == "gfx1153"
-    assert table.data_as_of == "2026-05-24"
+    assert table.data_as_of == sample_doc["data_as_of"]
     assert [s.key for s in table.generated] == ["amdgpu_drv_c", "kfd_device_c", "pciids"]
+
+
+def test_build_maps_mi350p_by_its_own_rule(tmp_path: Path) -> None:
+    # pci.ids 2026.10.09 adds "75a8  Aqua Vanjaram [Instinct MI350P]"; the shipped codenames
+    # cite gpus.yaml alone for it (the arch-specs page lists only MI350X and MI355X)
+    for name in ("amdgpu_drv.c", "kfd_device.c"):
+        shutil.copy(SAMPLES / name, tmp_path / name)
+    ids = _sample("pci.ids.1002").replace(
+        "\tab30  Navi 31", "\t75a8  Aqua Vanjaram [Instinct MI350P]\n\tab30  Navi 31"
+    )
+    (tmp_path / "pci.ids.1002").write_text(ids, encoding="utf-8")
+    devices = _devices(pci.build(tmp_path)[0])
+    assert devices["75a8"] == {
+        "name": "AMD Instinct MI350P (Aqua Vanjaram)",
+        "gfx": "gfx950",
+        "integrated": False,
+        "src": ["pciids", "gpus_yaml"],
+        "status": "derived",
+    }
+    assert devices["75a0"]["src"] == ["pciids", "arch_specs", "gpus_yaml"]  # MI350X
+
+
+@pytest.mark.skipif(
+    not (LOCAL_SOURCES / "pci.ids.1002").is_file(), reason="no local copy of pci.ids"
+)
+def test_local_pci_ids_copy_is_the_pinned_version() -> None:
+    pin = pci.common.load_pins(pci.PINS)["pciids"]
+    version, date = pci.pci_ids_header(pci.common.read_source(LOCAL_SOURCES, pin))
+    assert date == pin.date, "the local pci.ids copy is not the pinned one: fetch it again"
+    assert version is not None and f"version {version}" in pin.what
 
 
 @pytest.mark.skipif(
