@@ -13,11 +13,12 @@ Every reader of those files goes through :func:`read_data`, so they all see the 
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import yaml
 
@@ -25,6 +26,7 @@ from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.resources import read_resource, resource_path
 
+_T = TypeVar("_T")
 MANIFEST = "dataset.yaml"
 SCHEMA = 1
 UPDATABLE: tuple[str, ...] = (
@@ -38,6 +40,8 @@ UPDATABLE: tuple[str, ...] = (
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # The panel warns that its data may be stale once the newest release it knows is this old.
 STALE_AFTER_DAYS = 120
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+ROLLBACK_HINT = "`rocmpanel data rollback` puts the previous set back."
 
 
 @dataclass(frozen=True)
@@ -122,13 +126,20 @@ def parse_manifest(text: str, folder: Path, origin: str) -> DatasetInfo:
         schema = 0
     as_of = str(data.get("data_as_of") or "")
     try:
-        _dt.date.fromisoformat(as_of)
+        if not _DATE_RE.match(as_of):
+            raise ValueError(as_of)
+        day = _dt.date.fromisoformat(as_of)
     except ValueError as exc:
-        raise PanelError(f"{folder / MANIFEST} has no valid data_as_of date.") from exc
+        raise PanelError(
+            f"{folder / MANIFEST} has no valid data_as_of date (YYYY-MM-DD): {as_of!r}."
+        ) from exc
+    if day > _dt.date.today() + _dt.timedelta(days=1):
+        raise PanelError(f"{folder / MANIFEST} claims data as of {as_of}, a date in the future.")
+    raw_sources = data.get("sources") or []
+    if not isinstance(raw_sources, list):
+        raise PanelError(f"{folder / MANIFEST}: sources must be a list.")
     sources = tuple(
-        {str(k): str(v) for k, v in s.items()}
-        for s in (data.get("sources") or ())
-        if isinstance(s, dict)
+        {str(k): str(v) for k, v in s.items()} for s in raw_sources if isinstance(s, dict)
     )
     return DatasetInfo(
         origin=origin,
@@ -159,13 +170,27 @@ def installed_info(folder: Path | None = None) -> DatasetInfo | None:
     return parse_manifest(text, folder, "installed")
 
 
+_forced_builtin: list[str] = []  # why the installed set was dropped for this process
+
+
 def _choose() -> DatasetInfo:
     builtin = builtin_info()
+    if _forced_builtin:
+        return _with_problem(builtin, _forced_builtin[0])
     try:
         installed = installed_info()
     except PanelError as exc:
-        return _with_problem(builtin, f"The installed data update was ignored: {exc.message}")
+        return _with_problem(
+            builtin,
+            f"The installed data update in {installed_dir()} was ignored: {exc.message} "
+            + ROLLBACK_HINT,
+        )
     if installed is None:
+        if any(installed_root().glob(".incoming-*")):
+            return _with_problem(
+                builtin,
+                f"A data update was cut short, so none is in force: {ROLLBACK_HINT}",
+            )
         return builtin
     if installed.schema != SCHEMA:
         return _with_problem(
@@ -183,7 +208,8 @@ def _choose() -> DatasetInfo:
     if missing:
         return _with_problem(
             builtin,
-            f"The installed data update lacks {', '.join(missing)}: it was ignored.",
+            f"The installed data update in {installed.folder} lacks {', '.join(missing)}: it "
+            f"was ignored. {ROLLBACK_HINT}",
         )
     return installed
 
@@ -206,11 +232,36 @@ def active() -> DatasetInfo:
     return _choose()
 
 
-def reset() -> None:
+def reset(*, forget_fallback: bool = True) -> None:
     """Forget every cached decision and parsed file (after an install or in tests)."""
+    if forget_fallback:
+        _forced_builtin.clear()
     active.cache_clear()
     for hook in _RESET_HOOKS:
         hook()
+
+
+def fall_back(problem: str) -> None:
+    """Puts the built-in set in force, as a whole, for the rest of this process: a file of
+    the installed set could not be used (``problem`` says which and why)."""
+    if not _forced_builtin:
+        _forced_builtin.append(f"{problem} The panel's own data is used instead. {ROLLBACK_HINT}")
+    reset(forget_fallback=False)
+
+
+def parse_data(name: str, parse: Callable[[str], _T]) -> _T:
+    """``parse`` applied to data file ``name`` of the set in force. When the file of an
+    installed set cannot be parsed (whatever the error: it is outside data), the built-in set
+    takes over as a whole (:func:`fall_back`) and its file is parsed instead."""
+    text = read_data(name)
+    if active().origin != "installed":
+        return parse(text)
+    try:
+        return parse(text)
+    except Exception as exc:  # any failure of outside data means: fall back
+        detail = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        fall_back(f"{name} of the installed data update could not be read ({detail}).")
+        return parse(read_data(name))
 
 
 _RESET_HOOKS: list[Callable[[], object]] = []
@@ -224,11 +275,12 @@ def on_reset(hook: Callable[[], object]) -> Callable[[], object]:
 
 def read_data(name: str) -> str:
     """The text of one of the panel's data files from the set in force; OSError when it
-    cannot be read (a damaged installed file falls back to the shipped one)."""
+    cannot be read. An installed file that cannot be read puts the built-in set in force as
+    a whole (never a mix of the two)."""
     info = active()
     if name in UPDATABLE and info.origin == "installed":
         try:
             return read_limited(info.folder / name)
-        except (OSError, UnicodeDecodeError):
-            pass
+        except (OSError, UnicodeDecodeError) as exc:
+            fall_back(f"{info.folder / name} could not be read ({exc}).")
     return read_resource(name)

@@ -119,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"Installed the data set of {validated.info.data_as_of}:")
                 print("\n".join(f"  {line}" for line in validated.summary))
                 print("`rocmpanel data rollback` puts the previous set back.")
+                from rocmpanel.base import datasets
+
+                for problem in datasets.active().problems:
+                    print(f"Note: {problem}")
             return 0
         info = update.rollback()
         if args.json:

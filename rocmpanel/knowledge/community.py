@@ -167,10 +167,9 @@ def parse(text: str) -> Community:
 def load() -> Community:
     """The community knowledge of the data set in force, parsed once."""
     try:
-        text = datasets.read_data(FILE)
+        return datasets.parse_data(FILE, parse)
     except OSError as exc:
         raise PanelError(f"The data file {FILE} could not be read.", str(exc)) from exc
-    return parse(text)
 
 
 datasets.on_reset(load.cache_clear)

@@ -113,10 +113,10 @@ class CompatData:
         return [r for r in self.releases if r.os == os_name]
 
     def release_for(self, os_name: str, version: str) -> Release | None:
-        """The entry covering ``version`` ("6.2.2") on ``os_name``, or None."""
-        try:
-            wanted = Version(version)
-        except InvalidVersion:
+        """The entry covering ``version`` ("6.2.2"; a pre-release such as "10.1rc1" counts as
+        its release) on ``os_name``, or None."""
+        wanted = version_key(version)
+        if wanted is None:
             return None
         series = f"{wanted.major}.{wanted.minor}"
         best: Release | None = None
@@ -131,9 +131,13 @@ class CompatData:
 
 
 def version_key(version: str) -> Version | None:
+    """A ROCm version as its release ("10.1rc1" -> 10.1, "7.2.4" -> 7.2.4); None for text
+    that is not a version (or absurdly long)."""
+    if len(version) > 64:
+        return None
     try:
-        return Version(version)
-    except InvalidVersion:
+        return Version(Version(version).base_version)
+    except (InvalidVersion, ValueError):
         return None
 
 
@@ -201,10 +205,9 @@ def _release(os_name: str, raw: Mapping[str, Any]) -> Release:
 def load() -> CompatData:
     """The compatibility matrix of the data set in force, parsed once."""
     try:
-        text = datasets.read_data("compat.yaml")
+        return datasets.parse_data("compat.yaml", parse)
     except OSError as exc:
         raise PanelError("The data file compat.yaml could not be read.", str(exc)) from exc
-    return parse(text)
 
 
 datasets.on_reset(load.cache_clear)

@@ -25,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocmpanel.knowledge.community import Community, Harm, OverrideRule
 from rocmpanel.knowledge.torch_builds import TorchBuild
+from rocmpanel.machine.gfx import parse_gfx
 
 
 class KernelMode(str, Enum):
@@ -114,6 +115,22 @@ def decide(
     """
     rows = [b for b in builds if b.os == os_name]
     rule = community.override_for(gfx) if os_name == "linux" else None
+    dangers = (
+        [h for h in community.harms_for(gfx, rule.value) if h.severity == "danger"] if rule else []
+    )
+    if rule is not None and dangers and not any(gfx in b.gfx for b in rows):
+        # Never recommend what is known to hang or corrupt: no build, rather than that one.
+        return KernelDecision(
+            gfx,
+            os_name,
+            KernelMode.NONE,
+            None,
+            None,
+            f"No PyTorch build in the panel's data has kernels for {gfx}, and the community "
+            f"workaround HSA_OVERRIDE_GFX_VERSION={rule.value} is known to harm it: "
+            + " ".join(h.text for h in dangers),
+            tuple(_advice(h, community) for h in dangers),
+        )
     fitting: list[tuple[TorchBuild, bool]] = [(b, True) for b in rows if gfx in b.gfx]
     if rule is not None and not fitting:
         fitting = [(b, False) for b in rows if rule.target in b.gfx]
@@ -172,19 +189,22 @@ def decide(
 
 
 def family(gfx: str) -> str:
-    if re.fullmatch(r"gfx103[0-9a-f]", gfx):
-        return "RDNA2"
-    if re.fullmatch(r"gfx101[0-9a-f]", gfx):
-        return "RDNA1"
-    if re.fullmatch(r"gfx115[0-9a-f]", gfx):
-        return "RDNA3.5"
-    if re.fullmatch(r"gfx110[0-9a-f]", gfx):
-        return "RDNA3"
-    if re.fullmatch(r"gfx120[0-9a-f]", gfx):
-        return "RDNA4"
-    if gfx.startswith("gfx9"):
-        return "CDNA/GCN"
-    return "an unknown family"
+    """The architecture family a target belongs to, for messages ("RDNA2")."""
+    version = parse_gfx(gfx)
+    if version is None:
+        return "an unknown family"
+    known = {
+        (8, 0): "GCN 3/4",
+        (9, 0): "GCN5 / CDNA",
+        (9, 4): "CDNA3",
+        (9, 5): "CDNA4",
+        (10, 1): "RDNA1",
+        (10, 3): "RDNA2",
+        (11, 0): "RDNA3",
+        (11, 5): "RDNA3.5",
+        (12, 0): "RDNA4",
+    }
+    return known.get((version.major, version.minor), "an unknown family")
 
 
 def _none_reason(gfx: str, os_name: str) -> str:

@@ -7,6 +7,7 @@ name in :func:`paths.config_dir` overlays it (same ``id`` replaces, new ``id`` a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -149,9 +150,7 @@ def _build(
     kind = str(row.get("kind", "index"))
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
-    url = req("url")
-    if not url.startswith(("https://", "http://", "file://")):
-        raise ValueError(f"url {url!r} is not an http(s) or file URL")
+    url = _url(req("url"), "url")
     status = str(row.get("status", "official"))
     if status not in STATUSES:
         raise ValueError(f"status must be one of {', '.join(STATUSES)}")
@@ -164,22 +163,29 @@ def _build(
         raise ValueError("python must list at least one version")
     try:
         download_mb = int(row.get("download_mb", 0))
-    except (TypeError, ValueError) as exc:
-        raise ValueError("download_mb must be a number") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError("download_mb must be a whole number") from exc
     pins_raw = row.get("pins") or {}
     if not isinstance(pins_raw, dict):
         raise ValueError("pins must map package names to versions")
-    pins = {str(k): str(v) for k, v in pins_raw.items()}
+    pins = {_package(str(k), "pins"): str(v) for k, v in pins_raw.items()}
     for package, version in pins.items():
         try:
             Version(version)
         except InvalidVersion as exc:
             raise ValueError(f"pin {package}=={version} is not a version") from exc
     extra = str(row.get("extra") or "")
-    if extra and "{gfx}" not in extra:
-        raise ValueError("extra must contain {gfx}")
-    extra_on = _strs(row.get("extra_on", ["torch"]), "extra_on")
-    pre_install = tuple(_pre_install(p) for p in row.get("pre_install") or ())
+    if extra and ("{gfx}" not in extra or not _EXTRA_RE.match(extra.replace("{gfx}", "gfx0"))):
+        raise ValueError("extra must be a name containing {gfx}, such as device-{gfx}")
+    extra_on = tuple(_package(p, "extra_on") for p in _strs(row.get("extra_on", ["torch"]), "x"))
+    pre_raw = row.get("pre_install") or []
+    if not isinstance(pre_raw, list):
+        raise ValueError("pre_install must be a list")
+    pre_install = tuple(_pre_install(p) for p in pre_raw)
+    packages = tuple(_package(p, "packages") for p in _strs(row.get("packages", ["torch"]), "x"))
+    preview = row.get("preview", False)
+    if not isinstance(preview, bool):
+        raise ValueError("preview must be true or false")
     return TorchBuild(
         id=build_id,
         torch=torch,
@@ -187,12 +193,12 @@ def _build(
         rocm=req("rocm"),
         kind=kind,
         url=url,
-        packages=_strs(row.get("packages", ["torch"]), "packages") or ("torch",),
+        packages=packages or ("torch",),
         python=python,
         gfx=tuple(g.lower() for g in gfx),
         download_mb=max(0, download_mb),
         status=status,
-        preview=bool(row.get("preview", False)),
+        preview=preview,
         notes=str(row.get("notes", "")),
         src=_strs(row.get("src"), "src"),
         origin=origin,
@@ -203,18 +209,42 @@ def _build(
     )
 
 
+# A package as a data row may name it: a distribution name (PEP 508), never an option, so a
+# downloaded data set cannot slip "--extra-index-url ..." into a pip command.
+_NAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_REQUIREMENT_RE = re.compile(
+    r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:==[A-Za-z0-9.+!_-]+)?$"
+)
+_EXTRA_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _package(name: str, what: str) -> str:
+    if not _NAME_RE.match(name):
+        raise ValueError(f"{what}: {name!r} is not a package name")
+    return name
+
+
+def _url(url: str, what: str) -> str:
+    if not url.startswith(("https://", "http://", "file://")):
+        raise ValueError(f"{what} {url!r} is not an http(s) or file URL")
+    if any(c.isspace() for c in url) or len(url) > 2000:
+        raise ValueError(f"{what} {url!r} has spaces or is too long")
+    return url
+
+
 def _pre_install(raw: Any) -> PreInstall:
     if not isinstance(raw, dict):
         raise ValueError("pre_install entries must be mappings")
     packages = _strs(raw.get("packages"), "pre_install packages")
     if not packages:
         raise ValueError("pre_install entries need packages")
+    for package in packages:
+        if not _REQUIREMENT_RE.match(package):
+            raise ValueError(f"pre_install package {package!r} is not name or name==version")
     for kind in KINDS:
         url = raw.get("index_url" if kind == "index" else kind)
         if url:
-            if not str(url).startswith(("https://", "http://", "file://")):
-                raise ValueError(f"pre_install url {url!r} is not an http(s) or file URL")
-            return PreInstall(packages, str(url), kind)
+            return PreInstall(packages, _url(str(url), "pre_install url"), kind)
     raise ValueError("pre_install entries need index_url or find_links")
 
 
@@ -232,6 +262,14 @@ def _parse(
     problems: list[str] = []
     if not isinstance(data, dict):
         raise PanelError(f"{origin}: the manifest is not a mapping")
+    for key, kind in (
+        ("sources", dict),
+        ("arch_sets", dict),
+        ("builds", list),
+        ("linux_overrides", dict),
+    ):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            raise PanelError(f"{origin}: {key} must be a {'mapping' if kind is dict else 'list'}")
     sources = {str(k): str(v) for k, v in (data.get("sources") or {}).items()}
     arch_sets = dict(base_sets)
     for name, value in (data.get("arch_sets") or {}).items():
@@ -249,9 +287,14 @@ def _parse(
             disabled.add(str(row["id"]))
             continue
         try:
-            builds.append(_build(row, arch_sets, origin))
+            build = _build(row, arch_sets, origin)
         except ValueError as exc:
             problems.append(f"{origin}: row {index + 1} ({row.get('id', '?')}): {exc}")
+            continue
+        if any(b.id == build.id for b in builds):
+            problems.append(f"{origin}: row {index + 1}: the id {build.id} is used twice")
+            continue
+        builds.append(build)
     overrides: dict[str, Override] = {}
     for gfx, entry in (data.get("linux_overrides") or {}).items():
         if not isinstance(entry, dict) or "value" not in entry or "target" not in entry:
@@ -288,47 +331,66 @@ def merge(
     return tuple(b for b in rows if b.id not in disabled)
 
 
+def _parse_base(
+    text: str, known: community_data.Community | None, label: str
+) -> tuple[list[TorchBuild], dict[str, Override], dict[str, str], dict[str, tuple[str, ...]]]:
+    """The rows, overrides, sources and arch sets of a base manifest; PanelError naming
+    every problem."""
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        builds, _, overrides, sources, arch_sets, problems = _parse(data, label, {})
+    except yaml.YAMLError as exc:
+        raise PanelError(f"The {label} PyTorch manifest is not valid YAML.", str(exc)) from exc
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise PanelError(f"The {label} PyTorch manifest is malformed.", repr(exc)) from exc
+    if problems:
+        raise PanelError(f"The {label} PyTorch manifest has errors.", "\n".join(problems))
+    known = known or community_data.load()
+    return (
+        builds,
+        {**_community_overrides(known), **overrides},
+        {**known.source_text, **sources},
+        arch_sets,
+    )
+
+
 def load_manifest(
     user_path: Path | None = None,
     builtin: str | None = None,
     community: community_data.Community | None = None,
 ) -> Manifest:
-    """The built-in manifest with the user's overlay applied (a broken overlay is reported)."""
+    """The manifest of the data set in force (or ``builtin`` text) with the user's overlay
+    applied; a broken overlay is reported in ``problems``, never raised."""
     import yaml
 
-    text = builtin if builtin is not None else builtin_text()
-    try:
-        base_data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise PanelError("The built-in PyTorch manifest is not valid YAML.", str(exc)) from exc
-    builds, _, overrides, sources, arch_sets, problems = _parse(base_data, "built-in", {})
-    known = community or community_data.load()
-    overrides = {**_community_overrides(known), **overrides}
-    sources = {**known.source_text, **sources}
-    if problems:
-        raise PanelError("The built-in PyTorch manifest has errors.", "\n".join(problems))
+    if builtin is not None:
+        builds, overrides, sources, arch_sets = _parse_base(builtin, community, "given")
+    else:
+        builds, overrides, sources, arch_sets = datasets.parse_data(
+            MANIFEST_NAME, lambda text: _parse_base(text, community, "built-in")
+        )
     path = user_path if user_path is not None else user_manifest_path()
-    all_problems: list[str] = []
-    try:
-        overlay_text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return Manifest(tuple(builds), overrides, sources)
-    except OSError as exc:
+    try:
+        overlay_text = datasets.read_limited(path)
+    except (OSError, UnicodeDecodeError) as exc:
         return Manifest(tuple(builds), overrides, sources, (f"Could not read {path}: {exc}",))
     try:
         data = yaml.safe_load(overlay_text) or {}
         extra, disabled, extra_overrides, extra_sources, _, more = _parse(
             data, str(path), arch_sets
         )
-    except (yaml.YAMLError, PanelError) as exc:
-        all_problems.append(f"{path} was ignored: {exc}")
-        return Manifest(tuple(builds), overrides, sources, tuple(all_problems))
-    all_problems.extend(more)
+    except (yaml.YAMLError, PanelError, TypeError, AttributeError, ValueError) as exc:
+        problem = exc.message if isinstance(exc, PanelError) else str(exc)
+        return Manifest(tuple(builds), overrides, sources, (f"{path} was ignored: {problem}",))
     return Manifest(
         merge(builds, extra, disabled),
         {**overrides, **extra_overrides},
         {**sources, **extra_sources},
-        tuple(all_problems),
+        tuple(more),
     )
 
 

@@ -17,6 +17,7 @@ user could still want: the set replaced last stays in ``previous``.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import io
 import os
 import shutil
@@ -33,7 +34,9 @@ from rocmpanel.base import datasets
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.knowledge import community, compat_data, torch_builds
+from rocmpanel.knowledge.compat_data import version_key
 from rocmpanel.machine import pci_ids
+from rocmpanel.machine.gfx import normalise_gfx
 
 FILES = (datasets.MANIFEST, *datasets.UPDATABLE)
 LOCK_TIMEOUT_S = 10.0
@@ -79,8 +82,13 @@ def _read_zip(path: Path) -> dict[str, str]:
             if name.name in texts:
                 raise PanelError(f"{path} holds {name.name} twice.")
             try:
-                texts[name.name] = archive.read(member).decode("utf-8")
-            except (OSError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
+                # Bounded: a member whose header understates its size is cut, not inflated.
+                with archive.open(member) as handle:
+                    raw = handle.read(datasets.MAX_FILE_BYTES + 1)
+                if len(raw) > datasets.MAX_FILE_BYTES:
+                    raise PanelError(f"{member.filename} in {path} is too large.")
+                texts[name.name] = raw.decode("utf-8")
+            except (OSError, UnicodeDecodeError, zipfile.BadZipFile, EOFError) as exc:
                 raise PanelError(f"{member.filename} in {path} could not be read.") from exc
     missing = [n for n in FILES if n not in texts]
     if missing:
@@ -105,7 +113,25 @@ def read_set(source: Path) -> dict[str, str]:
 
 
 def validate(texts: dict[str, str], origin: Path) -> Validated:
-    """Every file parsed by the panel's own loaders; PanelError naming the first problem."""
+    """Every file parsed by the panel's own loaders, then checked for sense against the
+    panel's own data (a set that would silently lose most GPUs or builds is refused);
+    PanelError naming the first problem."""
+    try:
+        return _validate(texts, origin)
+    except PanelError:
+        raise
+    except Exception as exc:  # outside data: any failure is a refusal, never a traceback
+        raise PanelError(
+            f"The data set in {origin} could not be read: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+# A new set may not be much smaller than the panel's own: a cut file parses fine but drops
+# GPUs. The fraction of the built-in entries each part must keep.
+KEEP_AT_LEAST = 0.8
+
+
+def _validate(texts: dict[str, str], origin: Path) -> Validated:
     info = datasets.parse_manifest(texts[datasets.MANIFEST], origin, "installed")
     if info.schema != datasets.SCHEMA:
         raise PanelError(
@@ -117,6 +143,7 @@ def validate(texts: dict[str, str], origin: Path) -> Validated:
     manifest = torch_builds.load_manifest(
         user_path=origin / "no-overlay", builtin=texts["torch_builds.yaml"], community=known
     )
+    _check_sense(compat, table, manifest)
     try:
         gpus = yaml.safe_load(texts["gpus.yaml"])
     except yaml.YAMLError as exc:
@@ -138,21 +165,63 @@ def validate(texts: dict[str, str], origin: Path) -> Validated:
     return Validated(info, texts, summary)
 
 
+def _check_sense(
+    compat: compat_data.CompatData, table: pci_ids.PciTable, manifest: torch_builds.Manifest
+) -> None:
+    """PanelError when the set names no real targets or would drop most of what the
+    panel's own data knows."""
+    names = [g for r in compat.releases for g in (*r.supported, *r.deprecated, *r.runtime_only)]
+    names += [e.gfx for e in table.devices.values() if e.gfx]
+    names += [g for b in manifest.builds for g in b.gfx]
+    bad = sorted({g for g in names if normalise_gfx(g) != g})
+    if bad:
+        raise PanelError(f"The data set names targets that are not gfx names: {', '.join(bad)}.")
+    for os_name in ("linux", "windows"):
+        if not compat.series_releases(os_name):
+            raise PanelError(f"compat.yaml has no {os_name} releases.")
+        if version_key(compat.latest_known[os_name]) is None:
+            raise PanelError(f"compat.yaml: latest_known {os_name} is not a version.")
+        if not manifest.for_os(os_name):
+            raise PanelError(f"torch_builds.yaml has no {os_name} builds.")
+    own_compat, own_table = compat_data.load(), pci_ids.load_table()
+    own_builds = torch_builds.cached_manifest().builds
+    for what, new, old in (
+        ("PCI ids", len(table.devices), len(own_table.devices)),
+        ("release rows", len(compat.releases), len(own_compat.releases)),
+        ("PyTorch builds", len(manifest.builds), len(own_builds)),
+    ):
+        if new < KEEP_AT_LEAST * old:
+            raise PanelError(
+                f"The data set has {new} {what}, the panel's own data {old}: it looks cut "
+                "short, and was refused."
+            )
+
+
 @contextlib.contextmanager
 def _locked() -> Iterator[FileLock]:
     root = datasets.installed_root()
-    root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(root / ".lock"))
     try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(root / ".lock"))
         lock.acquire(timeout=LOCK_TIMEOUT_S)
     except Timeout as exc:
         raise PanelError(
             "Another rocmpanel is installing data right now; try again when it is done."
         ) from exc
+    except OSError as exc:
+        raise PanelError(f"The data folder {root} cannot be written: {exc}") from exc
     try:
         yield lock
     finally:
         lock.release()
+
+
+def _remove_leftovers(root: Path) -> None:
+    """Staging folders of updates cut short (under the lock, nothing else uses them: they
+    hold copies of sets the user still has at their source). A rollback cut short leaves
+    its folder alone, with the set in it."""
+    for stale in root.glob(".incoming-*"):
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def _write_folder(parent: Path, texts: dict[str, str]) -> Path:
@@ -167,7 +236,7 @@ def install(source: Path, *, allow_older: bool = False) -> Validated:
     nothing changed) when it is refused."""
     validated = validate(read_set(source), source)
     builtin = datasets.builtin_info()
-    if validated.info.data_as_of < builtin.data_as_of and not allow_older:
+    if _day(validated.info.data_as_of) < _day(builtin.data_as_of) and not allow_older:
         raise PanelError(
             f"This data set ({validated.info.data_as_of}) is older than the panel's own data "
             f"({builtin.data_as_of}); nothing was installed."
@@ -175,25 +244,31 @@ def install(source: Path, *, allow_older: bool = False) -> Validated:
     root = datasets.installed_root()
     current, previous = root / "current", root / "previous"
     with _locked():
-        staging = _write_folder(root, validated.texts)
-        parked: Path | None = None
+        try:
+            _remove_leftovers(root)
+            staging = _write_folder(root, validated.texts)
+        except (OSError, PanelError) as exc:
+            raise PanelError(f"Writing the data set into {root} failed: {exc}") from exc
+        # current -> previous, then staging -> current. A crash between the two leaves no
+        # set in force and the replaced one in previous (the panel says so; `data rollback`
+        # puts it back); a failure of the second rename puts it back at once.
         try:
             if current.exists():
-                parked = Path(tempfile.mkdtemp(prefix=".replaced-", dir=root))
-                os.replace(current, parked / "set")
+                shutil.rmtree(previous, ignore_errors=True)
+                os.replace(current, previous)
             os.replace(staging, current)
         except OSError as exc:
-            if parked is not None and not current.exists():
-                os.replace(parked / "set", current)
+            if not current.exists() and previous.exists():
+                with contextlib.suppress(OSError):
+                    os.replace(previous, current)
             shutil.rmtree(staging, ignore_errors=True)
             raise PanelError(f"Installing the data set failed: {exc}; nothing changed.") from exc
-        if parked is not None:
-            shutil.rmtree(previous, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                os.replace(parked / "set", previous)
-            shutil.rmtree(parked, ignore_errors=True)
     datasets.reset()
     return validated
+
+
+def _day(text: str) -> _dt.date:
+    return _dt.date.fromisoformat(text)
 
 
 def rollback() -> datasets.DatasetInfo:
@@ -204,7 +279,11 @@ def rollback() -> datasets.DatasetInfo:
     with _locked():
         if not current.exists() and not previous.exists():
             raise PanelError("No data update is installed: the panel's own data is in force.")
-        parked = Path(tempfile.mkdtemp(prefix=".rollback-", dir=root))
+        try:
+            _remove_leftovers(root)
+            parked = Path(tempfile.mkdtemp(prefix=".rollback-", dir=root))
+        except OSError as exc:
+            raise PanelError(f"The data folder {root} cannot be written: {exc}") from exc
         try:
             if current.exists():
                 os.replace(current, parked / "set")
@@ -212,7 +291,10 @@ def rollback() -> datasets.DatasetInfo:
                 os.replace(previous, current)
             if (parked / "set").exists():
                 os.replace(parked / "set", previous)
+        except OSError as exc:
+            raise PanelError(f"Rolling back failed: {exc}; the sets are in {root}.") from exc
         finally:
-            shutil.rmtree(parked, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                parked.rmdir()  # only when empty: a set left in it is never deleted
     datasets.reset()
     return datasets.active()

@@ -229,10 +229,9 @@ def load_table() -> PciTable:
     """The table of the data set in force (shipped, or an installed data update), parsed
     once; PanelError when the file cannot be read."""
     try:
-        text = datasets.read_data(_FILE)
+        return datasets.parse_data(_FILE, parse_table)
     except OSError as exc:
         raise PanelError(f"The data file {_FILE} could not be read.", str(exc)) from exc
-    return parse_table(text)
 
 
 datasets.on_reset(load_table.cache_clear)

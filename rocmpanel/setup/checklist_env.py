@@ -15,7 +15,10 @@ from rocmpanel.setup.probe_report import ProbeReport
 
 
 def _needed_overrides(verdicts: tuple[Verdict, ...]) -> set[str]:
-    return {v.override for v in verdicts if v.status is VerdictStatus.OVERRIDE and v.override}
+    """The override values the one kernel decision says these GPUs need."""
+    found = {v.kernels.override_value for v in verdicts if v.kernels is not None}
+    found |= {v.override for v in verdicts if v.status is VerdictStatus.OVERRIDE and v.override}
+    return {value for value in found if value}
 
 
 def _harmful(value: str, gfx_set: set[str]) -> str:
@@ -75,6 +78,16 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
                 if g.gfx and v.kernels is not None and v.kernels.mode is KernelMode.NATIVE
             }
         )
+        own = parse_override(value)
+        if own is not None and gfx_set and all(g == own.name for g in gfx_set):
+            return Check(
+                "hsa_override",
+                title,
+                CheckStatus.WARN,
+                f"Set to {value}, which names the GPU's own target ({own.name}): it changes "
+                "nothing. Unset it, so a later GPU or build is not affected.",
+                unset,
+            )
         if native and not needed:
             build = next(
                 (v.kernels.build.id for _, v in pairs if v.kernels and v.kernels.build), "it"

@@ -215,7 +215,8 @@ def _no_release(
 ) -> Verdict:
     wanted = version_key(version)
     if wanted is None:
-        reason = f"'{version}' is not a ROCm version the panel can read."
+        shown = version if len(version) <= 40 else version[:40] + "..."
+        reason = f"'{shown}' is not a ROCm version the panel can read."
     else:
         reason = (
             f"The panel has no {_OS_LABEL.get(os_name, os_name)} support table for ROCm "
@@ -224,7 +225,16 @@ def _no_release(
     supporting = supporting_versions(gfx, os_name, data)
     if supporting:
         reason += f" {gfx} is supported by ROCm {_span(supporting, os_name, data)}."
-    return Verdict(VerdictStatus.UNKNOWN, reason, "", rocm_version=version, kernels=kernels)
+    # What runs is still the one decision's: the same override the plan would set.
+    return Verdict(
+        VerdictStatus.UNKNOWN,
+        reason,
+        "",
+        override=kernels.override_value,
+        rocm_version=version,
+        kernels=kernels,
+        advice=kernels.advice if kernels.override_value else (),
+    )
 
 
 def supporting_versions(

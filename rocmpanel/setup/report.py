@@ -112,6 +112,7 @@ class DoctorReport:
             lines.insert(0, f"Analysed from captured output: {', '.join(self.captured_from)}")
         if self.data is not None:
             lines.append(self.data_line())
+            lines += [f"Data note: {p}" for p in self.data.problems]
         return lines
 
     def to_text(self) -> str:

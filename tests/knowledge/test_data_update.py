@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import shutil
@@ -24,6 +25,13 @@ def _fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     datasets.reset()
     yield
     datasets.reset()
+
+
+def _newer(days: int) -> str:
+    """A data date ``days`` after the built-in one (never in the future: the built-in data
+    is at least a few days old when the tests run)."""
+    builtin = _dt.date.fromisoformat(datasets.builtin_info().data_as_of)
+    return min(builtin + _dt.timedelta(days=days), _dt.date.today()).isoformat()
 
 
 def _copy_builtin(folder: Path, *, as_of: str | None = None) -> Path:
@@ -52,27 +60,27 @@ def test_builtin_in_force_and_shown(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_update_installs_a_newer_set_and_rollback_restores(tmp_path: Path) -> None:
-    newer = _copy_builtin(tmp_path / "set", as_of="2099-01-01")
+    newer = _copy_builtin(tmp_path / "set", as_of=_newer(1))
     assert main(["data", "update", "--from", str(newer)]) == 0
     info = datasets.active()
-    assert info.origin == "installed" and info.data_as_of == "2099-01-01"
-    assert compat_data.load().data_as_of == "2099-01-01"  # caches were reset
+    assert info.origin == "installed" and info.data_as_of == _newer(1)
+    assert compat_data.load().data_as_of == _newer(1)  # caches were reset
     assert main(["data", "rollback"]) == 0
     assert datasets.active().origin == "built-in"
     # The replaced set is kept: rolling back again brings it back.
     assert main(["data", "rollback"]) == 0
-    assert datasets.active().data_as_of == "2099-01-01"
+    assert datasets.active().data_as_of == _newer(1)
 
 
 def test_update_from_a_zip_with_a_top_folder(tmp_path: Path) -> None:
-    newer = _copy_builtin(tmp_path / "set", as_of="2099-02-02")
+    newer = _copy_builtin(tmp_path / "set", as_of=_newer(2))
     archive = tmp_path / "set.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in newer.iterdir():
             zf.write(path, f"rocmpanel-data/{path.name}")
         zf.writestr("../../evil.yaml", "x: 1")  # never extracted anywhere
     update.install(archive)
-    assert datasets.active().data_as_of == "2099-02-02"
+    assert datasets.active().data_as_of == _newer(2)
     assert not (tmp_path / "evil.yaml").exists()
 
 
@@ -85,20 +93,20 @@ def test_update_from_a_zip_with_a_top_folder(tmp_path: Path) -> None:
         (lambda f: (f / "gpus.yaml").write_text("products: 3", encoding="utf-8"), "products"),
         (
             lambda f: (f / "dataset.yaml").write_text(
-                "schema: 99\ndata_as_of: '2099-01-01'\n", encoding="utf-8"
+                f"schema: 99\ndata_as_of: '{_newer(1)}'\n", encoding="utf-8"
             ),
             "schema 99",
         ),
     ],
 )
 def test_a_damaged_set_is_refused_and_nothing_changes(tmp_path: Path, damage, message) -> None:
-    good = _copy_builtin(tmp_path / "good", as_of="2099-01-01")
+    good = _copy_builtin(tmp_path / "good", as_of=_newer(1))
     update.install(good)
-    bad = _copy_builtin(tmp_path / "bad", as_of="2099-03-03")
+    bad = _copy_builtin(tmp_path / "bad", as_of=_newer(3))
     damage(bad)
     with pytest.raises(PanelError, match=message):
         update.install(bad)
-    assert datasets.active().data_as_of == "2099-01-01"
+    assert datasets.active().data_as_of == _newer(1)
 
 
 def test_an_older_set_is_refused_unless_asked(tmp_path: Path) -> None:
@@ -113,7 +121,7 @@ def test_an_older_set_is_refused_unless_asked(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_fifos_and_missing_paths_do_not_hang(tmp_path: Path) -> None:
-    folder = _copy_builtin(tmp_path / "set", as_of="2099-01-01")
+    folder = _copy_builtin(tmp_path / "set", as_of=_newer(1))
     (folder / "pci_ids.yaml").unlink()
     os.mkfifo(folder / "pci_ids.yaml")
     with pytest.raises(PanelError, match="not a regular file"):
@@ -127,7 +135,7 @@ def test_fifos_and_missing_paths_do_not_hang(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_installed_set_is_kept_and_ignored(tmp_path: Path) -> None:
-    update.install(_copy_builtin(tmp_path / "set", as_of="2099-01-01"))
+    update.install(_copy_builtin(tmp_path / "set", as_of=_newer(1)))
     manifest = datasets.installed_dir() / datasets.MANIFEST
     manifest.write_bytes(b"\xff\xfe not yaml")
     datasets.reset()
@@ -141,3 +149,114 @@ def test_update_needs_from_and_rollback_needs_a_set(capsys: pytest.CaptureFixtur
     assert "--from" in capsys.readouterr().err
     assert main(["data", "rollback", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["ok"] is False
+
+
+def _plan_and_doctor_still_work() -> None:
+    from rocmpanel.knowledge.torch_builds import load_manifest
+    from rocmpanel.machine.gpu_model import GpuInfo
+    from rocmpanel.pytorch.plan import plan
+    from rocmpanel.setup.compat import verdict_for
+
+    p = plan("gfx1100", None, "linux", "3.12", load_manifest())
+    assert p.supported, p.refusal
+    assert verdict_for(GpuInfo("gpu", gfx="gfx1100"), "linux", "7.2.4").kernels is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("torch_builds.yaml", "builds: 5\n"),
+        ("compat.yaml", "linux: [\n"),
+        ("community.yaml", "overrides: 3\n"),
+        ("pci_ids.yaml", "devices: [1, 2]\n"),
+    ],
+)
+def test_a_damaged_installed_file_puts_the_builtin_set_in_force_as_a_whole(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    update.install(_copy_builtin(tmp_path / "set", as_of=_newer(1)))
+    (datasets.installed_dir() / name).write_text(text, encoding="utf-8")
+    datasets.reset()
+    _plan_and_doctor_still_work()
+    info = datasets.active()
+    assert info.origin == "built-in"
+    assert name in info.problems[0] and "rollback" in info.problems[0]
+
+
+def test_a_broken_user_overlay_is_reported_not_raised(tmp_path: Path) -> None:
+    from rocmpanel.base import paths
+    from rocmpanel.knowledge.torch_builds import load_manifest
+
+    overlay = paths.config_dir() / "torch_builds.yaml"
+    overlay.parent.mkdir(parents=True, exist_ok=True)
+    for text in ("builds: 5\n", "arch_sets: [a]\n", "builds: [{id: x, download_mb: .inf}]\n"):
+        overlay.write_text(text, encoding="utf-8")
+        manifest = load_manifest()
+        assert manifest.problems and manifest.builds, text
+
+
+@pytest.mark.parametrize(
+    "packages",
+    [["torch", "--extra-index-url=https://evil.example/simple"], ["torch", "a b"], ["-r"]],
+)
+def test_a_row_cannot_slip_options_into_pip(tmp_path: Path, packages: list[str]) -> None:
+    folder = _copy_builtin(tmp_path / "set", as_of=_newer(1))
+    doc = yaml.safe_load((folder / "torch_builds.yaml").read_text(encoding="utf-8"))
+    doc["builds"][0]["packages"] = packages
+    (folder / "torch_builds.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(PanelError, match="package name"):
+        update.install(folder)
+
+
+@pytest.mark.parametrize("as_of", ["2999-01-01", "20991231", "2026-1-5"])
+def test_future_or_malformed_dates_are_refused(tmp_path: Path, as_of: str) -> None:
+    folder = _copy_builtin(tmp_path / "set")
+    for name in (datasets.MANIFEST, "compat.yaml"):
+        doc = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
+        doc["data_as_of"] = as_of
+        (folder / name).write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(PanelError, match=r"data_as_of|future"):
+        update.install(folder)
+
+
+def test_a_set_cut_short_is_refused(tmp_path: Path) -> None:
+    folder = _copy_builtin(tmp_path / "set", as_of=_newer(1))
+    doc = yaml.safe_load((folder / "pci_ids.yaml").read_text(encoding="utf-8"))
+    doc["devices"] = dict(list(doc["devices"].items())[:40])
+    (folder / "pci_ids.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(PanelError, match="cut short"):
+        update.install(folder)
+    bad = _copy_builtin(tmp_path / "bad", as_of=_newer(1))
+    text = (bad / "compat.yaml").read_text(encoding="utf-8").replace("gfx1100", "gfxZZZ")
+    (bad / "compat.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(PanelError, match=r"gfxZZZ|malformed"):
+        update.install(bad)
+
+
+def test_an_unwritable_data_folder_is_a_message(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "ro"
+    home.mkdir()
+    (home / "data").write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("ROCMPANEL_HOME", str(home))
+    datasets.reset()
+    with pytest.raises(PanelError, match="cannot be written"):
+        update.install(_copy_builtin(tmp_path / "set", as_of=_newer(1)))
+    with pytest.raises(PanelError, match="cannot be written"):
+        update.rollback()
+
+
+def test_an_update_cut_short_says_so_and_rollback_restores(tmp_path: Path) -> None:
+    update.install(_copy_builtin(tmp_path / "a", as_of=_newer(1)))
+    update.install(_copy_builtin(tmp_path / "b", as_of=_newer(2)))
+    root = datasets.installed_root()
+    # As if killed between "current -> previous" and "staging -> current":
+    os.replace(root / "current", root / "previous.tmp")
+    shutil.rmtree(root / "previous")
+    os.replace(root / "previous.tmp", root / "previous")
+    (root / ".incoming-x").mkdir()
+    datasets.reset()
+    info = datasets.active()
+    assert info.origin == "built-in" and "cut short" in info.problems[0]
+    update.rollback()
+    assert datasets.active().data_as_of == _newer(2)
+    assert not (root / ".incoming-x").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rocmpanel.knowledge import community
-from rocmpanel.knowledge.kernels import KernelMode, decide, harm_advice
+from rocmpanel.knowledge.kernels import KernelMode, decide, family, harm_advice
 from rocmpanel.knowledge.torch_builds import TorchBuild
 
 KNOWN = community.parse(
@@ -20,6 +20,7 @@ overrides:
 harmful:
   - {id: x, gfx: [gfx1103], override: "11.0.0", severity: danger, text: "Hangs.", src: [b]}
   - {id: y, gfx: [gfx1151], override: any, severity: warning, text: "Not needed.", src: [b]}
+  - {id: z, gfx: [gfx1031], override: "10.3.0", severity: warning, text: "Slow.", src: [b]}
 """
 )
 
@@ -55,10 +56,17 @@ def test_native_beats_an_older_row_needing_an_override_even_on_the_older_rocm() 
 
 
 def test_override_only_when_no_row_has_native_kernels_and_harms_come_with_it() -> None:
-    d = decide("gfx1103", "linux", [OLD], KNOWN)
-    assert d.mode is KernelMode.OVERRIDE and d.override_value == "11.0.0"
-    assert [a.severity for a in d.advice] == ["warning", "danger"]
+    d = decide("gfx1031", "linux", [OLD], KNOWN)
+    assert d.mode is KernelMode.OVERRIDE and d.override_value == "10.3.0"
+    assert [a.text for a in d.advice][1:] == ["Slow."]
     assert "source B" in d.advice[1].source
+
+
+def test_an_override_known_to_be_dangerous_is_never_chosen() -> None:
+    # Without native kernels, gfx1103's 11.0.0 (danger: hangs) means no build at all.
+    d = decide("gfx1103", "linux", [OLD], KNOWN)
+    assert d.mode is KernelMode.NONE and d.build is None and d.override_value is None
+    assert "Hangs." in d.reason and d.advice[0].severity == "danger"
 
 
 def test_override_never_on_windows_and_none_without_a_rule() -> None:
@@ -66,6 +74,7 @@ def test_override_never_on_windows_and_none_without_a_rule() -> None:
     assert decide("gfx1031", "windows", [win], KNOWN).mode is KernelMode.NONE
     d = decide("gfx1010", "linux", [OLD, NEW], KNOWN)
     assert d.mode is KernelMode.NONE and d.build is None and "RDNA1" in d.reason
+    assert family("gfx9999") == "an unknown family" and family("gfx803") == "GCN 3/4"
 
 
 def test_rows_of_another_os_are_ignored() -> None:

@@ -83,8 +83,15 @@ def test_override_set_right_passes_and_wrong_value_warns() -> None:
 
 
 def test_override_for_a_gpu_with_native_kernels_fails_with_unset() -> None:
-    check = _checks([RX7900], env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})["hsa_override"]
+    check = _checks([RX7900], env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})["hsa_override"]
     assert check.status is CheckStatus.FAIL and "native kernels" in check.message
+    assert check.fix and check.fix.kind is FixKind.ENV_UNSET
+
+
+def test_override_naming_the_gpus_own_target_is_a_no_op_warning() -> None:
+    # e.g. 11.5.1 on gfx1151 (mudler/LocalAI pull 9229) or 11.0.0 on gfx1100: harmless.
+    check = _checks([RX7900], env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})["hsa_override"]
+    assert check.status is CheckStatus.WARN and "changes nothing" in check.message
     assert check.fix and check.fix.kind is FixKind.ENV_UNSET
 
 

@@ -77,7 +77,7 @@ def test_strix_halo_and_phoenix_never_get_11_0_0(gfx: str) -> None:
 
 
 def test_an_override_set_for_a_natively_supported_gpu_fails_the_checklist() -> None:
-    host = HostFacts(env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})
+    host = HostFacts(env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
     verdicts = (verdict_for(GpuInfo("gpu", gfx="gfx1100"), "linux", "7.2.4"),)
     check = hsa_override_check(_system("gfx1100", "linux", "7.2.4"), verdicts, host)
     assert check.status is CheckStatus.FAIL and "native kernels" in check.message
@@ -90,3 +90,20 @@ def test_a_rocm_newer_than_the_data_is_judged_by_the_newest_release() -> None:
     assert verdict.status is not VerdictStatus.UNKNOWN
     assert "newer than the panel's data" in verdict.reason
     assert latest in verdict.reason and data.date_of(latest) in verdict.reason
+
+
+def test_an_unreadable_rocm_version_keeps_verdict_checklist_and_plan_together() -> None:
+    # `doctor --rocm-version abc` once said "not needed" while the plan set 10.3.0.
+    verdict = verdict_for(GpuInfo("gpu", gfx="gfx1031"), "linux", "abc")
+    p = plan("gfx1031", "abc", "linux", "3.12", MANIFEST)
+    assert verdict.status is VerdictStatus.UNKNOWN
+    assert verdict.override == p.job_env.get("HSA_OVERRIDE_GFX_VERSION") == "10.3.0"
+    check = hsa_override_check(_system("gfx1031", "linux", "abc"), (verdict,), HostFacts())
+    assert check.status is CheckStatus.WARN and "10.3.0" in check.message
+
+
+def test_pre_releases_and_absurd_versions() -> None:
+    rc = verdict_for(GpuInfo("gpu", gfx="gfx1100"), "linux", "10.1rc1")
+    assert rc.status is not VerdictStatus.UNKNOWN and "newer than" not in rc.reason
+    huge = verdict_for(GpuInfo("gpu", gfx="gfx1100"), "linux", "1" * 5000)
+    assert huge.status is VerdictStatus.UNKNOWN
