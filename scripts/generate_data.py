@@ -8,16 +8,21 @@
 Writes resources/compat.yaml, resources/gpus.yaml, resources/dataset.yaml,
 resources/pci_ids.yaml (when scripts/datagen/pci.py is present) and docs/support-table.md.
 A file whose content is unchanged keeps its recorded generation date, so re-running the
-generator on the same sources changes nothing. See scripts/datagen/README.md.
+generator on the same sources changes nothing. Every source is read, checked against its pin
+(sha256, size) and parsed before anything is written; then all changed files are replaced
+together or not at all. A bad input is one "error: ..." line naming the file, exit status 2
+(--debug, or ROCMPANEL_DATAGEN_DEBUG=1, shows the traceback). See scripts/datagen/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
-import shutil
+import os
+import secrets
+import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,29 +55,46 @@ The panel's data set: which files belong to it and how current it is.
 DATASET_FILES = ["compat.yaml", "pci_ids.yaml", "gpus.yaml", "community.yaml", "torch_builds.yaml"]
 
 
-def _existing_date(path: Path) -> _dt.date | None:
-    """The generation date a committed file records, if it has one."""
-    if not path.is_file() or path.suffix != ".yaml":
+DEBUG_ENV = "ROCMPANEL_DATAGEN_DEBUG"
+
+
+def _existing_date(text: str | None) -> _dt.date | None:
+    """The generation date a committed YAML file's text records, if it has one."""
+    if text is None:
         return None
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        doc = yaml.safe_load(text) or {}
     except yaml.YAMLError:
         return None
-    raw = (doc.get("generated") or {}).get("at") if isinstance(doc, dict) else None
-    raw = raw or (doc.get("generated_at") if isinstance(doc, dict) else None)
+    if not isinstance(doc, dict):
+        return None
+    generated = doc.get("generated")
+    raw = generated.get("at") if isinstance(generated, dict) else None
+    raw = raw or doc.get("generated_at")
     try:
         return _dt.date.fromisoformat(str(raw)) if raw else None
     except ValueError:
         return None
 
 
-Render = Callable[[_dt.date, Path], None]
+Render = Callable[[_dt.date], str]
+"""A generated file's whole text, for a given generation date."""
+
+
+def _load_recipe(path: Path) -> dict[str, Any]:
+    recipe = common.load_yaml(common.read_text(path, "recipe"), f"recipe {path}")
+    problems = compat.check_recipe(recipe)
+    if problems:
+        raise common.DataError(f"recipe {path}: " + "; ".join(problems))
+    assert isinstance(recipe, dict)
+    return recipe
 
 
 def _plan(args: argparse.Namespace) -> list[tuple[Path, Render]]:
-    """(target path, function writing that file's content for a given date into a path)."""
-    recipe = yaml.safe_load(args.recipe.read_text(encoding="utf-8"))
-    pins = compat.load_pins_file(args.pins)
+    """(target path, its text for a given date) for every generated file. Every source is
+    read and parsed here, before anything is written."""
+    recipe = _load_recipe(args.recipe)
+    pins = common.load_pins_file(args.pins)
     sources_dir: Path = args.sources
 
     cache: dict[_dt.date, compat.Built] = {}
@@ -84,18 +106,11 @@ def _plan(args: argparse.Namespace) -> list[tuple[Path, Render]]:
             )
         return cache[day]
 
-    first = built(_dt.date.today())  # fail early, before anything is written
-    plan: list[tuple[Path, Render]] = []
+    first = built(_dt.date.today())
     pci_step = None if args.skip_pci else _pci_step(args)
     pci_sources = pci_step[2] if pci_step else _sources_of(args.out / "pci_ids.yaml")
 
-    def write_compat(day: _dt.date, path: Path) -> None:
-        common.write_yaml(path, built(day).compat, COMPAT_HEADER)
-
-    def write_gpus(day: _dt.date, path: Path) -> None:
-        common.write_yaml(path, built(day).gpus, GPUS_HEADER)
-
-    def write_dataset(day: _dt.date, path: Path) -> None:
+    def render_dataset(day: _dt.date) -> str:
         doc: dict[str, Any] = {
             "schema": 1,
             "data_as_of": first.data_as_of,
@@ -103,16 +118,13 @@ def _plan(args: argparse.Namespace) -> list[tuple[Path, Render]]:
             "files": list(DATASET_FILES),
             "sources": _merge_sources(first.compat["generated"]["sources"], pci_sources),
         }
-        common.write_yaml(path, doc, DATASET_HEADER)
+        return common.dump_yaml(doc, DATASET_HEADER)
 
-    def write_table(_day: _dt.date, path: Path) -> None:
-        path.write_text(table.render(first.compat, first.gpus), encoding="utf-8")
-
-    plan += [
-        (args.out / "compat.yaml", write_compat),
-        (args.out / "gpus.yaml", write_gpus),
-        (args.out / "dataset.yaml", write_dataset),
-        (args.docs / table.OUTPUT, write_table),
+    plan: list[tuple[Path, Render]] = [
+        (args.out / "compat.yaml", lambda day: common.dump_yaml(built(day).compat, COMPAT_HEADER)),
+        (args.out / "gpus.yaml", lambda day: common.dump_yaml(built(day).gpus, GPUS_HEADER)),
+        (args.out / "dataset.yaml", render_dataset),
+        (args.docs / table.OUTPUT, lambda _day: table.render(first.compat, first.gpus)),
     ]
     if pci_step is not None:
         plan.append((pci_step[0], pci_step[1]))
@@ -121,10 +133,9 @@ def _plan(args: argparse.Namespace) -> list[tuple[Path, Render]]:
 
 def _sources_of(path: Path) -> list[dict[str, str]]:
     """The ``generated.sources`` of an already generated file (none when it is absent)."""
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError:
+    if not os.path.lexists(path):
         return []
+    doc = common.load_yaml(common.read_text(path, "generated file"), str(path)) or {}
     generated = doc.get("generated") if isinstance(doc, dict) else None
     return list(generated.get("sources") or []) if isinstance(generated, dict) else []
 
@@ -146,20 +157,162 @@ def _pci_step(args: argparse.Namespace) -> tuple[Path, Render, list[dict[str, st
             raise
         print("pci_ids.yaml: skipped (scripts/datagen/pci.py is not there yet)")
         return None
-    doc, _sources = pci.build(args.sources)
+    doc, _sources = pci.build(args.sources, common.load_pins_file(args.pci_pins))
 
-    def write_pci(day: _dt.date, path: Path) -> None:
+    def render_pci(day: _dt.date) -> str:
+        dated = doc
         if isinstance(doc.get("generated"), dict):
-            doc["generated"]["at"] = day.isoformat()
-        common.write_yaml(path, doc, pci.HEADER)
+            dated = dict(doc, generated=dict(doc["generated"], at=day.isoformat()))
+        return common.dump_yaml(dated, pci.HEADER)
 
     records = [s.record() for s in _sources]
-    return (args.out / Path(str(pci.OUTPUT)).name, write_pci, records)
+    return (args.out / Path(str(pci.OUTPUT)).name, render_pci, records)
 
 
-def _render(render: Render, day: _dt.date, path: Path) -> str:
-    render(day, path)
-    return path.read_text(encoding="utf-8")
+# ---------------------------------------------------------------- writing
+
+
+def _current(target: Path) -> str | None:
+    """The text a target holds now (None when there is none); DataError when something
+    other than a file is in its place."""
+    try:
+        data = common.read_bytes(target, "output")
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # nothing there yet (a folder that is a file: _preflight says so)
+    except OSError as exc:
+        raise common.DataError(f"output {target} cannot be read: {exc.strerror or exc}") from None
+    return data.decode("utf-8", errors="replace")
+
+
+def _preflight(targets: list[Path], options: dict[Path, str]) -> None:
+    """DataError unless every target's folder is (or can be made) a writable folder."""
+    for target in targets:
+        folder = target.parent
+        option = options.get(folder, "output folder")
+        existing = folder
+        while not os.path.lexists(existing) and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise common.DataError(f"{option} {folder}: {existing} is not a folder")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise common.DataError(f"{option} {folder}: cannot write in {existing}")
+
+
+def _make_dirs(folder: Path) -> list[Path]:
+    """Creates ``folder`` and its missing parents; the ones it created, outermost first."""
+    missing: list[Path] = []
+    while not os.path.lexists(folder):
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+    return list(reversed(missing))
+
+
+def _stage(target: Path, text: str) -> Path:
+    """``text`` in a new file beside ``target`` (same folder, so the rename is atomic), with
+    the mode ``target`` has (or the umask's default), synced to disk."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.is_file():
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _write_all(changes: list[tuple[Path, str, str | None]]) -> None:
+    """Writes every (target, new text, old text) or none: all new texts are staged first,
+    then renamed into place; a failure on the way puts back what was already replaced."""
+    created: list[Path] = []
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target, fresh, _old in changes:
+            created += _make_dirs(target.parent)
+            staged.append((target, _stage(target, fresh)))
+    except BaseException:
+        for _target, tmp in staged:
+            tmp.unlink(missing_ok=True)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    old_text = {target: old for target, _fresh, old in changes}
+    done: list[Path] = []
+    try:
+        for target, tmp in staged:
+            os.replace(tmp, target)
+            done.append(target)
+    except BaseException as exc:
+        for _target, tmp in staged:
+            tmp.unlink(missing_ok=True)
+        failed = [str(t) for t in done if not _restore(t, old_text[t])]
+        kept = f"; could not restore {', '.join(failed)}" if failed else ""
+        if isinstance(exc, OSError):
+            raise common.DataError(
+                f"writing {exc.filename or 'a generated file'} failed ({exc.strerror or exc}); "
+                f"the files replaced before it were put back{kept}"
+            ) from exc
+        raise
+
+
+def _restore(target: Path, old: str | None) -> bool:
+    try:
+        if old is None:
+            target.unlink(missing_ok=True)
+        else:
+            os.replace(_stage(target, old), target)
+    except OSError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- main
+
+
+def _message(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f"{exc.filename}: " if exc.filename else ""
+        text = f"{where}{exc.strerror}"
+    else:
+        text = str(exc)
+    text = " ".join(text.split()) or type(exc).__name__
+    if isinstance(exc, (ValueError, OSError)):
+        return text
+    return f"unexpected {type(exc).__name__}: {text} (run with --debug for the traceback)"
+
+
+def _run(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    today = _dt.date.today()
+    changes: list[tuple[Path, str, str | None]] = []
+    for target, render in plan:
+        current = _current(target)
+        recorded = _existing_date(current) or today
+        text = render(recorded)
+        if text == current:
+            continue
+        changes.append((target, text if recorded == today else render(today), current))
+    stale = [target for target, _fresh, _old in changes]
+    if args.check:
+        for path in stale:
+            print(f"stale: {path} (run scripts/generate_data.py)")
+        if not stale:
+            print("generated files are up to date")
+        return 1 if stale else 0
+    _preflight(stale, {args.out: "--out", args.docs: "--docs"})
+    _write_all(changes)
+    for path in stale:
+        print(f"wrote {path}")
+    if not stale:
+        print("nothing to do: generated files are up to date")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,45 +322,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=Path, default=ROOT / "docs")
     parser.add_argument("--recipe", type=Path, default=HERE / "datagen" / "releases.yaml")
     parser.add_argument("--pins", type=Path, default=HERE / "datagen" / "sources_compat.yaml")
+    parser.add_argument(
+        "--pci-pins",
+        type=Path,
+        default=HERE / "datagen" / "sources_pci.yaml",
+        help="the PCI pins (pci_ids.yaml's sources)",
+    )
     parser.add_argument("--skip-pci", action="store_true", help="do not build pci_ids.yaml")
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if a file would change"
     )
+    parser.add_argument(
+        "--debug", action="store_true", help=f"show the traceback of an error (or set {DEBUG_ENV})"
+    )
     args = parser.parse_args(argv)
     try:
-        plan = _plan(args)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        return _run(args)
+    except Exception as exc:
+        if args.debug or os.environ.get(DEBUG_ENV):
+            raise
+        print(f"error: {_message(exc)}", file=sys.stderr)
         return 2
-    today = _dt.date.today()
-    stale: list[Path] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        scratch = Path(tmp)
-        for index, (target, render) in enumerate(plan):
-            current = target.read_text(encoding="utf-8") if target.is_file() else None
-            recorded = _existing_date(target) or today
-            if _render(render, recorded, scratch / f"{index}-{target.name}") == current:
-                continue
-            stale.append(target)
-            if args.check:
-                continue
-            fresh = scratch / f"{index}-fresh-{target.name}"
-            render(today, fresh)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            staged = target.with_name(f".{target.name}.tmp")
-            shutil.copyfile(fresh, staged)
-            staged.replace(target)
-    if args.check:
-        for path in stale:
-            print(f"stale: {path} (run scripts/generate_data.py)")
-        if not stale:
-            print("generated files are up to date")
-        return 1 if stale else 0
-    for path in stale:
-        print(f"wrote {path}")
-    if not stale:
-        print("nothing to do: generated files are up to date")
-    return 0
 
 
 if __name__ == "__main__":

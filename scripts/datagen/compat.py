@@ -26,7 +26,8 @@ from typing import Any
 
 import yaml
 
-from datagen.common import Source, read_source
+from datagen import common
+from datagen.common import DataError, Source, parsing, read_source
 
 # libyaml's parser when PyYAML has it: the product lists parse many times faster.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -45,6 +46,24 @@ _DISTRO_RE = re.compile(
 )
 FAMILIES = {"AMD Instinct": "Instinct", "AMD Radeon": "Radeon", "AMD Ryzen": "Ryzen"}
 OSES = ("linux", "windows")
+FORMATS = ("gpus_yaml", "sysreq", "compat_matrix")
+
+# What each kind of source should be: the end of the error when one is not.
+EXPECTED = {
+    "versions": "ROCm's release history (rocm-docs docs/release/versions.rst): a list-table"
+    " of '* - `X.Y.Z ...`' rows, each followed by a '- Month D, YYYY' date cell",
+    "gpus_yaml": "AMD's product list (rocm-docs docs/data/gpus.yaml): a mapping of product"
+    " family (AMD Instinct, AMD Radeon, AMD Ryzen) -> product name -> {gfx, arch, series, ...}",
+    "os_support": "AMD's OS list (rocm-docs docs/data/os-support.yaml): product family ->"
+    " product name -> {OS name: {abbr, versions: [...]}}",
+    "schema": "the JSON schema of gpus.yaml (docs/data/schemas/gpus.schema.yaml): a mapping"
+    " with properties (the families) and $defs.productEntry {required, properties}",
+    "sysreq": "a system-requirements page with a GPU table (csv-table, list-table or Markdown)"
+    " that has an 'LLVM target' column",
+    "compat_matrix": "a compatibility matrix: a csv-table (or CSV file) whose header starts"
+    " 'ROCm Version', with 'GPU / LLVM target' rows",
+    "footnotes": "reStructuredText footnotes ('.. [#name] text') for the matrix's marks",
+}
 
 
 def gfx_key(gfx: str) -> tuple[int, int, int]:
@@ -146,19 +165,59 @@ def _named(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def check_gpus_schema(doc: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+def _mapping(value: Any, what: str) -> Mapping[str, Any]:
+    """``value`` when it is a mapping (None counts as empty); ValueError naming ``what``."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{what} is a {type(value).__name__}, not a mapping")
+    return value
+
+
+@dataclass(frozen=True)
+class GpusSchema:
+    """The parts of AMD's gpus.yaml schema the generator relies on."""
+
+    families: frozenset[str]
+    required: tuple[str, ...]
+    allowed: frozenset[str]
+    pattern: str
+
+
+def read_gpus_schema(schema: Any) -> GpusSchema:
+    """The checked parts of the schema document; ValueError when it lacks their shape."""
+    doc = _mapping(schema, "the schema")
+    families = _mapping(doc.get("properties"), "the schema's properties")
+    entry = _mapping(_mapping(doc.get("$defs"), "$defs").get("productEntry"), "productEntry")
+    required = entry.get("required") or []
+    if not isinstance(required, list):
+        raise ValueError("productEntry.required is not a list")
+    allowed = _mapping(entry.get("properties"), "productEntry.properties")
+    gfx = _mapping(allowed.get("gfx"), "productEntry.properties.gfx")
+    pattern = str(gfx.get("pattern") or ".*")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(
+            f"the gfx pattern {pattern!r} is not a regular expression: {exc}"
+        ) from None
+    return GpusSchema(
+        families=frozenset(str(k) for k in families),
+        required=tuple(str(r) for r in required),
+        allowed=frozenset(str(k) for k in allowed),
+        pattern=pattern,
+    )
+
+
+def check_gpus_schema(doc: Mapping[str, Any], schema: Mapping[str, Any] | GpusSchema) -> list[str]:
     """What in ``doc`` breaks the parts of AMD's schema the generator relies on."""
+    rules = schema if isinstance(schema, GpusSchema) else read_gpus_schema(schema)
     problems: list[str] = []
-    families = set((schema.get("properties") or {}).keys())
-    entry = ((schema.get("$defs") or {}).get("productEntry")) or {}
-    required = list(entry.get("required") or [])
-    allowed = set((entry.get("properties") or {}).keys())
-    pattern = ((entry.get("properties") or {}).get("gfx") or {}).get("pattern") or ".*"
-    gfx_re = re.compile(pattern)
+    gfx_re = re.compile(rules.pattern)
     for key, products in doc.items():
         if str(key).startswith("_"):
             continue
-        if key not in families:
+        if key not in rules.families:
             problems.append(f"unknown family {key!r}")
             continue
         if not isinstance(products, Mapping):
@@ -168,35 +227,44 @@ def check_gpus_schema(doc: Mapping[str, Any], schema: Mapping[str, Any]) -> list
             if not isinstance(product, Mapping):
                 problems.append(f"{key}/{name}: not a mapping")
                 continue
-            for need in required:
+            for need in rules.required:
                 if need not in product:
                     problems.append(f"{key}/{name}: missing {need}")
-            extra = set(product) - allowed if allowed else set()
+            extra = set(product) - rules.allowed if rules.allowed else set()
             if extra:
                 problems.append(f"{key}/{name}: unexpected {sorted(extra)}")
             if "gfx" in product and not gfx_re.search(str(product["gfx"])):
-                problems.append(f"{key}/{name}: gfx {product['gfx']!r} does not match {pattern}")
+                problems.append(
+                    f"{key}/{name}: gfx {product['gfx']!r} does not match {rules.pattern}"
+                )
     return problems
 
 
-def _os_support(doc: Mapping[str, Any]) -> dict[str, tuple[tuple[str, ...], bool, bool]]:
+OsSupport = dict[str, tuple[tuple[str, ...], bool, bool]]
+
+
+def _os_support(doc: Mapping[str, Any]) -> OsSupport:
     """Product name -> (Linux systems, Windows listed, WSL listed)."""
-    out: dict[str, tuple[tuple[str, ...], bool, bool]] = {}
+    out: OsSupport = {}
     for key, products in doc.items():
         if str(key).startswith("_") or not isinstance(products, Mapping):
             continue
         for name, systems in products.items():
             linux: list[str] = []
             windows = wsl = False
-            for os_name, entry in (systems or {}).items():
+            for os_name, entry in _mapping(systems, f"{key}/{name}").items():
                 if os_name == "Windows":
                     windows = True
                     continue
                 if os_name == "WSL2":
                     wsl = True
                     continue
-                label = str((entry or {}).get("abbr") or os_name)
-                for version in (entry or {}).get("versions") or ():
+                entry = _mapping(entry, f"{key}/{name}/{os_name}")
+                label = str(entry.get("abbr") or os_name)
+                versions = entry.get("versions") or ()
+                if not isinstance(versions, (list, tuple)):
+                    raise ValueError(f"{key}/{name}/{os_name}: versions is not a list")
+                for version in versions:
                     if isinstance(version, Mapping):
                         text = f"{label} {version.get('version', '')}".strip()
                         kernel = version.get("kernel")
@@ -204,6 +272,8 @@ def _os_support(doc: Mapping[str, Any]) -> dict[str, tuple[tuple[str, ...], bool
                     else:
                         linux.append(f"{label} {version}")
             out[str(name)] = (tuple(linux), windows, wsl)
+    if not out:
+        raise ValueError("no products found")
     return out
 
 
@@ -211,22 +281,32 @@ def _load(text: str) -> Any:
     return yaml.load(text, Loader=_LOADER)  # a safe loader (CSafeLoader or SafeLoader)
 
 
-def parse_gpus_yaml(
-    gpus_text: str, os_text: str | None = None, schema_text: str | None = None
-) -> list[Product]:
-    """AMD's product list, in AMD's order, with the systems from ``os-support.yaml``."""
-    doc = _load(gpus_text) or {}
-    if schema_text is not None:
-        problems = check_gpus_schema(doc, _load(schema_text) or {})
-        if problems:
-            raise ValueError("gpus.yaml does not match its schema: " + "; ".join(problems))
-    systems = _os_support(_load(os_text) or {}) if os_text is not None else {}
+def load_gpus_doc(text: str) -> Mapping[str, Any]:
+    """gpus.yaml (anchors resolved) as a mapping of family -> products."""
+    return _mapping(_load(text), "the product list")
+
+
+def load_os_support(text: str) -> OsSupport:
+    """os-support.yaml as product name -> (Linux systems, Windows, WSL)."""
+    return _os_support(_mapping(_load(text), "the OS list"))
+
+
+def load_gpus_schema(text: str) -> GpusSchema:
+    return read_gpus_schema(_load(text))
+
+
+def gpus_products(doc: Mapping[str, Any], systems: OsSupport | None = None) -> list[Product]:
+    """The products of a loaded gpus.yaml, in AMD's order; ValueError when it lists none."""
+    systems = systems or {}
     products: list[Product] = []
     for key, entries in doc.items():
         if str(key).startswith("_") or not isinstance(entries, Mapping):
             continue
         family = FAMILIES.get(str(key), str(key).removeprefix("AMD ").strip())
         for name, entry in entries.items():
+            entry = _mapping(entry, f"{key}/{name}")
+            if not entry.get("gfx"):
+                raise ValueError(f"{key}/{name} has no gfx")
             linux, windows, wsl = systems.get(str(name), ((), False, False))
             products.append(
                 Product(
@@ -242,7 +322,22 @@ def parse_gpus_yaml(
                     wsl=wsl,
                 )
             )
+    if not products:
+        raise ValueError("no products found")
     return products
+
+
+def parse_gpus_yaml(
+    gpus_text: str, os_text: str | None = None, schema_text: str | None = None
+) -> list[Product]:
+    """AMD's product list, in AMD's order, with the systems from ``os-support.yaml``."""
+    doc = load_gpus_doc(gpus_text)
+    if schema_text is not None:
+        problems = check_gpus_schema(doc, load_gpus_schema(schema_text))
+        if problems:
+            raise ValueError("gpus.yaml does not match its schema: " + "; ".join(problems))
+    systems = load_os_support(os_text) if os_text is not None else {}
+    return gpus_products(doc, systems)
 
 
 def _distro_family(system: str) -> str:
@@ -559,37 +654,61 @@ ALL_FIELDS = ("supported", "deprecated", "runtime_only", "limited", "products")
 
 
 class Sources:
-    """The pinned sources by key, read from ``sources_dir`` once each."""
+    """The pinned sources by key, read from ``sources_dir`` once each, and parsed once each.
+
+    Every parse runs under ``common.parsing``: bad input becomes one DataError naming the
+    source key, its local file and what that file should have been."""
 
     def __init__(self, pins: Mapping[str, Source], sources_dir: Path) -> None:
         self.pins = dict(pins)
         self.dir = sources_dir
         self._text: dict[str, str] = {}
+        self._parsed: dict[tuple[str, str], Any] = {}
         self._products: dict[tuple[str, str | None, str | None], list[Product]] = {}
         self.used: list[str] = []
 
+    def where(self, key: str) -> str:
+        """ "source KEY (FILE)": how an error names a source."""
+        pin = self.pins.get(key)
+        return f"source {key} ({self.dir / pin.file})" if pin else f"source {key}"
+
     def text(self, key: str) -> str:
         if key not in self.pins:
-            raise KeyError(f"the recipe names source {key!r}, which is not pinned")
+            raise DataError(f"the recipe names source {key!r}, which is not pinned")
         if key not in self._text:
             self._text[key] = read_source(self.dir, self.pins[key])
         if key not in self.used:
             self.used.append(key)
         return self._text[key]
 
+    def parsed(self, key: str, kind: str, parser: Any) -> Any:
+        """``parser(text)`` of one source, once per (key, kind); bad input -> DataError
+        that says what a ``kind`` source should be (EXPECTED)."""
+        text = self.text(key)
+        if (key, kind) not in self._parsed:
+            with parsing(self.where(key), EXPECTED[kind]):
+                self._parsed[(key, kind)] = parser(text)
+        return self._parsed[(key, kind)]
+
     def products(self, source: str, os_support: str | None, schema: str | None) -> list[Product]:
-        """``parse_gpus_yaml`` of these sources, parsed once."""
+        """AMD's product list from these sources (``parse_gpus_yaml``), parsed once."""
+        for key in (source, os_support, schema):
+            if key:
+                self.text(key)  # read (and cite) in this order, before anything is parsed
         cache_key = (source, os_support, schema)
         if cache_key not in self._products:
-            self._products[cache_key] = parse_gpus_yaml(
-                self.text(source),
-                self.text(os_support) if os_support else None,
-                self.text(schema) if schema else None,
-            )
-        else:
-            for key in cache_key:
-                if key:
-                    self.text(key)
+            doc = self.parsed(source, "gpus_yaml", load_gpus_doc)
+            if schema:
+                rules = self.parsed(schema, "schema", load_gpus_schema)
+                problems = check_gpus_schema(doc, rules)
+                if problems:
+                    raise DataError(
+                        f"{self.where(source)} does not match its schema ({schema}): "
+                        + "; ".join(problems)
+                    )
+            systems = self.parsed(os_support, "os_support", load_os_support) if os_support else {}
+            with parsing(self.where(source), EXPECTED["gpus_yaml"]):
+                self._products[cache_key] = gpus_products(doc, systems)
         return self._products[cache_key]
 
 
@@ -613,7 +732,7 @@ def _gpus_part(entry: Mapping[str, Any], sources: Sources, os_name: str) -> Part
 
 def _sysreq_part(entry: Mapping[str, Any], sources: Sources) -> Part:
     part = Part()
-    for row in parse_sysreq(sources.text(entry["source"])):
+    for row in sources.parsed(entry["source"], "sysreq", parse_sysreq):
         if row.status == "supported":
             part.supported.add(row.gfx)
         elif row.status == "deprecated":
@@ -630,7 +749,8 @@ def _sysreq_part(entry: Mapping[str, Any], sources: Sources) -> Part:
 
 
 def _matrix_part(entry: Mapping[str, Any], sources: Sources) -> Part:
-    columns = {c.label: c for c in parse_compat_matrix(sources.text(entry["source"]))}
+    parsed = sources.parsed(entry["source"], "compat_matrix", parse_compat_matrix)
+    columns = {c.label: c for c in parsed}
     wanted = entry.get("columns") or [entry["column"]]
     missing = [w for w in wanted if w not in columns]
     if missing:
@@ -642,10 +762,17 @@ def _matrix_part(entry: Mapping[str, Any], sources: Sources) -> Part:
                 f"{entry['source']}: columns {wanted[0]} and {other} list different targets"
             )
     notes_key = entry.get("footnotes") or entry["source"]
-    notes = parse_footnotes(sources.text(notes_key))
+    notes = sources.parsed(notes_key, "footnotes", parse_footnotes)
     part = Part(supported=set(first.targets))
     release = first.versions[-1] if first.versions else first.label
     for gfx, refs in first.targets.items():
+        unknown = [ref for ref in refs if ref not in notes]
+        if unknown:  # a cut or wrong footnotes file would silently drop `limited`
+            raise DataError(
+                f"{sources.where(notes_key)}: no footnote {', '.join(unknown)} (the mark of "
+                f"{gfx} in column {first.label} of {entry['source']}); expected "
+                + EXPECTED["footnotes"]
+            )
         for ref in refs:
             sentence = footnote_limit(gfx, release, notes.get(ref, ""))
             if sentence:
@@ -689,10 +816,10 @@ def build_row(recipe_row: Mapping[str, Any], sources: Sources, os_name: str) -> 
         src.extend(transcribed.get("src") or ())
     src.extend(recipe_row.get("also_src") or ())
     if not part.supported:
-        raise ValueError(f"{os_name} {recipe_row.get('series')}: no supported targets")
+        raise ValueError("no supported targets")
     bad = [g for g in part.limited if g not in part.supported]
     if bad:
-        raise ValueError(f"{os_name} {recipe_row.get('series')}: limited {bad} not supported")
+        raise ValueError(f"limited {bad} not supported")
     status = recipe_row.get("status") or ("transcribed" if transcribed else "official")
     row: dict[str, Any] = {"series": str(recipe_row["series"])}
     if recipe_row.get("from"):
@@ -756,6 +883,140 @@ class Built:
     data_as_of: str
 
 
+_ROW_KEYS = {"series", "from", "gpus", "transcribed", "also_src", "status", "note"}
+_ENTRY_KEYS = {
+    "source",
+    "format",
+    "use",
+    "column",
+    "columns",
+    "footnotes",
+    "os_support",
+    "schema",
+    "exclude_products",
+    "limited_families",
+}
+_TRANSCRIBED_KEYS = {"supported", "deprecated", "runtime_only", "limited", "products", "src"}
+
+
+def _strs(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _check_entry(entry: Any, at: str) -> list[str]:
+    if not isinstance(entry, Mapping):
+        return [f"{at}: not a mapping of source, format, ..."]
+    problems = [f"{at}: unknown key {k!r}" for k in entry if k not in _ENTRY_KEYS]
+    if not isinstance(entry.get("source"), str):
+        problems.append(f"{at}: needs source (a pinned source key)")
+    fmt = entry.get("format")
+    if fmt not in FORMATS:
+        problems.append(f"{at}: format is one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt == "compat_matrix":
+        columns = entry.get("columns")
+        if not isinstance(entry.get("column"), str) and not (_strs(columns) and columns):
+            problems.append(f"{at}: a compat_matrix entry needs column or columns (strings)")
+    for name in ("footnotes", "os_support", "schema"):
+        if name in entry and not isinstance(entry[name], str):
+            problems.append(f"{at}: {name} is a source key")
+    for name in ("use", "exclude_products", "limited_families"):
+        if name in entry and not _strs(entry[name]):
+            problems.append(f"{at}: {name} is a list of strings")
+    bad_use = [u for u in entry.get("use") or () if u not in ALL_FIELDS]
+    if bad_use:
+        problems.append(f"{at}: use names unknown fields {bad_use} ({', '.join(ALL_FIELDS)})")
+    return problems
+
+
+def _check_row(row: Any, at: str) -> list[str]:
+    if not isinstance(row, Mapping):
+        return [f"{at}: not a mapping of series, gpus, ..."]
+    problems = [f"{at}: unknown key {k!r}" for k in row if k not in _ROW_KEYS]
+    for name in ("series", "from", "status", "note"):
+        if name in row and not isinstance(row[name], str):
+            problems.append(f"{at}: {name} must be a quoted string, not {row[name]!r}")
+    if "series" not in row:
+        problems.append(f"{at}: needs series")
+    gpus = row.get("gpus")
+    if gpus is not None and not isinstance(gpus, list):
+        problems.append(f"{at}: gpus is a list of entries")
+    elif gpus:
+        for index, entry in enumerate(gpus):
+            problems += _check_entry(entry, f"{at} gpus[{index}]")
+    transcribed = row.get("transcribed")
+    if transcribed is not None:
+        if not isinstance(transcribed, Mapping):
+            problems.append(f"{at}: transcribed is a mapping")
+        else:
+            problems += [
+                f"{at}: transcribed has unknown key {k!r}"
+                for k in transcribed
+                if k not in _TRANSCRIBED_KEYS
+            ]
+            for name in ("supported", "deprecated", "runtime_only", "src"):
+                if name in transcribed and not _strs(transcribed[name]):
+                    problems.append(f"{at}: transcribed.{name} is a list of strings")
+            for name in ("limited", "products"):
+                if name in transcribed and not isinstance(transcribed[name], Mapping):
+                    problems.append(f"{at}: transcribed.{name} is a mapping by gfx target")
+    if not gpus and not transcribed:
+        problems.append(f"{at}: needs gpus or transcribed")
+    if "also_src" in row and not _strs(row["also_src"]):
+        problems.append(f"{at}: also_src is a list of source keys")
+    return problems
+
+
+def check_recipe(recipe: Any) -> list[str]:
+    """What in a recipe (releases.yaml) is not of the shape ``build`` reads; [] when fine."""
+    if not isinstance(recipe, Mapping):
+        return [f"the recipe is a {type(recipe).__name__}, not a mapping of releases, rows, ..."]
+    problems: list[str] = []
+    releases = recipe.get("releases")
+    if not isinstance(releases, Mapping) or not isinstance(releases.get("source"), str):
+        problems.append("releases: needs {source: <the versions.rst pin>}")
+    products = recipe.get("products")
+    if not isinstance(products, Mapping) or not all(
+        isinstance(products.get(k), str) for k in ("source", "os_support", "schema")
+    ):
+        problems.append("products: needs {source, os_support, schema} (pin keys)")
+    citations = recipe.get("citations")
+    if citations is not None and not isinstance(citations, Mapping):
+        problems.append("citations: a mapping of key -> citation text")
+    if not recipe.get("linux") and not recipe.get("windows"):
+        problems.append("no linux or windows rows")
+    for os_name in OSES:
+        rows = recipe.get(os_name)
+        if rows is None:
+            continue
+        if not isinstance(rows, list):
+            problems.append(f"{os_name}: a list of rows")
+            continue
+        for index, row in enumerate(rows):
+            series = row.get("series") if isinstance(row, Mapping) else None
+            problems += _check_row(row, f"{os_name}[{index}] ({series or '?'})")
+    return problems
+
+
+def _check_rows_released(
+    recipe: Mapping[str, Any], releases: Sequence[tuple[str, str]], where: str
+) -> None:
+    """Every row's series has a release in the history, and its ``from`` is one: a cut or
+    stale versions.rst fails here instead of quietly shortening ``releases``."""
+    known = {version for version, _date in releases}
+    series_known = {".".join(version.split(".")[:2]) for version in known}
+    for os_name in OSES:
+        for row in recipe.get(os_name) or ():
+            series, start = str(row["series"]), row.get("from")
+            missing = start if start and start not in known else None
+            if series not in series_known:
+                missing = f"any {series}.x"
+            if missing:
+                raise DataError(
+                    f"{where}: no release {missing}, which the recipe's {os_name} {series} "
+                    f"row covers; expected {EXPECTED['versions']}"
+                )
+
+
 def build(
     recipe: Mapping[str, Any],
     pins: Mapping[str, Source],
@@ -764,20 +1025,34 @@ def build(
 ) -> Built:
     """compat.yaml and gpus.yaml from the recipe. ``generated(list[Source])`` makes the
     ``generated:`` block (``common.generated_block`` with the date fixed by the caller)."""
+    problems = check_recipe(recipe)
+    if problems:
+        raise DataError("the recipe: " + "; ".join(problems))
     sources = Sources(pins, sources_dir)
-    releases = parse_versions_rst(sources.text(recipe["releases"]["source"]))
+    versions_key = recipe["releases"]["source"]
+    releases = sources.parsed(versions_key, "versions", parse_versions_rst)
+    _check_rows_released(recipe, releases, sources.where(versions_key))
     data_as_of = max(date for _v, date in releases)
     citations = {str(k): str(v) for k, v in (recipe.get("citations") or {}).items()}
     rows: dict[str, list[dict[str, Any]]] = {}
     for os_name in OSES:
-        built = [build_row(r, sources, os_name) for r in recipe.get(os_name) or ()]
+        built = []
+        for recipe_row in recipe.get(os_name) or ():
+            try:
+                built.append(build_row(recipe_row, sources, os_name))
+            except DataError:
+                raise
+            except ValueError as exc:
+                raise DataError(
+                    f"the recipe's {os_name} {recipe_row['series']} row: {exc}"
+                ) from exc
         rows[os_name] = sorted(built, key=lambda r: version_key(_row_start(r)))
     used_keys: list[str] = []
     for os_name in OSES:
         for row in rows[os_name]:
             for key in row["src"]:
                 if key not in pins and key not in citations:
-                    raise ValueError(f"source key {key!r} is neither pinned nor cited")
+                    raise DataError(f"source key {key!r} is neither pinned nor cited")
                 if key not in used_keys:
                     used_keys.append(key)
     products_spec = recipe["products"]
@@ -808,9 +1083,5 @@ def build(
 
 
 def load_pins_file(path: Path) -> dict[str, Source]:
-    """Pins from any file (``common.load_pins`` reads only scripts/datagen/)."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return {
-        str(key): Source(key=str(key), **{k: str(v) for k, v in entry.items()})
-        for key, entry in raw.items()
-    }
+    """Pins from any file, checked (``common.load_pins_file``)."""
+    return common.load_pins_file(path)

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from . import common
-from .common import Source
+from .common import DataError, Source, parsing
 
 HERE = Path(__file__).resolve().parent
 OUTPUT = "pci_ids.yaml"
@@ -49,6 +49,13 @@ MIN_TARGET = 80003
 """KFD target of gfx803: chips below it never had ROCm support and are left out."""
 
 _DRV_KEY, _KFD_KEY, _IDS_KEY = "amdgpu_drv_c", "kfd_device_c", "pciids"
+EXPECTED = {
+    _DRV_KEY: "the pciidlist table of the kernel's amdgpu_drv.c"
+    " ('static const struct pci_device_id pciidlist[] = {' with {0x1002, 0xNNNN, ...} entries)",
+    _KFD_KEY: "the kgd2kfd_probe function of the kernel's kfd_device.c"
+    " (case CHIP_xxx / IP_VERSION(...) groups setting gfx_target_version)",
+    _IDS_KEY: "pci.ids with a '1002  ...' vendor line followed by tab-indented device lines",
+}
 
 
 # ---------------------------------------------------------------- amdgpu_drv.c
@@ -330,16 +337,33 @@ def _resolve(
     return gfx_name(target), (*row.sources, _KFD_KEY)
 
 
-def build(sources_dir: Path) -> tuple[dict[str, Any], list[Source]]:
-    """The pci_ids.yaml document, and the pinned sources it was built from."""
-    pins = common.load_pins(PINS)
+def _parse_source(sources_dir: Path, pin: Source, parser: Any) -> Any:
+    """``parser`` of one pinned copy: bad input -> one DataError naming key, file and format;
+    a parse that finds nothing is an error too."""
+    text = common.read_source(sources_dir, pin)
+    with parsing(f"source {pin.key} ({sources_dir / pin.file})", EXPECTED[pin.key]):
+        found = parser(text)
+        if not found or (isinstance(found, tuple) and not all(found)):
+            raise ValueError("nothing found")
+    return found
+
+
+def build(
+    sources_dir: Path, pins: dict[str, Source] | None = None
+) -> tuple[dict[str, Any], list[Source]]:
+    """The pci_ids.yaml document, and the pinned sources it was built from. ``pins``
+    defaults to sources_pci.yaml (the tests pass pins without hashes for their samples)."""
+    pins = common.load_pins(PINS) if pins is None else pins
+    missing = [k for k in (_DRV_KEY, _KFD_KEY, _IDS_KEY) if k not in pins]
+    if missing:
+        raise DataError(f"the PCI pins lack {', '.join(missing)}")
     used = [pins[_DRV_KEY], pins[_KFD_KEY], pins[_IDS_KEY]]
-    bound = parse_pciidlist(common.read_source(sources_dir, pins[_DRV_KEY]))
-    chips, gcs = parse_kfd(common.read_source(sources_dir, pins[_KFD_KEY]))
-    names = parse_pci_ids(common.read_source(sources_dir, pins[_IDS_KEY]))
-    cited, rows = parse_codenames((HERE / CODENAMES).read_text(encoding="utf-8"))
-    if not bound or not chips or not gcs or not names:
-        raise ValueError("a source parsed to nothing: check the local copies in the sources folder")
+    bound: dict[str, tuple[str, bool]] = _parse_source(sources_dir, pins[_DRV_KEY], parse_pciidlist)
+    chips, gcs = _parse_source(sources_dir, pins[_KFD_KEY], parse_kfd)
+    names: dict[str, str] = _parse_source(sources_dir, pins[_IDS_KEY], parse_pci_ids)
+    codenames = HERE / CODENAMES
+    with parsing(f"{codenames}", "the codename table described in its header"):
+        cited, rows = parse_codenames(common.read_text(codenames, "codename table"))
 
     devices: dict[str, dict[str, Any]] = {}
     for dev, (chip, apu) in bound.items():
