@@ -19,6 +19,7 @@ import yaml
 from packaging.version import InvalidVersion, Version
 
 from rocmpanel.base import datasets
+from rocmpanel.base.coerce import strings
 from rocmpanel.base.errors import PanelError
 from rocmpanel.knowledge import community as community_data
 from rocmpanel.knowledge.community import Community, OverrideRule, UnlistedProducts
@@ -141,14 +142,6 @@ def version_key(version: str) -> Version | None:
         return None
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(str(v) for v in value)
-
-
 def parse(
     text: str, community: Community | None = None, pci_table: pci_ids.PciTable | None = None
 ) -> CompatData:
@@ -191,12 +184,12 @@ def _release(os_name: str, raw: Mapping[str, Any]) -> Release:
         os=os_name,
         series=series,
         start=str(raw.get("from") or f"{series}.0"),
-        supported=frozenset(_strings(raw.get("supported"))),
-        deprecated=frozenset(_strings(raw.get("deprecated"))),
-        runtime_only=frozenset(_strings(raw.get("runtime_only"))),
+        supported=frozenset(strings(raw.get("supported"))),
+        deprecated=frozenset(strings(raw.get("deprecated"))),
+        runtime_only=frozenset(strings(raw.get("runtime_only"))),
         limited={str(k): str(v) for k, v in (raw.get("limited") or {}).items()},
-        products={str(k): _strings(v) for k, v in (raw.get("products") or {}).items()},
-        sources=_strings(raw.get("src")),
+        products={str(k): strings(v) for k, v in (raw.get("products") or {}).items()},
+        sources=strings(raw.get("src")),
         status=str(raw.get("status", "official")),
     )
 

@@ -20,6 +20,7 @@ from typing import Any, cast
 import yaml
 
 from rocmpanel.base import datasets
+from rocmpanel.base.coerce import strings
 from rocmpanel.base.errors import PanelError
 
 AMD_VENDOR_ID = "1002"
@@ -148,21 +149,13 @@ def products(name: str) -> tuple[str, ...]:
     return tuple(full)
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(str(v) for v in value)
-
-
 def _entry(dev_id: str, raw: Mapping[str, Any]) -> PciEntry:
     return PciEntry(
         device_id=dev_id,
         name=str(raw["name"]),
         gfx=str(raw["gfx"]) if raw.get("gfx") else None,
         integrated=bool(raw["integrated"]) if "integrated" in raw else None,
-        sources=_strings(raw.get("src")),
+        sources=strings(raw.get("src")),
         status=str(raw.get("status", "official")),
     )
 
