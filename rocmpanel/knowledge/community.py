@@ -16,6 +16,7 @@ from typing import Any, cast
 import yaml
 
 from rocmpanel.base import datasets
+from rocmpanel.base.coerce import strings
 from rocmpanel.base.errors import PanelError
 from rocmpanel.machine.gfx import normalise_gfx, parse_override
 
@@ -85,16 +86,6 @@ class Community:
         return "; ".join(self.source_text.get(k, k) for k in keys)
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list):
-        return tuple(str(v) for v in value)
-    raise ValueError(f"expected a list of strings, not {type(value).__name__}")
-
-
 def _gfx(value: Any, where: str) -> str:
     name = normalise_gfx(str(value))
     if name is None or name != str(value).strip().lower():
@@ -111,7 +102,7 @@ def _override(raw: Mapping[str, Any], index: int) -> OverrideRule:
         gfx=_gfx(raw["gfx"], where),
         value=value,
         target=_gfx(raw["target"], where),
-        sources=_strings(raw.get("src")),
+        sources=strings(raw.get("src")),
         until=str(raw["until"]) if raw.get("until") else None,
         status=str(raw.get("status", "community")),
         note=str(raw.get("note", "")),
@@ -126,11 +117,11 @@ def _harm(raw: Mapping[str, Any], index: int) -> Harm:
     override = raw.get("override")
     return Harm(
         id=str(raw.get("id") or where),
-        gfx=frozenset(_gfx(g, where) for g in _strings(raw.get("gfx"))),
+        gfx=frozenset(_gfx(g, where) for g in strings(raw.get("gfx"))),
         override=None if override in (None, "any") else str(override),
         severity=severity,
         text=str(raw["text"]).strip(),
-        sources=_strings(raw.get("src")),
+        sources=strings(raw.get("src")),
     )
 
 
@@ -146,10 +137,10 @@ def parse(text: str) -> Community:
         harms = tuple(_harm(h, i) for i, h in enumerate(raw.get("harmful") or ()))
         unlisted = tuple(
             UnlistedProducts(
-                pci_ids=frozenset(p.lower() for p in _strings(u["pci_ids"])),
+                pci_ids=frozenset(p.lower() for p in strings(u["pci_ids"])),
                 products=str(u["products"]),
                 reason=str(u["reason"]),
-                sources=_strings(u.get("src")),
+                sources=strings(u.get("src")),
                 status=str(u.get("status", "official")),
             )
             for u in raw.get("unlisted_products") or ()

@@ -92,11 +92,6 @@ def _advice(harm: Harm, community: Community) -> Advice:
     return Advice(harm.text, community.describe_sources(harm.sources), harm.severity)
 
 
-def native_builds(gfx: str, builds: Sequence[TorchBuild]) -> tuple[TorchBuild, ...]:
-    """The rows whose wheels carry kernels for ``gfx``."""
-    return tuple(b for b in builds if gfx in b.gfx)
-
-
 def decide(
     gfx: str,
     os_name: str,

@@ -312,11 +312,6 @@ def user_manifest_path() -> Path:
     return paths.config_dir() / MANIFEST_NAME
 
 
-def builtin_text() -> str:
-    """The manifest of the data set in force (shipped, or an installed data update)."""
-    return datasets.read_data(MANIFEST_NAME)
-
-
 def _community_overrides(known: community_data.Community | None) -> dict[str, Override]:
     return {o.gfx: o for o in (known or community_data.load()).overrides}
 

@@ -130,16 +130,22 @@ def _judge(
     where = f"ROCm {version} on {label}" if not judged.note else f"ROCm {release.series} on {label}"
     knowledge = "official" if release.status == "official" else release.status
 
-    def verdict(status: VerdictStatus, reason: str, source: str = src, **kw: object) -> Verdict:
+    def verdict(
+        status: VerdictStatus,
+        reason: str,
+        source: str = src,
+        override: str | None = None,
+        knowledge: str = knowledge,
+    ) -> Verdict:
         return Verdict(
             status,
             reason + note,
             source,
+            override=override,
             rocm_version=version,
             kernels=kernels,
-            knowledge=str(kw.pop("knowledge", knowledge)),
+            knowledge=knowledge,
             advice=kernels.advice if status is VerdictStatus.OVERRIDE else (),
-            **kw,  # type: ignore[arg-type]
         )
 
     if gfx in release.supported:
@@ -189,7 +195,7 @@ def _unlisted(
             VerdictStatus.OVERRIDE,
             f"{gfx} is not in AMD's list for {where}; users run it as {rule.target} with "
             f"HSA_OVERRIDE_GFX_VERSION={rule.value} (community knowledge, not an AMD promise).",
-            f"{data.describe_sources(verdict_sources(kernels))}",
+            data.describe_sources(rule.sources),
             override=rule.value,
             knowledge=rule.status,
         )
@@ -204,10 +210,6 @@ def _unlisted(
         f"{gfx} is not supported by {where}, no PyTorch build in the panel's data has kernels "
         "for it, and no known override works.",
     )
-
-
-def verdict_sources(kernels: KernelDecision) -> tuple[str, ...]:
-    return kernels.override.sources if kernels.override else ()
 
 
 def _no_release(
