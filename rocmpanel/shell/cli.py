@@ -64,6 +64,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # the last line of defence: never a traceback
+        return _report_unexpected(args.command, exc)
+
+
+def _report_unexpected(command: str, exc: Exception) -> int:
+    """Print one sentence for a failure no command caught, and keep the traceback in the log
+    (exit status 70, EX_SOFTWARE). A ``PanelError`` is a known failure: its message only."""
+    from rocmpanel.base.errors import PanelError
+
+    if isinstance(exc, PanelError):
+        print(f"rocmpanel {command}: {exc.message}", file=sys.stderr)
+        return 1
+    where = _log_traceback(exc)
+    print(
+        f"rocmpanel {command}: unexpected error ({type(exc).__name__}: {exc}). "
+        f"This is a bug in rocmpanel; {where}",
+        file=sys.stderr,
+    )
+    return 70
+
+
+def _log_traceback(exc: Exception) -> str:
+    import traceback
+
+    from rocmpanel.base import paths
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    path = paths.log_dir() / "cli-errors.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    except OSError:
+        return "the details could not be saved."
+    return f"the details are in {path}."
 
 
 def gui_main() -> None:
