@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 from collections.abc import Callable
 
@@ -73,3 +74,16 @@ def gfx_name(text: str) -> str:
             "such as gfx1100 or gfx90a)"
         )
     return value
+
+
+def folder(hint: str) -> Callable[[str], str]:
+    """A folder that exists; ``hint`` says what it should hold ("a /sys-like tree")."""
+
+    def convert(text: str) -> str:
+        if os.path.isdir(text):
+            return text
+        if os.path.lexists(text):
+            raise argparse.ArgumentTypeError(f"{text} is not a folder (give {hint})")
+        raise argparse.ArgumentTypeError(f"{text} does not exist (give {hint})")
+
+    return convert

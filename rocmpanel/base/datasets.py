@@ -22,7 +22,7 @@ from typing import Any, TypeVar, cast
 
 import yaml
 
-from rocmpanel.base import paths
+from rocmpanel.base import files, paths
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.resources import read_resource, resource_path
 
@@ -95,15 +95,9 @@ def installed_dir() -> Path:
 
 
 def read_limited_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """A file's bytes, refusing anything that is not a regular file or is larger than
-    ``limit`` (a FIFO or /dev/zero would otherwise hang or exhaust memory)."""
-    if not path.is_file():
-        raise OSError(f"{path} is not a regular file")
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise OSError(f"{path} is larger than {limit // (1024 * 1024)} MiB")
-    return data
+    """A file's bytes (:func:`rocmpanel.base.files.read_bytes`): a FIFO, a device or a file
+    larger than ``limit`` is refused with an OSError that says so, without blocking."""
+    return files.read_bytes(path, limit)
 
 
 def read_limited(path: Path) -> str:

@@ -57,9 +57,11 @@ def read_bytes(path: Path | str, limit: int) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFileError(f"{path} is {_kind(mode)}, not a regular file")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(f"{path} is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:  # procfs/sysfs files say 0 and are read to their end
+            raise TooLargeError(f"{path} is larger than {size_text(limit)}")
         chunks: list[bytes] = []
         total = 0
         while total <= limit:

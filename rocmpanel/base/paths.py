@@ -58,3 +58,21 @@ def validation_database_file() -> Path:
 
 def chat_database_file() -> Path:
     return data_dir() / "chat.sqlite3"
+
+
+def aside(path: Path, tag: str, when: float | None = None) -> Path:
+    """A free name beside ``path`` for keeping a damaged file: ``<name>.<tag>-<YYYYmmdd-HHMMSS>``
+    (``settings.yaml.bad-20250101-120000``, ``chat.sqlite3.corrupt-…``), with ``-2``, ``-3``…
+    added when that name is taken. Nothing is created."""
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when))
+    base = f"{path.name}.{tag}-{stamp}"
+    candidate = path.with_name(base)
+    n = 2
+    while os.path.lexists(candidate) or any(
+        os.path.lexists(f"{candidate}{suffix}") for suffix in ("-journal", "-wal", "-shm")
+    ):
+        candidate = path.with_name(f"{base}-{n}")
+        n += 1
+    return candidate

@@ -6,16 +6,21 @@ limits from the declaration (``option_of(ChatSettings, "temperature").maximum``)
 a value checks it against its declaration and raises ValueError when it does not fit.
 
 The file stays flat (``chat_temperature: 0.7``): each option names its key, so files
-written by earlier versions keep working. Unknown keys are kept (a newer version may have
-written them); values of the wrong type fall back to the default and are reported in
-``Settings.problems``.
+written by earlier versions keep working. The user's file is never lost: unknown keys are
+kept (a newer version may have written them), a save writes only the options the session
+changed, a value that does not fit its declaration is the default for the session but stays
+in the file, and a file that does not parse is kept aside before anything replaces it (see
+:class:`Settings`). What was wrong is reported in ``Settings.problems``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
+import os
 import sys
+import threading
 import types
 import typing
 from collections.abc import Iterator
@@ -398,8 +403,150 @@ def _declared_by_key() -> dict[str, Declared]:
     return _BY_KEY
 
 
+# -- the file ---------------------------------------------------------------------------------
+# What a settings file can be when it is read (see _read).
+_MISSING = "missing"  # no file: the defaults, and a save creates it
+_USABLE = "usable"  # a mapping (some values may still not fit their declaration)
+_DAMAGED = "damaged"  # a regular file that does not hold settings (YAML error, a list, ...)
+_UNTOUCHABLE = "untouchable"  # not a regular file, or unreadable: never replaced
+
+BAD_TAG = "bad"  # a damaged file replaced by a save is kept as settings.yaml.bad-<time>
+LOCK_TIMEOUT_S = 10.0
+
+# The notices already printed by this process (a command loads the settings more than once).
+_told: set[tuple[str, tuple[str, ...]]] = set()
+
+
+@dataclass(frozen=True)
+class _FileState:
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+    problem: str = ""  # why the file cannot be used, as "<path> <problem>"
+
+
+def _yaml_problem(exc: Exception) -> str:
+    mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"is not valid YAML ({where}{problem})"
+
+
+def _shape(data: object) -> str:
+    if isinstance(data, str):
+        return "a line of text"
+    if isinstance(data, list):
+        return "a list"
+    if isinstance(data, bool):
+        return "a true/false value"
+    if isinstance(data, (int, float)):
+        return "a number"
+    return f"a {type(data).__name__}"
+
+
+def _read(path: Path) -> _FileState:
+    """What ``path`` holds, read without blocking and at most CONFIG_LIMIT bytes."""
+    from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, TooLargeError, read_bytes
+
+    try:
+        raw = read_bytes(path, CONFIG_LIMIT)
+    except FileNotFoundError:
+        return _FileState(_MISSING)
+    except NotRegularFileError as exc:
+        return _FileState(_UNTOUCHABLE, problem=str(exc))
+    except TooLargeError as exc:
+        return _FileState(_DAMAGED, problem=f"{exc} (settings are a few lines)")
+    except OSError as exc:
+        return _FileState(_UNTOUCHABLE, problem=f"{path} could not be read ({exc.strerror or exc})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _FileState(_DAMAGED, problem=f"{path} is not UTF-8 text")
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        return _FileState(_DAMAGED, problem=f"{path} {_yaml_problem(exc)}")
+    except (ValueError, TypeError, RecursionError) as exc:  # e.g. an unhashable key
+        return _FileState(_DAMAGED, problem=f"{path} could not be parsed ({exc})")
+    if data is None:
+        return _FileState(_USABLE)  # empty, or comments only
+    if not isinstance(data, dict):
+        return _FileState(
+            _DAMAGED,
+            problem=f"{path} does not hold settings (`key: value` lines) but {_shape(data)}",
+        )
+    return _FileState(_USABLE, {str(key): value for key, value in data.items()})
+
+
+def keep_aside(path: Path) -> Path:
+    """Copy the regular file ``path`` to a free ``<name>.bad-<time>`` beside it (the copy
+    is complete before this returns); the copy's path."""
+    import shutil
+
+    target = paths.aside(path, BAD_TAG)
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        shutil.copy2(path, tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise PanelError(
+            f"Settings not saved: {path} could not be kept aside as {target.name} "
+            f"({exc.strerror or exc}), so it was left as it is.",
+            str(exc),
+        ) from exc
+    return target
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """One saver of ``path`` at a time, across processes (``.settings.yaml.lock``)."""
+    from filelock import FileLock, Timeout
+
+    lock_path = path.with_name(f".{path.name}.lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_S)
+        lock.acquire()
+    except Timeout as exc:
+        raise PanelError(
+            f"Settings not saved: another rocmpanel has been saving {path} for "
+            f"{LOCK_TIMEOUT_S:g} s. Try again.",
+            str(lock_path),
+        ) from exc
+    except OSError as exc:
+        raise PanelError(f"Could not save {path}: {exc.strerror or exc}.", str(exc)) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 class Settings:
-    """The settings file in memory: typed sections; ``save`` writes atomically."""
+    """The settings file in memory: typed sections.
+
+    Reading (:meth:`load`) never changes the file. What a file that cannot be used gets:
+
+    * **not YAML, not a mapping, not UTF-8, larger than 4 MiB** (damaged): the whole session
+      runs on the defaults and the file is left as it is. Only a save of a setting changed
+      in this session replaces it, and it is first copied, byte for byte, to
+      ``settings.yaml.bad-<YYYYmmdd-HHMMSS>`` beside it. The window's own bookkeeping
+      (size, last tab), saved at close, never replaces it (``replace_damaged=False``).
+    * **a value that does not fit its declaration** (wrong type, out of range): that one
+      setting is the default for the session; the file keeps the user's value, as a save
+      writes only the settings this session changed.
+    * **a FIFO, a device, a folder, an unreadable file**: the defaults, and it is never
+      replaced (a save says why and writes nothing).
+
+    :meth:`save` merges: under a lock (``.settings.yaml.lock``) it reads the file again and
+    writes back what it holds (unknown keys, values the user wrote by hand or another
+    panel saved meanwhile) with only the settings this session changed put in, so two
+    panels open at once never undo each other's changes. ``problems`` says what was wrong,
+    one sentence each; :meth:`load` also prints them on stderr once per process (a headless
+    command), unless ``tell=False`` (the window shows them in a dialog instead).
+    """
 
     general: GeneralSettings
     window: WindowSettings
@@ -412,42 +559,55 @@ class Settings:
         self.path = path if path is not None else paths.settings_file()
         for name, cls in SECTIONS.items():
             setattr(self, name, cls())
-        self._extra: dict[str, Any] = {}
         self.problems: list[str] = []
+        # Why the file as a whole could not be used ("" when it could, or was missing).
+        self.damaged = ""
+        # Each option's value as the file was understood (the default where the file had
+        # none, or one that did not fit): a save writes only what differs from this.
+        self._saved: dict[str, Any] = {d.option.key: _stored(d.default) for d in declared()}
+        self._save_lock = threading.Lock()
+        # False: saves write nothing (the smoke test, which must leave the user's files alone).
+        self.writable = True
 
     @classmethod
-    def load(cls, path: Path | None = None) -> Settings:
-        """Read the file; a missing file gives defaults, a broken one is reported and kept."""
+    def load(cls, path: Path | None = None, *, tell: bool = True) -> Settings:
+        """Read the file (never changing it); see the class for what a bad file gets."""
         settings = cls(path)
-        try:
-            if settings.path.exists() and not settings.path.is_file():  # a FIFO would block
-                raise OSError("not a regular file")
-            text = settings.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return settings
-        except (OSError, UnicodeDecodeError) as exc:
-            settings.problems.append(f"Could not read {settings.path}: {exc}")
-            return settings
-        import yaml
-
-        try:
-            data = yaml.safe_load(text) or {}
-        except yaml.YAMLError as exc:
-            settings.problems.append(f"{settings.path} is not valid YAML; using defaults ({exc})")
-            return settings
-        if not isinstance(data, dict):
-            settings.problems.append(f"{settings.path} is not a mapping; using defaults")
-            return settings
+        state = _read(settings.path)
+        if state.kind == _DAMAGED:
+            settings.damaged = state.problem
+            settings.problems.append(
+                f"{state.problem}. rocmpanel uses the default settings this time and leaves "
+                "the file as it is: correct it, or delete it to start afresh. (Changing a "
+                f"setting replaces it; your file is then kept beside it as "
+                f"{settings.path.name}.{BAD_TAG}-<date>-<time>.)"
+            )
+        elif state.kind == _UNTOUCHABLE:
+            settings.damaged = state.problem
+            settings.problems.append(
+                f"{state.problem}. rocmpanel uses the default settings and saves none while "
+                "it is there: move it away."
+            )
         by_key = _declared_by_key()
-        for key, value in data.items():
-            where = by_key.get(str(key))
+        for key, value in state.data.items():
+            where = by_key.get(key)
             if where is None:
-                settings._extra[str(key)] = value
-                continue
+                continue  # kept in the file: a save merges into what the file holds
             try:
-                setattr(getattr(settings, where.section), where.name, value)
+                settings.assign(where, value)
             except ValueError as exc:
-                settings.problems.append(f"{exc}; using the default")
+                settings.problems.append(
+                    f"{settings.path}: {exc} (it is {_shown(value)}), so the default "
+                    f"{_shown(_stored(where.default))} is used; the file keeps your value "
+                    "until you change this setting."
+                )
+            else:
+                settings._saved[key] = _stored(settings.value(where))
+        told = (str(settings.path), tuple(settings.problems))
+        if settings.problems and told not in _told:
+            _told.add(told)
+            if tell:
+                print("rocmpanel: " + " ".join(settings.problems), file=sys.stderr)
         return settings
 
     def value(self, item: Declared) -> Any:
@@ -461,18 +621,86 @@ class Settings:
         """Every option by its file key, as the file would keep it."""
         return {d.option.key: _stored(self.value(d)) for d in declared()}
 
-    def save(self) -> None:
-        """Write every non-default value (and unknown keys) atomically."""
+    def changed(self) -> dict[str, Any]:
+        """The options this session changed since the file was read or last saved (by
+        their file key, as the file keeps them)."""
+        now = self.as_dict()
+        return {key: value for key, value in now.items() if value != self._saved[key]}
+
+    def save(self, *, replace_damaged: bool = True) -> list[str]:
+        """Write the options this session changed into the file, atomically, keeping
+        everything else it holds. Nothing changed: nothing is written.
+
+        A damaged file is kept aside (``settings.yaml.bad-<time>``) and replaced by this
+        session's settings; with ``replace_damaged=False`` it is left as it is and nothing
+        is saved. Returns what the user should know (a file kept aside, a save skipped);
+        PanelError when nothing could be written (a FIFO or unreadable file, a disk error).
+        """
         import yaml
 
-        data = dict(self._extra)
-        for item in declared():
-            value = self.value(item)
-            if value != item.default:
-                data[item.option.key] = _stored(value)
-        text = yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
-        try:
-            write_atomic(self.path, text.encode("utf-8"))
-        except PanelError:
-            log.exception("saving settings failed")
-            raise
+        with self._save_lock:
+            changed = self.changed()
+            if not changed or not self.writable:
+                return []
+            notices: list[str] = []
+            with _file_lock(self.path):
+                state = _read(self.path)
+                if state.kind == _UNTOUCHABLE:
+                    raise PanelError(
+                        f"Settings not saved: {state.problem}. Move it away so that rocmpanel "
+                        "can keep its settings there."
+                    )
+                if state.kind == _DAMAGED:
+                    if not replace_damaged:
+                        note = f"Settings not saved: {state.problem}, and it is left as it is."
+                        log.warning("%s", note)
+                        return [note]
+                    kept = keep_aside(self.path)
+                    data = {
+                        key: value
+                        for key, value in self.as_dict().items()
+                        if value != _stored(_declared_by_key()[key].default)
+                    }
+                    notices.append(
+                        f"{state.problem}: it was kept as {kept} and replaced by the "
+                        "settings of this session."
+                    )
+                    log.warning("%s", notices[-1])
+                else:
+                    data = _merged(state.data, changed)
+                text = yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
+                try:
+                    write_atomic(self.path, text.encode("utf-8"))
+                except PanelError:
+                    log.exception("saving settings failed")
+                    raise
+            self._saved.update(changed)
+        return notices
+
+
+def _shown(value: Any) -> str:
+    """A value as a message quotes it."""
+    if isinstance(value, str):
+        return repr(value) if value else "empty"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _merged(on_disk: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """What the file holds now with ``changed`` put in: an option changed back to its
+    default is removed; one this session left alone keeps the file's value (written in
+    the current spelling when it fits, as it is when it does not); unknown keys stay."""
+    by_key = _declared_by_key()
+    data: dict[str, Any] = {}
+    for key, value in on_disk.items():
+        item = by_key.get(key)
+        if item is not None and key not in changed:
+            with contextlib.suppress(ValueError):  # not ours to fix: the user keeps theirs
+                value = _stored(_coerce(item.option, item.type, value))
+        data[key] = value
+    for key, value in changed.items():
+        if value == _stored(by_key[key].default):
+            data.pop(key, None)
+        else:
+            data[key] = value
+    return data

@@ -3,6 +3,9 @@
 With ``--prompt`` it answers once and exits (``--json`` prints the reply and its figures);
 without, it is a REPL: ``/new`` starts over, ``/exit`` (or Ctrl-D) quits, Ctrl-C stops a
 reply. The model folder is checked and its memory need estimated before anything loads.
+Every argument is checked first: an empty ``--model`` (which would mean the current folder),
+a path that is not a folder, a number out of its declared range are refused with one
+sentence and exit status 2, before any worker starts.
 The chat itself is the same :class:`~rocmpanel.chat.session.ChatSession` the Chat tab uses;
 the worker's events are handled on the main thread, in order.
 """
@@ -12,13 +15,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import queue
 import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rocmpanel.base import cliargs
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import ChatSettings, option_of
 
@@ -36,33 +39,68 @@ DEVICE_CHOICES = (*(d.value for d in Device), "cuda")
 def _declared(name: str, kind: type[int] | type[float]) -> Callable[[str], int | float]:
     """An argparse type that holds a value to the range ChatSettings declares for it."""
     opt = option_of(ChatSettings, name)
-
-    def parse(text: str) -> int | float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        low, high = opt.minimum, opt.maximum
-        if (
-            not math.isfinite(value)
-            or (low is not None and value < low)
-            or (high is not None and value > high)
-        ):
-            raise argparse.ArgumentTypeError(
-                f"{text} is outside {kind(low) if low is not None else '…'}"
-                f"..{kind(high) if high is not None else '…'}"
-            )
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    low, high = opt.minimum, opt.maximum
+    if kind is int:
+        parse: Callable[[str], int | float] = cliargs.integer(
+            None if low is None else int(low), None if high is None else int(high)
+        )
+    else:
+        parse = cliargs.number(low, high)
     return parse
+
+
+def _model_folder(text: str) -> str:
+    """``--model``: not empty (an empty path would silently mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "the model folder is empty; give the folder that holds config.json and the "
+            "weights, such as --model ~/models/Llama-3.2-1B-Instruct"
+        )
+    return text
+
+
+def model_path_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a model folder (missing, a file, a FIFO...), or None. Only
+    ``stat`` is used: nothing is opened, so a FIFO cannot block it."""
+    import os
+    import stat
+
+    expanded = os.path.expanduser(path)
+    try:
+        mode = os.stat(expanded).st_mode
+    except FileNotFoundError:
+        return f"there is no model folder at {path}: the path does not exist."
+    except OSError as exc:
+        return f"the model folder {path} cannot be read: {exc.strerror or exc}."
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        kind = "a FIFO (named pipe)"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "a device"
+    elif stat.S_ISSOCK(mode):
+        kind = "a socket"
+    else:
+        kind = "a file"
+    return (
+        f"{path} is {kind}, not a model folder; give the folder that holds config.json "
+        "and the weights."
+    )
+
+
+def _prompt(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the prompt is empty; give the text to answer")
+    return text
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "chat", help="chat with a local Hugging Face model (one-shot or interactive)"
     )
-    parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
+    parser.add_argument(
+        "--model", required=True, type=_model_folder, metavar="DIR", help="model folder"
+    )
     parser.add_argument(
         "--precision",
         choices=[p.value for p in Precision],
@@ -70,12 +108,24 @@ def register(subparsers: Any) -> None:
         help="weights in memory (default: nf4 on an AMD GPU, else bf16); on the CPU "
         "bf16/fp32 work, and nf4/int8 through bitsandbytes' CPU kernels",
     )
-    parser.add_argument("--prompt", default=None, help="answer this once and exit")
+    parser.add_argument("--prompt", type=_prompt, default=None, help="answer this once and exit")
     parser.add_argument(
         "--max-new-tokens", type=_declared("max_new_tokens", int), default=None, metavar="N"
     )
     parser.add_argument("--system", default=None, help="system prompt")
-    parser.add_argument("--temperature", type=_declared("temperature", float), default=None)
+    parser.add_argument(
+        "--temperature",
+        type=_declared("temperature", float),
+        default=None,
+        help="0: always the likeliest token; higher: more varied (default: setting)",
+    )
+    parser.add_argument(
+        "--top-p",
+        type=_declared("top_p", float),
+        default=None,
+        metavar="P",
+        help="sample from the likeliest tokens that together reach P (0..1; default: setting)",
+    )
     parser.add_argument(
         "--seed", type=_declared("seed", int), default=None, help="-1: random (the default)"
     )
@@ -170,6 +220,10 @@ def run(args: argparse.Namespace) -> int:
     from rocmpanel.chat.session import ChatSession
     from rocmpanel.machine.inventory import detect_inventory
 
+    problem = model_path_problem(args.model)
+    if problem is not None:
+        print(f"rocmpanel chat: {problem}", file=sys.stderr)
+        return 2
     settings = Settings.load()
     device = Device.parse(args.device) if args.device else settings.chat.device
     # A CLI may detect the machine itself (it has no GUI thread); the card and the default
@@ -187,8 +241,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"rocmpanel chat: {why}", file=sys.stderr)
         return 2
     python = args.python if args.python is not None else settings.general.workload_python
-    worker = _WorkerEvents(args, python)
     try:
+        worker = _WorkerEvents(args, python)
         worker.job.start()
     except PanelError as exc:
         print(f"rocmpanel chat: {exc.message}", file=sys.stderr)
@@ -215,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
         changes: dict[str, Any] = {}
         if args.temperature is not None:
             changes["temperature"] = args.temperature
+        if args.top_p is not None:
+            changes["top_p"] = args.top_p
         if args.max_new_tokens:
             changes["max_new_tokens"] = args.max_new_tokens
         if args.seed is not None:
@@ -287,12 +343,15 @@ def _wait_for_load(
 
 def _wait_for_reply(session: ChatSession, worker: _WorkerEvents, stream: bool) -> Reply:
     from rocmpanel.chat.protocol import Reply
+    from rocmpanel.jobs.lifetime import Interrupted
 
     deadline = time.monotonic() + LOAD_TIMEOUT_S
     while True:
         try:
             reply = _handle(session, worker, worker.next(deadline), stream)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, Interrupted):  # SIGTERM or SIGHUP: the chat ends
+                raise
             if session.stop():  # Ctrl-C ends the reply; a second one ends the chat
                 deadline = time.monotonic() + STOP_TIMEOUT_S
                 continue

@@ -100,8 +100,8 @@ def _vram(found: DrmDevice, device: Path) -> VramReading | None:
     if not is_amd_vendor(found.vendor_id) or not found.vram_total:
         return None
     used = read_int(device / "mem_info_vram_used")
-    if used is None:
-        return None
+    if used is None or not 0 <= used <= found.vram_total:
+        return None  # unreadable, or more in use than the card has: no reading
     return VramReading(found.card or "", found.slot, found.vram_total, used)
 
 

@@ -10,12 +10,15 @@ template. The result says what blocks a load (``problems``) and what the user sh
 from __future__ import annotations
 
 import json
+import os
+import stat
 import struct
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from rocmpanel.base import files
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.units import format_count, format_memory
 
@@ -25,7 +28,8 @@ LLAMA_FAMILY = frozenset(
     {"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "olmo"}
 )
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
-MAX_HEADER_BYTES = 100 * 1024 * 1024
+MAX_HEADER_BYTES = 100 * files.MIB  # a safetensors header; real ones are < 10 MiB
+MAX_JSON_BYTES = 32 * files.MIB  # config.json, tokenizer_config.json, the shard index
 
 
 class TemplateSource(Enum):
@@ -91,22 +95,48 @@ class ModelCheck:
         return lines
 
 
+def _read_exactly(fd: int, count: int) -> bytes:
+    chunks: list[bytes] = []
+    left = count
+    while left > 0:
+        chunk = os.read(fd, min(left, files.MIB))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_safetensors_header(path: Path) -> dict[str, Any]:
-    """The JSON header of a safetensors file (8-byte little-endian length, then JSON)."""
+    """The JSON header of a safetensors file (8-byte little-endian length, then JSON): only
+    those bytes are read, at most :data:`MAX_HEADER_BYTES`, never a weight. A FIFO, a
+    device or a header longer than the file is a PanelError that says so, never a hang."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(8)
+        fd = os.open(path, flags)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise PanelError(
+                    f"{path.name} is not a regular file (a FIFO, a device or a socket), so "
+                    "it is not a safetensors file."
+                )
+            raw = _read_exactly(fd, 8)
             if len(raw) != 8:
                 raise PanelError(f"{path.name} is too short to be a safetensors file.")
             (length,) = struct.unpack("<Q", raw)
-            if length <= 0 or length > MAX_HEADER_BYTES:
+            if length <= 0 or length > MAX_HEADER_BYTES or length > info.st_size - 8:
                 raise PanelError(f"{path.name} has an implausible safetensors header.")
-            data = handle.read(length)
+            data = _read_exactly(fd, length)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise PanelError(f"Could not read {path.name}: {exc.strerror or exc}.") from exc
+    if len(data) != length:
+        raise PanelError(f"{path.name} is cut short: its safetensors header is incomplete.")
     try:
         header = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise PanelError(f"{path.name} has a damaged safetensors header.", str(exc)) from exc
     if not isinstance(header, dict):
         raise PanelError(f"{path.name} has a damaged safetensors header.")
@@ -162,18 +192,30 @@ def read_shape(config: dict[str, Any]) -> ModelShape:
 
 
 def _load_json(path: Path) -> Any:
+    """A model folder's JSON file, read bounded (:data:`MAX_JSON_BYTES`) and never from a
+    FIFO or a device; PanelError that says what is wrong."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = files.read_bytes(path, MAX_JSON_BYTES)
+    except (files.NotRegularFileError, files.TooLargeError) as exc:
+        raise PanelError(f"{path.name} cannot be used: {_after_path(exc, path)}.") from exc
     except OSError as exc:
         raise PanelError(f"Could not read {path.name}: {exc.strerror or exc}.") from exc
-    except ValueError as exc:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise PanelError(f"{path.name} is not valid JSON.", str(exc)) from exc
+
+
+def _after_path(exc: OSError, path: Path) -> str:
+    """base/files' sentence without the full path it starts with ("is a FIFO ...")."""
+    text = str(exc)
+    return "it " + text[len(str(path)) + 1 :] if text.startswith(f"{path} ") else text
 
 
 def _weights(folder: Path, problems: list[str]) -> list[Path]:
     index = folder / "model.safetensors.index.json"
     files = sorted(folder.glob("*.safetensors"))
-    if index.is_file():
+    if index.exists():  # a FIFO or a device there: _load_json says so
         try:
             data = _load_json(index)
         except PanelError as exc:
@@ -220,7 +262,7 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
     warnings: list[str] = []
     config: dict[str, Any] = {}
     config_path = folder / "config.json"
-    if not config_path.is_file():
+    if not config_path.exists():
         problems.append("config.json is missing: this is not a Hugging Face model folder.")
     else:
         try:
@@ -244,7 +286,7 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
         )
     tokenizer_config: dict[str, Any] = {}
     tc_path = folder / "tokenizer_config.json"
-    if tc_path.is_file():
+    if tc_path.exists():
         try:
             loaded = _load_json(tc_path)
             tokenizer_config = loaded if isinstance(loaded, dict) else {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
@@ -24,7 +25,7 @@ from typing import Any
 from rocmpanel.base import paths
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.sqlite import Migration, connect
+from rocmpanel.base.sqlite import Migration, connect, recovery_notice
 from rocmpanel.base.units import format_memory
 
 log = logging.getLogger(__name__)
@@ -229,7 +230,10 @@ class ChatStore:
 
     ``path`` defaults to ``data/chat.sqlite3``; ``legacy`` (by default the shared
     ``data/rocmpanel.sqlite3`` when ``path`` is the default) is read once, when the file
-    is created. Failures are PanelErrors that name the file.
+    is created. The file is made by the first write: reading a history that does not
+    exist yet writes nothing (opening the Chat tab leaves the disk alone). A damaged file is
+    moved aside and a new one started (:mod:`rocmpanel.base.sqlite`), which :attr:`notice`
+    then says. Failures are PanelErrors that name the file.
     """
 
     def __init__(self, path: Path | None = None, legacy: Path | None = None) -> None:
@@ -237,9 +241,20 @@ class ChatStore:
             path = paths.chat_database_file()
             legacy = legacy if legacy is not None else paths.database_file()
         self.path = path
+        self._legacy = legacy
         self._migrations = migrations(legacy)
-        with self._connect():
-            pass  # create or migrate the file now, so a broken one is reported at once
+
+    @property
+    def notice(self) -> str | None:
+        """What was done about a damaged file in this process (moved aside, a new one
+        started), for the user; None when nothing was."""
+        return recovery_notice(self.path)
+
+    def _nothing_saved(self) -> bool:
+        """No file yet and no legacy chats to carry over: a read need not create one."""
+        return not os.path.lexists(self.path) and not (
+            self._legacy is not None and self._legacy.is_file()
+        )
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return connect(self.path, self._migrations, WHAT)
@@ -263,6 +278,8 @@ class ChatStore:
             )
 
     def delete(self, conversation_id: int) -> None:
+        if self._nothing_saved():
+            return
         with self._connect() as db:
             db.execute("DELETE FROM chat_conversations WHERE id = ?", (conversation_id,))
 
@@ -293,10 +310,14 @@ class ChatStore:
             params += [pattern, pattern]
         query += " ORDER BY updated DESC, id DESC LIMIT ?"
         params.append(limit)
+        if self._nothing_saved():
+            return []
         with self._connect() as db:
             return [self._header(row) for row in db.execute(query, params)]
 
     def get(self, conversation_id: int) -> Conversation:
+        if self._nothing_saved():
+            raise PanelError(f"Conversation {conversation_id} does not exist.")
         with self._connect() as db:
             row = db.execute(
                 "SELECT * FROM chat_conversations WHERE id = ?", (conversation_id,)
@@ -356,6 +377,8 @@ class ChatStore:
 
     def truncate(self, conversation_id: int, keep: int) -> None:
         """Keep the first ``keep`` messages (regenerate and edit-and-resend use this)."""
+        if self._nothing_saved():
+            return
         with self._connect() as db:
             ids = [
                 int(r[0])
@@ -385,6 +408,8 @@ class ChatStore:
 
     def recent_models(self) -> list[tuple[str, Precision | None]]:
         """(path, last precision) pairs, most recent first (None: not recorded)."""
+        if self._nothing_saved():
+            return []
         with self._connect() as db:
             return [
                 (str(r["path"]), _parsed(Precision, r["precision"] or None))

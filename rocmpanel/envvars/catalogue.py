@@ -3,7 +3,9 @@
 Every value is checked here before any store writes it: a known variable against its
 format (``11.0`` for HSA_OVERRIDE_GFX_VERSION is refused with the reason), an unknown one
 as a plain string. Some checks hold for every variable because every store must be able to
-keep the value safely (no newline, no shell command substitution).
+keep the value safely (no newline, no shell command substitution), and on Linux a path or
+PATH-like value may use ``$`` only for ``$NAME`` / ``${NAME}`` references (every other value
+is stored literally: see ``formats``).
 
 Entries can also carry a standing ``caution`` (shown with the description; the caller that
 knows the machine decides when it applies, e.g. an override for a GPU with native kernels)
@@ -81,6 +83,12 @@ class VariableInfo:
     def is_list(self) -> bool:
         """PATH-like: edited as a list of entries."""
         return self.kind == "path_list"
+
+    @property
+    def takes_references(self) -> bool:
+        """A path or a list of paths: its value may refer to other variables as ``$NAME`` or
+        ``${NAME}`` (``$HOME/rocm``, ``/opt/rocm/bin:$PATH``); every other value is literal."""
+        return self.kind in ("path", "path_list")
 
     def matches(self, name: str) -> bool:
         if self.name_pattern is not None:
@@ -205,6 +213,10 @@ class Catalogue:
         info = self.lookup(name)
         if info is None:
             return Verdict(Status.UNKNOWN, "Not in the catalogue: kept as plain text.")
+        if info.takes_references and platform != "windows":
+            problem = env_formats.reference_problem(value)
+            if problem is not None:
+                return Verdict(Status.INVALID, f"{name}: {problem}")
         verdict = check_format(info, name, value, platform)
         if verdict.status is Status.INVALID:
             return verdict

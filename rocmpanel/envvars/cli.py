@@ -1,7 +1,9 @@
 """``rocmpanel env``: list, read, set, unset and undo persistent environment variables.
 
-The same stores, checks, backups and undo journal as the Setup tab's editor. A value the
-catalogue refuses exits with status 2 and the reason; other failures exit with status 1.
+The same stores, checks, backups, lock and undo journal as the Setup tab's editor. A value
+the catalogue refuses exits with status 2 and the reason; other failures exit with status 1.
+A change is read, planned and written under the environment lock, so concurrent ``env set``
+commands of different variables all land.
 """
 
 from __future__ import annotations
@@ -13,6 +15,21 @@ from pathlib import Path
 from typing import Any
 
 STORE_CHOICES = ("all", "environment.d", "profile", "session", "registry")
+NOT_SET = "(not set)"
+
+VALUES_POLICY = """\
+Values and $:
+  Values are stored literally: a $ in a value stays a $ (written as '...' in ~/.profile
+  and as $$ in environment.d), so nothing is expanded when you log in; `env set X 'a$b'`
+  gives X=a$b everywhere.
+  Paths and PATH-like lists (PATH, LD_LIBRARY_PATH, ROCM_PATH, ...) may refer to other
+  variables, only as $NAME or ${NAME}: `env set PATH /opt/rocm/bin --prepend` keeps
+  $PATH. Any other $ in them (${X:-y}, ${X/a/b}, $1, $$, an unclosed ${) is refused:
+  ~/.profile and environment.d do not agree on what it means.
+  Line breaks, NUL, ` and $( are refused in every value.
+
+Every change is backed up first and can be undone with `rocmpanel env undo`.
+"""
 
 
 def register(subparsers: Any) -> None:
@@ -22,10 +39,12 @@ def register(subparsers: Any) -> None:
         description="Edit environment variables in persistent stores: on Linux "
         "~/.config/environment.d/60-rocmpanel.conf and a managed block in ~/.profile, on "
         "Windows HKCU\\Environment; 'session' is for jobs rocmpanel starts only.",
+        epilog=VALUES_POLICY,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("action", choices=("list", "get", "set", "unset", "undo"))
     parser.add_argument("name", nargs="?", help="variable name (get, set, unset)")
-    parser.add_argument("value", nargs="?", help="new value (set)")
+    parser.add_argument("value", nargs="?", help="new value (set), stored literally: see below")
     parser.add_argument(
         "--store",
         choices=STORE_CHOICES,
@@ -49,18 +68,37 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
         print(text)
 
 
-def _fail(args: argparse.Namespace, message: str, code: int, detail: str = "") -> int:
+def _note(args: argparse.Namespace, notes: list[str] | tuple[str, ...]) -> None:
+    """Lines about what recovery or the journal did: stderr (in --json, the "notes" key)."""
     if args.json:
-        print(json.dumps({"ok": False, "error": message, "detail": detail}, indent=2))
+        return
+    for line in notes:
+        print(f"rocmpanel env: {line}", file=sys.stderr)
+
+
+def _fail(
+    args: argparse.Namespace,
+    message: str,
+    code: int,
+    detail: str = "",
+    notes: list[str] | tuple[str, ...] = (),
+    *,
+    show_detail: bool = True,
+) -> int:
+    if args.json:
+        data = {"ok": False, "error": message, "detail": detail, "notes": list(notes)}
+        print(json.dumps(data, indent=2))
     else:
+        _note(args, notes)
         print(f"rocmpanel env: {message}", file=sys.stderr)
-        if detail and detail != message:
+        if show_detail and detail and detail not in message:
             print(detail, file=sys.stderr)
     return code
 
 
 def run(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
+    from rocmpanel.envvars.plan import ValueRefusedError
     from rocmpanel.envvars.store import EnvConflictError, make_stores
 
     stores = make_stores(home=args.home)
@@ -70,20 +108,35 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "list":
             return _list(args, stores)
         if args.action == "undo":
-            from rocmpanel.envvars.store import undo_last
+            from rocmpanel.envvars.transaction import undo_last
 
             result = undo_last(stores)
-            _emit(args, {"ok": True, "restored": list(result.targets)}, result.message)
+            _note(args, result.notes)
+            data = {"ok": True, "restored": list(result.targets), "notes": list(result.notes)}
+            _emit(args, data, result.message)
             return 0
         if not args.name:
             return _fail(args, f"'{args.action}' needs a variable name", 2)
         if args.action == "get":
             return _get(args, stores)
         return _change(args, stores)
+    except ValueRefusedError as exc:
+        return _fail(args, exc.message, 2, exc.detail, show_detail=False)
     except EnvConflictError as exc:
         return _fail(args, exc.message, 1, exc.diff)
+    except PanelError as exc:  # the detail (an OS error, say) is in --json only
+        return _fail(args, exc.message, 1, exc.detail, show_detail=False)
+
+
+def _recover(stores: dict[str, Any]) -> list[str]:
+    """Finish an interrupted change before reading; its lines (or why it could not run)."""
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.envvars.transaction import recover
+
+    try:
+        return recover(stores)
     except PanelError as exc:
-        return _fail(args, exc.message, 1, exc.detail)
+        return [exc.message]
 
 
 def _targets(args: argparse.Namespace, stores: dict[str, Any]) -> list[Any]:
@@ -92,13 +145,20 @@ def _targets(args: argparse.Namespace, stores: dict[str, Any]) -> list[Any]:
     return [stores[args.store]]
 
 
+def _shown(value: str | None) -> str:
+    return NOT_SET if value is None else value
+
+
 def _list(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     import os
 
     from rocmpanel.envvars.catalogue import load_catalogue
+    from rocmpanel.envvars.store import read_stores
 
     catalogue = load_catalogue()
-    snapshots = {key: store.read() for key, store in stores.items()}
+    notes = _recover(stores)
+    read = read_stores(stores)
+    snapshots = read.snapshots
     names: set[str] = {n for snap in snapshots.values() for n in snap.values}
     names |= {n for n in os.environ if catalogue.lookup(n) is not None and n != "PATH"}
     rows = []
@@ -114,9 +174,11 @@ def _list(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     lines = []
     for row in rows:
         where = ", ".join(f"{k}={v}" for k, v in row["stores"].items() if v is not None)
-        lines.append(f"{row['name']} [{row['status']}]  process={row['process']!s}  {where}")
+        lines.append(f"{row['name']} [{row['status']}]  process={_shown(row['process'])}  {where}")
     lines += [f"problem in {key}: {text}" for key, text in problems.items()]
-    _emit(args, {"ok": True, "variables": rows, "problems": problems}, "\n".join(lines))
+    _note(args, notes)
+    data = {"ok": True, "variables": rows, "problems": problems, "notes": notes}
+    _emit(args, data, "\n".join(lines))
     return 0
 
 
@@ -124,27 +186,35 @@ def _get(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     import os
 
     from rocmpanel.envvars.catalogue import load_catalogue
+    from rocmpanel.envvars.store import read_stores
 
     catalogue = load_catalogue()
-    values = {key: store.read().values.get(args.name) for key, store in stores.items()}
+    notes = _recover(stores)
+    read = read_stores(stores)
+    values = {key: snap.values.get(args.name) for key, snap in read.snapshots.items()}
     data = {
         "ok": True,
         "name": args.name,
         "process": os.environ.get(args.name),
         "stores": values,
         "description": catalogue.describe(args.name),
+        "problems": {k: s.problem for k, s in read.snapshots.items() if s.problem},
+        "notes": notes,
     }
-    lines = [f"{args.name}", f"  this process: {data['process']}"]
-    lines += [f"  {key}: {value}" for key, value in values.items()]
+    lines = [f"{args.name}", f"  this process: {_shown(data['process'])}"]
+    lines += [f"  {key}: {_shown(value)}" for key, value in values.items()]
+    lines += [f"  problem in {key}: {text}" for key, text in data["problems"].items()]
     lines += ["", catalogue.describe(args.name)]
+    _note(args, notes)
     _emit(args, data, "\n".join(lines))
     return 0
 
 
 def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
+    from rocmpanel.base.errors import PanelError
     from rocmpanel.envvars import plan as env_plan
     from rocmpanel.envvars.catalogue import Status, load_catalogue
-    from rocmpanel.envvars.store import apply_plans
+    from rocmpanel.envvars.transaction import apply_changes
 
     catalogue = load_catalogue()
     if args.action == "set" and args.value is None:
@@ -153,9 +223,10 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     info = catalogue.lookup(args.name)
     if edits_entry and (info is None or not info.is_list):
         return _fail(args, f"{args.name} is not a list variable like PATH", 2)
-    plans = []
-    for store in _targets(args, stores):
-        snapshot = store.read()
+    warnings: dict[str, None] = {}
+
+    def changes(store: Any, snapshot: Any) -> list[env_plan.EnvChange]:
+        """The change for ``store``, from what it holds now (under the lock)."""
         value: str | None = None if args.action == "unset" else args.value
         if edits_entry and value is not None:
             current = snapshot.values.get(args.name)
@@ -168,16 +239,36 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
         if value is not None:
             verdict = catalogue.validate(args.name, value, store.platform)
             if verdict.status is Status.INVALID:
-                return _fail(args, f"refused: {verdict.message}", 2)
-            if verdict.status is Status.WARNING and not args.json:
-                print(f"warning ({store.label}): {verdict.message}", file=sys.stderr)
-        if snapshot.problem:
-            return _fail(args, snapshot.problem, 1)
-        plans.append(store.plan(snapshot, [env_plan.EnvChange(args.name, value)]))
-    diff = "".join(plan.diff for plan in plans)
+                raise env_plan.ValueRefusedError(f"refused: {verdict.message}")
+            if verdict.status is Status.WARNING:
+                warnings[f"warning ({store.label}): {verdict.message}"] = None
+        return [env_plan.EnvChange(args.name, value)]
+
+    targets = _targets(args, stores)
     if args.dry_run:
+        plans = []
+        for store in targets:
+            snapshot = store.read()
+            if snapshot.problem:
+                raise PanelError(snapshot.problem)
+            plans.append(store.plan(snapshot, changes(store, snapshot)))
+        diff = "".join(plan.diff for plan in plans)
+        if not args.json:
+            for line in warnings:
+                print(line, file=sys.stderr)
         _emit(args, {"ok": True, "dry_run": True, "diff": diff}, diff or "Nothing to change.")
         return 0
-    result = apply_plans({s.key: s for s in _targets(args, stores)}, plans)
-    _emit(args, {"ok": True, "wrote": list(result.targets), "diff": diff}, result.message)
+    result = apply_changes(stores, [store.key for store in targets], changes)
+    if not args.json:
+        for line in warnings:
+            print(line, file=sys.stderr)
+    _note(args, result.notes)
+    data = {
+        "ok": True,
+        "wrote": list(result.targets),
+        "diff": result.diff,
+        "notes": list(result.notes),
+        "warnings": list(warnings),
+    }
+    _emit(args, data, result.message)
     return 0

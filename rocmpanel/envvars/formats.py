@@ -6,14 +6,24 @@
   outside it is kept.
 
 Text is decoded with ``surrogateescape`` by the callers, so any bytes round-trip exactly.
-Values keep ``$NAME`` / ``${NAME}`` references: both formats expand them, which is how a
-PATH entry list says "and the previous PATH".
+
+Values and ``$`` (the policy shown in ``rocmpanel env --help`` and the editor): a value is
+stored literally, quoted so that neither sh nor environment.d expands anything in it
+(``'...'`` in ~/.profile; ``$`` doubled as ``$$`` in environment.d, the one escape systemd's
+``replace_env`` knows). Only paths and PATH-like lists (the ``references`` names the
+renderers get) keep ``$NAME`` / ``${NAME}`` references, expanded by both formats: that is how
+a PATH entry list says "and the previous PATH", and how ROCM_PATH says ``$HOME/rocm``. Any
+other ``$`` in such a value is refused before it gets here (:func:`reference_problem`): sh
+and systemd disagree on everything else (``${X:1}``, ``$$``, ``$1``...), and some of it
+breaks a login shell.
+
+Lines that a change does not touch keep their exact bytes, in both files.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 BLOCK_BEGIN = "# >>> rocmpanel environment >>>"
 BLOCK_END = "# <<< rocmpanel environment <<<"
@@ -41,9 +51,33 @@ def unsafe_value_reason(value: str) -> str | None:
         return "the value contains characters that are not valid text (lone surrogates)."
     if "`" in value or "$(" in value:
         return (
-            "the value contains ` or $( (shell command substitution), which ~/.profile "
-            "would run as a command."
+            "the value contains ` or $( (shell command substitution); rocmpanel refuses them "
+            "so that no environment file it writes can ever run a command."
         )
+    return None
+
+
+_REFERENCE_RE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+REFERENCE_RULE = (
+    "in a path or PATH-like value, $ may only start a reference to another variable, written "
+    "$NAME or ${NAME} (for example /opt/rocm/bin:$PATH)"
+)
+
+
+def reference_problem(value: str) -> str | None:
+    """Why ``value`` (of a path or PATH-like variable) uses ``$`` other than as ``$NAME``
+    or ``${NAME}``, or None."""
+    index = value.find("$")
+    while index >= 0:
+        match = _REFERENCE_RE.match(value, index)
+        if match is None:
+            shown = value[index : index + 12]
+            return (
+                f"{shown!r} is not a plain variable reference: {REFERENCE_RULE}. Shell forms "
+                "such as ${NAME:-x}, ${NAME/a/b}, $1 or $$ mean different things (or fail) "
+                "in ~/.profile and environment.d, so they are refused."
+            )
+        index = value.find("$", match.end())
     return None
 
 
@@ -64,8 +98,11 @@ def join_list(entries: Sequence[str], separator: str) -> str:
 # ---- environment.d ------------------------------------------------------------------------
 
 
-def quote_envd(value: str) -> str:
-    """Write ``value`` so environment.d reads it back unchanged (``$`` references kept)."""
+def quote_envd(value: str, references: bool = False) -> str:
+    """Write ``value`` so environment.d reads it back unchanged: literally (``$`` written as
+    ``$$``), or with its ``$NAME`` references expanded when ``references``."""
+    if not references:
+        value = value.replace("$", "$$")
     if _SAFE_RE.fullmatch(value):
         return value
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
@@ -116,14 +153,15 @@ def _assigned_name(group: Sequence[str]) -> str | None:
 
 
 def parse_environment_d(text: str) -> dict[str, str]:
-    """Variables assigned in one environment.d file (the last assignment wins)."""
+    """Variables assigned in one environment.d file (the last assignment wins); ``$$`` reads
+    as the literal ``$`` it stands for, ``$NAME`` references stay as they are."""
     values: dict[str, str] = {}
     for group in _logical_lines(text):
         name = _assigned_name(group)
         if name is None:
             continue
         joined = "".join(line.rstrip("\n").removesuffix("\\") for line in group)
-        values[name] = unquote_envd(joined.split("=", 1)[1])
+        values[name] = unquote_envd(joined.split("=", 1)[1]).replace("$$", "$")
     return values
 
 
@@ -138,8 +176,13 @@ def _terminated(text: str) -> str:
     return text
 
 
-def render_environment_d(old: str | None, changes: Iterable[Change]) -> str | None:
-    """New file text after ``changes`` (value None = unset); None = still no file."""
+def render_environment_d(
+    old: str | None, changes: Iterable[Change], references: Collection[str] = ()
+) -> str | None:
+    """New file text after ``changes`` (value None = unset); None = still no file.
+
+    Values of the names in ``references`` keep their ``$NAME`` references; every other
+    value is written literally. Lines of other variables keep their bytes."""
     pending = dict(changes)
     if old is None and all(value is None for value in pending.values()):
         return None
@@ -160,11 +203,11 @@ def render_environment_d(old: str | None, changes: Iterable[Change]) -> str | No
         if value is None or last_index[name] != index:
             continue  # unset, or an earlier assignment the new one replaces
         ending = "\n" if group[-1].endswith("\n") else ""
-        out.append(f"{name}={quote_envd(value)}{ending}")
+        out.append(f"{name}={quote_envd(value, name in references)}{ending}")
     result = "".join(out)
     for name, value in pending.items():
         if value is not None and name not in last_index:
-            result = _terminated(result) + f"{name}={quote_envd(value)}\n"
+            result = _terminated(result) + f"{name}={quote_envd(value, name in references)}\n"
     return result
 
 
@@ -175,20 +218,50 @@ class BlockError(ValueError):
     """The managed block's markers are broken (one missing, or repeated)."""
 
 
-def quote_sh(value: str) -> str:
-    """Double-quoted for sh, keeping ``$NAME`` expansion (command substitution is refused
-    before this point by :func:`unsafe_value_reason`)."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
+def quote_sh(value: str, references: bool = False) -> str:
+    """``value`` as one sh word: single-quoted (literal: sh expands nothing in it), or, when
+    ``references``, double-quoted so that its ``$NAME`` references expand (every other ``$``
+    is refused before this point by :func:`reference_problem`)."""
+    if references:
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
+        return f'"{escaped}"'
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+_DQ_ESCAPABLE = '$`"\\'
 
 
 def unquote_sh(raw: str) -> str:
-    raw = raw.strip()
-    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-        return raw[1:-1]
-    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-        return re.sub(r'\\([\\"$`])', r"\1", raw[1:-1])
-    return raw
+    """The value of an assignment's right-hand side as sh reads it, quotes removed (``$``
+    expansions are not performed: ``"$HOME/x"`` reads as ``$HOME/x``)."""
+    text = raw.strip(" \t")
+    out: list[str] = []
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char in " \t":
+            break  # the word ends (what follows is a comment or another word)
+        if char == "'":
+            end = text.find("'", index + 1)
+            end = length if end < 0 else end
+            out.append(text[index + 1 : end])
+            index = end + 1
+        elif char == '"':
+            index += 1
+            while index < length and text[index] != '"':
+                if text[index] == "\\" and index + 1 < length and text[index + 1] in _DQ_ESCAPABLE:
+                    index += 1
+                out.append(text[index])
+                index += 1
+            index += 1
+        elif char == "\\" and index + 1 < length:
+            out.append(text[index + 1])
+            index += 2
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
 
 
 def find_block(lines: Sequence[str]) -> tuple[int, int] | None:
@@ -206,6 +279,11 @@ def find_block(lines: Sequence[str]) -> tuple[int, int] | None:
     return begins[0], ends[0]
 
 
+def _exported(line: str) -> str | None:
+    match = _EXPORT_RE.match(line.rstrip("\r\n"))
+    return match.group(1) if match else None
+
+
 def parse_profile(text: str) -> dict[str, str]:
     """Variables exported inside the managed block."""
     lines = split_lines(text)
@@ -220,30 +298,57 @@ def parse_profile(text: str) -> dict[str, str]:
     return values
 
 
-def render_block(values: Mapping[str, str]) -> str:
-    body = "".join(f"export {name}={quote_sh(value)}\n" for name, value in values.items())
+def export_line(name: str, value: str, references: bool = False, ending: str = "\n") -> str:
+    return f"export {name}={quote_sh(value, references)}{ending}"
+
+
+def render_block(values: Mapping[str, str], references: Collection[str] = ()) -> str:
+    body = "".join(export_line(name, value, name in references) for name, value in values.items())
     return f"{BLOCK_BEGIN}\n{BLOCK_NOTE}\n{body}{BLOCK_END}\n"
 
 
-def render_profile(old: str | None, changes: Iterable[Change]) -> str | None:
-    """New ~/.profile text; the block is rewritten, every other byte kept."""
+def _only_boilerplate(body: Sequence[str]) -> bool:
+    return all(line.strip() in ("", BLOCK_NOTE) for line in body)
+
+
+def render_profile(
+    old: str | None, changes: Iterable[Change], references: Collection[str] = ()
+) -> str | None:
+    """New ~/.profile text. Inside the block, only the lines of the changed variables are
+    written (in place; a repeated one once); every other byte of the file is kept. A block
+    left with no variable is removed."""
     text = old or ""
     lines = split_lines(text)
     span = find_block(lines)
-    values = parse_profile(text)
-    for name, value in changes:
-        if value is None:
-            values.pop(name, None)
-        else:
-            values[name] = value
-    block = render_block(values) if values else ""
+    pending = dict(changes)
     if span is None:
-        if not block:
+        values = {name: value for name, value in pending.items() if value is not None}
+        if not values:
             return old
-        return _terminated(text) + block
-    before = "".join(lines[: span[0]])
-    after = "".join(lines[span[1] + 1 :])
-    end_line = lines[span[1]]
-    if block and not end_line.endswith("\n"):
-        block = block[:-1]  # the old end marker had no newline: keep the file's ending
-    return before + block + after
+        return _terminated(text) + render_block(values, references)
+    begin, end = span
+    body = lines[begin + 1 : end]
+    last: dict[str, int] = {}
+    for index, line in enumerate(body):
+        name = _exported(line)
+        if name is not None and name in pending:
+            last[name] = index
+    new_body: list[str] = []
+    for index, line in enumerate(body):
+        name = _exported(line)
+        if name is None or name not in pending:
+            new_body.append(line)
+            continue
+        value = pending[name]
+        if value is None or last[name] != index:
+            continue
+        ending = line[len(line.rstrip("\r\n")) :] or "\n"
+        new_body.append(export_line(name, value, name in references, ending))
+    for name, value in pending.items():
+        if value is not None and name not in last:
+            new_body.append(export_line(name, value, name in references))
+    head = "".join(lines[:begin])
+    tail = "".join(lines[end + 1 :])
+    if not any(_exported(line) for line in new_body) and _only_boilerplate(new_body):
+        return head + tail
+    return head + lines[begin] + "".join(new_body) + lines[end] + tail

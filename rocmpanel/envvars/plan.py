@@ -8,7 +8,7 @@ plan (and therefore never reaches a disk or the registry).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from rocmpanel.base.errors import PanelError
@@ -20,6 +20,10 @@ from rocmpanel.envvars.catalogue import (
     list_separator,
     load_catalogue,
 )
+
+
+class ValueRefusedError(PanelError):
+    """A value the catalogue refuses (the CLI exits with status 2)."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,24 @@ def check_changes(
         if verdict.status is Status.INVALID:
             problems.append(verdict.message)
     if problems:
-        raise PanelError("Refused: " + " ".join(problems), "\n".join(problems))
+        raise ValueRefusedError("Refused: " + " ".join(problems), "\n".join(problems))
     return merged
+
+
+def reference_names(
+    changes: Iterable[EnvChange], platform: str, catalogue: Catalogue | None = None
+) -> frozenset[str]:
+    """The changed names whose values keep ``$NAME`` references (paths and PATH-like lists,
+    on Linux); every other value is stored literally."""
+    if platform == "windows":
+        return frozenset()
+    catalogue = catalogue or load_catalogue()
+    names = set()
+    for change in changes:
+        info = catalogue.lookup(change.name)
+        if info is not None and info.takes_references:
+            names.add(change.name)
+    return frozenset(names)
 
 
 def decode(data: bytes | None) -> str | None:
@@ -105,7 +125,7 @@ def text_diff(before: str | None, after: str | None, label: str) -> str:
     )
 
 
-Renderer = Callable[[str | None, Sequence[tuple[str, str | None]]], str | None]
+Renderer = Callable[[str | None, Sequence[tuple[str, str | None]], Collection[str]], str | None]
 
 
 def plan_text_file(
@@ -120,8 +140,9 @@ def plan_text_file(
     """Plan a text file store: check the values, render the new text, diff it."""
     merged = check_changes(changes, platform, catalogue)
     old_text = decode(before)
+    refs = reference_names(merged, platform, catalogue)
     try:
-        new_text = render(old_text, [(c.name, c.value) for c in merged])
+        new_text = render(old_text, [(c.name, c.value) for c in merged], refs)
     except env_formats.BlockError as exc:
         raise PanelError(f"Cannot edit {target}: {exc}.", str(exc)) from exc
     after = encode(new_text)

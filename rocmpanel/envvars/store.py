@@ -1,42 +1,51 @@
 """Persistent environment stores: one interface, one module per platform, and the factory.
 
 A store reads its variables into a :class:`StoreSnapshot`, plans changes purely
-(``core.env_plan``), and writes a plan only when what it read is still what is there. Every
-write is backed up first and recorded in the undo journal; :func:`apply_plans` writes
-several stores as one step (all or none) and :func:`undo_last` restores the exact previous
-bytes (or registry values) of the last apply.
+(``plan``), and is written only through ``transaction`` (one apply or undo at a time, under
+the environment lock, with a write-ahead undo journal). A store's part in that:
+``preflight`` (is what was read still there, can it be written), ``backup`` (save what the
+plan replaces and return the undo record, before anything is touched), ``write``,
+``state`` (has a record been written, is the store still as before, or neither: what
+recovery after a crash needs), ``check_restore`` and ``restore`` (undo).
 
 Every call here is synchronous and may be slow (file writes, registry writes, and on Windows
 a WM_SETTINGCHANGE broadcast that waits on each top-level window): the GUI runs them through
-``run_in_background``. One lock serialises applies and undos within the process, so a
-background apply never interleaves with another one.
+``run_in_background``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
+import shutil
 import stat
-import threading
-import time
+import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rocmpanel.base import paths
-from rocmpanel.base.atomic import backup_file, write_atomic
+from rocmpanel.base.atomic import backup_bytes, resolved, write_atomic
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, TooLargeError, read_bytes
 from rocmpanel.base.settings import EnvironmentSettings
-from rocmpanel.envvars import journal as env_journal
 from rocmpanel.envvars.catalogue import current_platform
 from rocmpanel.envvars.plan import EnvChange, FilePlan, decode, plan_text_file, text_diff
+
+log = logging.getLogger(__name__)
 
 # The declared default of the env_backups_keep setting (the one place it is set).
 KEEP_BACKUPS: int = EnvironmentSettings().backups_keep
 
-# Held for a whole apply or undo: preflight, writes, journal and broadcast are one step.
-_WRITE_LOCK = threading.RLock()
+# What :meth:`EnvStore.state` finds for an undo record.
+WRITTEN = "written"  # the store holds what the record wrote
+BEFORE = "before"  # the store holds what was there before the record's write
+OTHER = "other"  # neither: changed by someone else since
+
+SH_CHECK_TIMEOUT = 5.0
 
 
 class EnvConflictError(PanelError):
@@ -72,6 +81,7 @@ class EnvStore(ABC):
     help: ClassVar[str]
     persistent: ClassVar[bool] = True
     platform: str = "linux"
+    keep: int = KEEP_BACKUPS
 
     @abstractmethod
     def target(self) -> str:
@@ -88,8 +98,18 @@ class EnvStore(ABC):
         """Raise (EnvConflictError, PanelError) when ``plan`` cannot be written now."""
 
     @abstractmethod
-    def write(self, plan: FilePlan) -> dict[str, Any]:
-        """Back up, write, and return the undo record (JSON-serialisable)."""
+    def backup(self, plan: FilePlan, protect: Collection[str]) -> dict[str, Any]:
+        """Save what ``plan`` replaces and return the undo record (JSON-serialisable),
+        touching nothing of the store. ``protect``: backups an undo record still needs."""
+
+    @abstractmethod
+    def write(self, plan: FilePlan) -> None:
+        """Replace the store's contents with the plan's (after :meth:`backup`)."""
+
+    @abstractmethod
+    def state(self, record: dict[str, Any]) -> str:
+        """:data:`WRITTEN`, :data:`BEFORE` or :data:`OTHER`: what the store holds now,
+        compared with what ``record`` wrote and what was there before it."""
 
     @abstractmethod
     def check_restore(self, record: dict[str, Any]) -> None:
@@ -99,6 +119,16 @@ class EnvStore(ABC):
     def restore(self, record: dict[str, Any]) -> None:
         """Put back what was there before the write ``record`` describes."""
 
+    def before_restore(  # noqa: B027 - only file stores keep a copy of what undo replaces
+        self, record: dict[str, Any], protect: Collection[str]
+    ) -> None:
+        """Save what an undo of ``record`` is about to replace."""
+
+    def temp_places(self) -> list[tuple[Path, str]]:
+        """(folder, file name) of each file whose temp files an interrupted write of this
+        store may leave (``base.atomic.stale_temp_files``)."""
+        return []
+
     def after_change(self) -> None:  # noqa: B027 - most stores have nothing to announce
         """Tell the system about a change (Windows broadcasts WM_SETTINGCHANGE)."""
 
@@ -107,8 +137,31 @@ class EnvStore(ABC):
         return []
 
 
+def read_limited(path: Path) -> bytes | None:
+    """The bytes of a file rocmpanel edits or reads beside one (None = no file), through a
+    bounded read: a FIFO, a device or a huge file is a PanelError saying what to do."""
+    try:
+        return read_bytes(path, CONFIG_LIMIT)
+    except FileNotFoundError:
+        return None
+    except (NotRegularFileError, TooLargeError) as exc:
+        reason = str(exc).replace(f"{path} ", "it ", 1)
+        raise PanelError(
+            f"Could not read {path}: {reason}. rocmpanel edits only regular files of a few "
+            "MiB at most (or links to one): replace it with a regular file and try again; "
+            "nothing was changed.",
+            str(exc),
+        ) from exc
+    except OSError as exc:
+        raise PanelError(f"Could not read {path}: {exc.strerror or exc}.", str(exc)) from exc
+
+
 class FileEnvStore(EnvStore):
-    """A store that is one text file, rendered by a pure function of ``core``."""
+    """A store that is one text file, rendered by a pure function of ``formats``.
+
+    A symlinked file is read and written through its link: the link's target is replaced
+    (atomically, in its own folder) and the link stays a link.
+    """
 
     def __init__(self, path: Path, keep: int = KEEP_BACKUPS) -> None:
         self.path = path
@@ -122,18 +175,17 @@ class FileEnvStore(EnvStore):
         """Variables in the file's text; ValueError when the text cannot be understood."""
 
     @abstractmethod
-    def render(self, old: str | None, changes: Sequence[tuple[str, str | None]]) -> str | None:
-        """The new text (None = still no file)."""
+    def render(
+        self,
+        old: str | None,
+        changes: Sequence[tuple[str, str | None]],
+        references: Collection[str] = (),
+    ) -> str | None:
+        """The new text (None = still no file); ``references``: the names whose values
+        keep their ``$NAME`` references."""
 
     def _read_raw(self) -> bytes | None:
-        try:
-            return self.path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise PanelError(
-                f"Could not read {self.path}: {exc.strerror or exc}.", str(exc)
-            ) from exc
+        return read_limited(self.path)
 
     def read(self) -> StoreSnapshot:
         raw = self._read_raw()
@@ -152,15 +204,28 @@ class FileEnvStore(EnvStore):
         try:
             mode = self.path.stat().st_mode
         except FileNotFoundError:
-            return
+            mode = None
         except OSError as exc:
             raise PanelError(f"Could not check {self.path}: {exc.strerror}.", str(exc)) from exc
-        if not mode & stat.S_IWUSR:
+        if mode is not None and not mode & stat.S_IWUSR:
             raise PanelError(
                 f"{self.path} is read-only; nothing was changed. Make it writable "
                 f"(chmod u+w {self.path}) or choose another store.",
                 f"mode {stat.filemode(mode)}",
             )
+        folder = resolved(self.path).parent
+        while not folder.exists() and folder.parent != folder:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PanelError(
+                f"The folder {folder} is not writable, so {self.path} cannot be replaced; "
+                "nothing was changed.",
+                f"os.access({folder}, W_OK) is false",
+            )
+
+    def check_content(self, plan: FilePlan) -> None:
+        """Raise PanelError when the new contents must not be written (checked under the
+        lock, off the GUI thread)."""
 
     def preflight(self, plan: FilePlan) -> None:
         current = self._read_raw()
@@ -170,20 +235,44 @@ class FileEnvStore(EnvStore):
                 "Reload and review the changes.",
                 text_diff(decode(plan.before), decode(current), str(self.path)),
             )
-        self._check_writable()
-
-    def write(self, plan: FilePlan) -> dict[str, Any]:
-        self.preflight(plan)
-        backup = backup_file(self.path, paths.backups_dir(), keep=self.keep)
         if plan.after is None:
             raise PanelError(f"Nothing to write to {self.path}.")
-        write_atomic(self.path, plan.after)
+        self._check_writable()
+        self.check_content(plan)
+
+    def backup(self, plan: FilePlan, protect: Collection[str]) -> dict[str, Any]:
+        backup = None
+        if plan.before is not None:
+            backup = backup_bytes(
+                self.path, plan.before, paths.backups_dir(), self.keep, protect=protect
+            )
         return {
             "store": self.key,
             "path": str(self.path),
             "backup": None if backup is None else str(backup),
+            "before_sha256": sha256(plan.before),
             "written_sha256": sha256(plan.after),
         }
+
+    def write(self, plan: FilePlan) -> None:
+        if plan.after is None:
+            raise PanelError(f"Nothing to write to {self.path}.")
+        write_atomic(self.path, plan.after)
+
+    def _before_sha(self, record: dict[str, Any]) -> str | None:
+        if "before_sha256" in record:
+            return record["before_sha256"]  # type: ignore[no-any-return]
+        return sha256(self._backup_bytes(record))  # an entry of an older rocmpanel
+
+    def state(self, record: dict[str, Any]) -> str:
+        current = sha256(self._read_raw())
+        if current == record.get("written_sha256"):
+            return WRITTEN
+        try:
+            before = self._before_sha(record)
+        except PanelError:
+            return OTHER
+        return BEFORE if current == before else OTHER
 
     def check_restore(self, record: dict[str, Any]) -> None:
         current = self._read_raw()
@@ -202,43 +291,85 @@ class FileEnvStore(EnvStore):
         if backup is None:
             return None
         try:
-            return Path(backup).read_bytes()
+            return read_bytes(backup, CONFIG_LIMIT)
         except OSError as exc:
             raise PanelError(
                 f"The backup {backup} needed to undo is gone; nothing was restored.", str(exc)
             ) from exc
 
+    def before_restore(self, record: dict[str, Any], protect: Collection[str]) -> None:
+        current = self._read_raw()
+        if current is not None:
+            backup_bytes(self.path, current, paths.backups_dir(), self.keep, protect=protect)
+
     def restore(self, record: dict[str, Any]) -> None:
         previous = self._backup_bytes(record)
-        backup_file(self.path, paths.backups_dir(), keep=self.keep)
-        if previous is None:
-            try:
-                self.path.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise PanelError(
-                    f"Could not remove {self.path}: {exc.strerror}.", str(exc)
-                ) from exc
-        else:
+        if previous is not None:
             write_atomic(self.path, previous)
+            return
+        target = resolved(self.path)  # a link to a file that did not exist stays a link
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise PanelError(f"Could not remove {target}: {exc.strerror}.", str(exc)) from exc
+
+    def temp_places(self) -> list[tuple[Path, str]]:
+        real = resolved(self.path)
+        places = [(self.path.parent, self.path.name)]
+        return places if real == self.path else [*places, (real.parent, real.name)]
+
+
+def shell_syntax_problem(text: bytes, label: str) -> str | None:
+    """What ``sh -n`` says is wrong with ``text`` (a shell script, given on stdin: no temp
+    file), or None when it parses, when there is no sh (Windows: logged) or when sh does not
+    answer in time (logged)."""
+    sh = shutil.which("sh")
+    if sh is None:
+        log.info("No sh found: %s was not checked with sh -n.", label)
+        return None
+    try:
+        done = subprocess.run(
+            [sh, "-n"],
+            input=text,
+            capture_output=True,
+            timeout=SH_CHECK_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        log.warning("sh -n took over %g s: %s was not checked.", SH_CHECK_TIMEOUT, label)
+        return None
+    except OSError as exc:
+        log.warning("sh -n could not run (%s): %s was not checked.", exc, label)
+        return None
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip()
+    first = said.splitlines()[0] if said else f"sh -n exited with status {done.returncode}"
+    return f"{label}: {first.removeprefix(sh + ': ').removeprefix('sh: ')}"
 
 
 @dataclass(frozen=True)
 class ApplyResult:
-    """What an apply or undo changed, in words."""
+    """What an apply or undo changed, in words; ``notes``: what recovery or the journal
+    did on the way (one line each); ``diff``: the changes written."""
 
     targets: tuple[str, ...]
     message: str
+    notes: tuple[str, ...] = ()
+    diff: str = ""
 
 
 @dataclass(frozen=True)
 class StoresRead:
     """Every store read once: a snapshot per store (a failed read gives an empty snapshot
-    whose ``problem`` says why) and the errors of the reads that failed."""
+    whose ``problem`` says why), the errors of the reads that failed, and ``notes`` (what
+    recovery did before the read)."""
 
     snapshots: Mapping[str, StoreSnapshot]
     errors: tuple[PanelError, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def read_stores(stores: Mapping[str, EnvStore]) -> StoresRead:
@@ -252,89 +383,6 @@ def read_stores(stores: Mapping[str, EnvStore]) -> StoresRead:
             errors.append(exc)
             snapshots[key] = StoreSnapshot(key, store.target(), {}, None, exc.message)
     return StoresRead(snapshots, tuple(errors))
-
-
-def apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> ApplyResult:
-    """Write every changed plan, or none: a failure restores the stores already written."""
-    with _WRITE_LOCK:
-        return _apply_plans(stores, plans)
-
-
-def _apply_plans(stores: Mapping[str, EnvStore], plans: Sequence[FilePlan]) -> ApplyResult:
-    todo = [plan for plan in plans if plan.changed]
-    if not todo:
-        return ApplyResult((), "Nothing to change.")
-    for plan in todo:
-        stores[plan.store].preflight(plan)
-    records: list[dict[str, Any]] = []
-    try:
-        for plan in todo:
-            records.append(stores[plan.store].write(plan))
-    except PanelError as exc:
-        failures = _restore_all(stores, records)
-        if failures:
-            raise PanelError(
-                exc.message
-                + " Restoring the stores already written also failed: "
-                + " ".join(failures),
-                exc.detail,
-            ) from exc
-        if records:
-            exc.message += " The stores already written were restored; nothing changed."
-        raise
-    changes = sorted({c.describe() for plan in todo for c in plan.changes})
-    entry = {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "summary": "; ".join(changes)}
-    try:
-        env_journal.push({**entry, "records": records})
-    except PanelError as exc:
-        failures = _restore_all(stores, records)
-        raise PanelError(
-            f"The undo record could not be saved ({exc.message}); "
-            + ("the changes were rolled back." if not failures else " ".join(failures)),
-            exc.detail,
-        ) from exc
-    for plan in todo:
-        stores[plan.store].after_change()
-    targets = tuple(plan.target for plan in todo)
-    return ApplyResult(targets, "Wrote " + ", ".join(targets) + ".")
-
-
-def _restore_all(stores: Mapping[str, EnvStore], records: Sequence[dict[str, Any]]) -> list[str]:
-    failures = []
-    for record in reversed(records):
-        try:
-            stores[record["store"]].restore(record)
-        except PanelError as exc:
-            failures.append(exc.message)
-    return failures
-
-
-def undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
-    """Restore what the last apply replaced; the journal entry is dropped only on success."""
-    with _WRITE_LOCK:
-        return _undo_last(stores)
-
-
-def _undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
-    entry = env_journal.peek()
-    if entry is None:
-        raise PanelError("There is no apply to undo.")
-    records = entry["records"]
-    for record in records:
-        if record["store"] not in stores:
-            raise PanelError(
-                f"The last apply wrote the {record['store']} store, which is not available "
-                "here; nothing was restored."
-            )
-        stores[record["store"]].check_restore(record)
-    failures = _restore_all(stores, records)
-    if failures:
-        raise PanelError("Undo failed: " + " ".join(failures))
-    env_journal.pop()
-    for record in records:
-        stores[record["store"]].after_change()
-    targets = tuple(str(record.get("path", record["store"])) for record in records)
-    return ApplyResult(targets, f"Undid {entry.get('summary', 'the last apply')}.")
 
 
 def _backups_keep() -> int:

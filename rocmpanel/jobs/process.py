@@ -4,6 +4,10 @@
 lines) on two threads, and reports one :class:`JobOutcome` when the process has exited and
 both pipes are drained. Cancel is terminate, then kill after a grace period, applied to the
 child's whole process group so a worker's own children (pip, a compiler) go too.
+
+On POSIX every running job is known to :mod:`rocmpanel.jobs.lifetime`, which ends its group
+when the panel gets SIGTERM or SIGHUP and at exit; a one-shot worker's stdin is a pipe the
+panel holds open (its end of file tells the worker the panel is gone, even after kill -9).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from enum import Enum
 from typing import IO, Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs import lifetime
 from rocmpanel.jobs.protocol import (
     Event,
     LogLine,
@@ -154,19 +159,26 @@ class JobProcess:
 
     def start(self) -> None:
         kwargs: dict[str, Any] = {}
+        env = dict(self.prepared.env)
+        stdin: int = subprocess.PIPE if self.interactive else subprocess.DEVNULL
         if sys.platform == "win32":
             kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | getattr(
                 subprocess, "CREATE_NO_WINDOW", 0
             )
         else:
             kwargs["start_new_session"] = True
+            if not self.interactive:
+                # The lifeline: a pipe this process holds open and never writes. Its end
+                # of file tells the worker the panel is gone, even after a kill -9.
+                stdin = subprocess.PIPE
+                env[lifetime.LIFELINE_ENV] = lifetime.LIFELINE_STDIN
         try:
             self._proc = subprocess.Popen(
                 list(self.prepared.argv),
-                stdin=subprocess.PIPE if self.interactive else subprocess.DEVNULL,
+                stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=dict(self.prepared.env),
+                env=env,
                 cwd=self.prepared.spec.cwd,
                 **kwargs,
             )
@@ -174,6 +186,7 @@ class JobProcess:
             raise PanelError(
                 f"Could not start {self.prepared.argv[0]}: {exc.strerror or exc}.", str(exc)
             ) from exc
+        lifetime.register(self)
         self._started_at = time.monotonic()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         name = self.prepared.spec.name
@@ -228,34 +241,38 @@ class JobProcess:
 
     def _wait(self, *readers: threading.Thread) -> None:
         assert self._proc is not None
-        code = self._proc.wait()
-        for reader in readers:
-            reader.join()
-        for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
-        self.outcome = decide_outcome(
-            exit_code=code,
-            cancelled=self._cancelled.is_set(),
-            interactive=self.interactive,
-            result=self._result,
-            error=self._error,
-            stderr_tail=tuple(self._stderr_tail),
-            duration_s=time.monotonic() - self._started_at,
-        )
         try:
+            code = self._proc.wait()
+            for reader in readers:
+                reader.join()
+            for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+            self.outcome = decide_outcome(
+                exit_code=code,
+                cancelled=self._cancelled.is_set(),
+                interactive=self.interactive,
+                result=self._result,
+                error=self._error,
+                stderr_tail=tuple(self._stderr_tail),
+                duration_s=time.monotonic() - self._started_at,
+            )
             self._on_exit(self.outcome)
-        except Exception:
+        except BaseException:  # a failing callback must not make wait() hang
             import logging
 
-            logging.getLogger(__name__).exception("job exit handler failed")
-        # Set last: once wait() returns, this job's threads call back no more.
-        self._done.set()
+            logging.getLogger(__name__).exception("job exit handling failed")
+        finally:
+            lifetime.unregister(self)
+            # Set last: once wait() returns, this job's threads call back no more.
+            self._done.set()
 
     # -- control -----------------------------------------------------------------------
     def send(self, op: str, **fields: Any) -> None:
         """Send a command to an interactive worker."""
+        if not self.interactive:
+            raise PanelError(f"The {self.prepared.spec.name} job takes no commands.")
         proc = self._proc
         if proc is None or proc.stdin is None or self._done.is_set():
             raise PanelError("The worker is not running.")
@@ -277,6 +294,13 @@ class JobProcess:
     def _kill_later(self) -> None:
         if not self._done.wait(self.grace_s):
             self._signal_group(kill=True)
+
+    def kill_group(self) -> None:
+        """Kill the worker's whole process group now (the panel is going away)."""
+        if self._proc is None or self._done.is_set():
+            return
+        self._cancelled.set()
+        self._signal_group(kill=True)
 
     def _signal_group(self, *, kill: bool) -> None:
         proc = self._proc

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal, Slot
 
 from rocmpanel.base.errors import PanelError
 
@@ -319,3 +319,82 @@ class JobManager(QObject):
             job.wait(max(0.0, deadline - time.monotonic()))
         for job in self.jobs:
             job.detach()
+
+
+class ExitSignalWatch(QObject):
+    """SIGTERM, SIGHUP and SIGINT end the GUI as closing its window does, with every job's process
+    group: the handler cancels the jobs at once, then ``close`` runs (the main window's
+    close stops the tabs and what is left of the jobs) and the event loop ends with 128 +
+    the signal's number. Python runs a signal handler only when the interpreter gets
+    control, which the Qt event loop may not give it for a long time: the signal module
+    writes a byte to a socket that a ``QSocketNotifier`` watches, so the handler runs at
+    once. POSIX only."""
+
+    def __init__(self, app: QCoreApplication, close: Callable[[], object]) -> None:
+        import signal
+        import socket
+
+        from PySide6.QtCore import QSocketNotifier
+
+        from rocmpanel.jobs import lifetime
+
+        super().__init__(app)
+        self._app = app
+        self._close = close
+        self.signum: int | None = None
+        self._reader, self._writer = socket.socketpair()
+        for sock in (self._reader, self._writer):
+            sock.setblocking(False)
+        self._previous_fd = signal.set_wakeup_fd(self._writer.fileno(), warn_on_full_buffer=False)
+        self._notifier = QSocketNotifier(self._reader.fileno(), QSocketNotifier.Type.Read, self)
+        self._notifier.activated.connect(self._drain)
+        # Ctrl+C in the terminal that started the window closes it too (rather than a
+        # KeyboardInterrupt traceback from whatever slot ran next).
+        self._previous = lifetime.install_handlers(self._on_signal, also_sigint=True)
+
+    @Slot()
+    def _drain(self) -> None:
+        # Running this slot is what lets Python run the handler; the bytes are not needed.
+        with contextlib.suppress(OSError):
+            while self._reader.recv(512):
+                pass
+
+    def _on_signal(self, signum: int) -> None:
+        self.signum = signum
+        QTimer.singleShot(0, self._quit)  # not inside whatever code the signal interrupted
+
+    @Slot()
+    def _quit(self) -> None:
+        try:
+            self._close()
+        except Exception:  # the jobs were cancelled already; the panel still exits
+            log.exception("closing on a signal failed")
+        if self.signum is not None:
+            self._app.exit(128 + self.signum)
+
+    def close(self) -> None:
+        """Give the signals back to their previous handlers (tests)."""
+        import signal
+
+        from rocmpanel.jobs import lifetime
+
+        lifetime.restore_handlers(self._previous)
+        with contextlib.suppress(ValueError):
+            signal.set_wakeup_fd(self._previous_fd)
+        self._notifier.setEnabled(False)
+        self._reader.close()
+        self._writer.close()
+
+
+def watch_exit_signals(
+    app: QCoreApplication, close: Callable[[], object]
+) -> ExitSignalWatch | None:
+    """Make SIGTERM, SIGHUP and SIGINT end the GUI: the jobs are cancelled, ``close`` runs (the
+    main window's ``close``), the event loop ends with 128 + the signal's number. Call once,
+    on the main thread, after the application exists. None on Windows or off the main
+    thread."""
+    from rocmpanel.jobs import lifetime
+
+    if not lifetime.ENABLED or threading.current_thread() is not threading.main_thread():
+        return None
+    return ExitSignalWatch(app, close)

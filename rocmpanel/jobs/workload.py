@@ -12,15 +12,18 @@ Every function here reads or writes small files: call them off the GUI thread.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
 from rocmpanel.base.settings import Settings
 
 RECORD = "rocmpanel-env.json"  # written last by an install: a folder without it is partial
@@ -63,36 +66,90 @@ def venv_python(env_path: Path, windows: bool | None = None) -> Path:
     return env_path / ("Scripts/python.exe" if win else "bin/python")
 
 
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _strings(value: object) -> dict[str, str]:
-    if not isinstance(value, dict):
-        return {}
-    return {str(k): str(v) for k, v in value.items()}
-
-
 def read_record(path: Path) -> ManagedEnv | None:
-    """The environment in folder ``path``, or None when it has no readable record."""
-    try:
-        data = json.loads((path / RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    """The environment in folder ``path``, or None when it has no record or a damaged one
+    (:func:`check_record` says what is wrong; a damaged environment is never used)."""
+    data, problem = _load_record(path)
+    if data is None or problem is not None:
         return None
-    if not isinstance(data, dict):
-        return None
-    created = data.get("created_at")
     return ManagedEnv(
-        name=str(data.get("name", path.name)),
+        name=data["name"],
         path=path,
         python=venv_python(path),
-        created_at=float(created) if isinstance(created, (int, float)) else 0.0,
-        build_id=_text(data.get("build_id")),
-        torch_version=_text(data.get("torch_version")),
-        index_url=_text(data.get("index_url")),
-        installed=_strings(data.get("installed")),
-        job_env=_strings(data.get("job_env")),
+        created_at=float(data["created_at"]),
+        build_id=data.get("build_id"),
+        torch_version=data.get("torch_version"),
+        index_url=data.get("index_url"),
+        installed=dict(data.get("installed") or {}),
+        job_env=dict(data.get("job_env") or {}),
     )
+
+
+_TEXT_FIELDS = ("build_id", "torch_version", "index_url", "python_version")
+_TABLE_FIELDS = {"installed": "package versions", "job_env": "variables"}
+
+
+def _quoted(value: object) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def record_problem(data: object) -> str | None:
+    """What is wrong with a parsed environment record (as :func:`finish_install` writes
+    them), or None when nothing is."""
+    if not isinstance(data, dict):
+        return f"it holds {type(data).__name__ if data is not None else 'null'}, not a record"
+    missing = [key for key in ("name", "created_at") if key not in data]
+    if missing:
+        return f"it lacks {' and '.join(missing)}"
+    if not isinstance(data["name"], str) or not data["name"]:
+        return f"name is {_quoted(data['name'])}, not a name"
+    created = data["created_at"]
+    if (
+        isinstance(created, bool)
+        or not isinstance(created, (int, float))
+        or not math.isfinite(created)
+    ):
+        return f"created_at is {_quoted(created)}, not a time"
+    for key in _TEXT_FIELDS:
+        if data.get(key) is not None and not isinstance(data[key], str):
+            return f"{key} is {_quoted(data[key])}, not text"
+    for key, holds in _TABLE_FIELDS.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            return f"{key} is {_quoted(value)}, not a table of {holds}"
+    pip_args = data.get("pip_args")
+    if pip_args is not None and (
+        not isinstance(pip_args, list) or not all(isinstance(a, str) for a in pip_args)
+    ):
+        return f"pip_args is {_quoted(pip_args)}, not a list of arguments"
+    return None
+
+
+def _load_record(path: Path) -> tuple[Any, str | None]:
+    """The parsed record of the environment folder ``path`` (read without blocking, at most
+    a few MiB) and what is wrong with it: (None, None) when there is no record."""
+    try:
+        raw = read_bytes(path / RECORD, CONFIG_LIMIT)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"it could not be read ({exc.strerror or exc})"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"it is not JSON ({exc})"
+    return data, record_problem(data)
+
+
+def check_record(path: Path) -> str | None:
+    """What is wrong with the record of the environment folder ``path``, or None when it is
+    sound or absent."""
+    return _load_record(path)[1]
 
 
 def list_envs() -> list[ManagedEnv]:
@@ -122,7 +179,7 @@ def _interpreters_file() -> Path:
 def registered_interpreters() -> list[str]:
     """Interpreters the user added to the list, in the order added."""
     try:
-        data = json.loads(_interpreters_file().read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(_interpreters_file(), CONFIG_LIMIT).decode("utf-8"))
     except (OSError, ValueError):
         return []
     return [str(p) for p in data] if isinstance(data, list) else []

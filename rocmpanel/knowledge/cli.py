@@ -2,16 +2,36 @@
 
 ``data show`` prints the data set in force, how fresh it is and its sources; ``data update
 --from FOLDER|ZIP`` validates a newer set with the panel's own loaders and installs it (the
-replaced set is kept for ``data rollback``). Failures exit with status 1 and say why.
+replaced set is kept for ``data rollback``). Failures exit with status 1 and say why; a
+bad argument (a ``--from`` that does not exist or is a FIFO or device, ``--from`` with
+``show``) exits with status 2, on stderr, as argparse's own errors do.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+
+def data_source(text: str) -> Path:
+    """argparse ``type=``: a folder or a regular file (a .zip) that exists."""
+    path = Path(text).expanduser()
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise argparse.ArgumentTypeError(f"{text} does not exist") from None
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text} cannot be read: {exc.strerror}") from None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else None
+        raise argparse.ArgumentTypeError(
+            f"{text} is {kind or 'a device'}, not a folder or a .zip file of a data set"
+        )
+    return path
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +47,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--from",
         dest="source",
-        type=Path,
+        type=data_source,
         metavar="FOLDER|ZIP",
         help="update: a folder holding dataset.yaml and the data files, or a .zip of one",
     )
@@ -38,6 +58,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
+
+
+def _usage(message: str) -> int:
+    print(f"rocmpanel data: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _fail(args: argparse.Namespace, message: str, detail: str = "") -> int:
@@ -95,14 +120,19 @@ def run(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.knowledge import update
 
+    if args.action != "update":
+        given = [o for o, v in (("--from", args.source), ("--allow-older", args.allow_older)) if v]
+        if given:
+            verb = "goes" if len(given) == 1 else "go"
+            return _usage(f"{' and '.join(given)} {verb} only with 'update', not '{args.action}'.")
+    elif args.source is None:
+        return _usage("update needs --from FOLDER|ZIP (a data set to install).")
     try:
         if args.action == "show":
             data = show_dict()
             print(json.dumps(data, indent=2) if args.json else _show_text(data))
             return 0
         if args.action == "update":
-            if args.source is None:
-                return _fail(args, "update needs --from FOLDER|ZIP (a data set to install).")
             validated = update.install(args.source, allow_older=args.allow_older)
             if args.json:
                 print(

@@ -26,6 +26,7 @@ from rocmpanel.machine import drm_sysfs, kfd_topology, pci_ids, rocm_version
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.parsers import lspci as lspci_parse
 from rocmpanel.machine.parsers.rocminfo import RocminfoReport, gpus_from_rocminfo, parse_rocminfo
+from rocmpanel.machine.sysfs import printable
 
 # For each field, the sources in the order they are trusted.
 _NAME_ORDER = (
@@ -121,10 +122,11 @@ def _merge_group(group: list[GpuInfo], table: pci_ids.PciTable) -> GpuInfo:
     integrated = entry.integrated if entry else _pick(group, "integrated", _NAME_ORDER)
     if entry and "pci-table" not in sources and (not _pick(group, "gfx", _GFX_ORDER)):
         sources.append("pci-table")
+    name = printable(str(name)) if name else None  # no control bytes from a tool or a file
     if not name:
         name = f"AMD GPU ({gfx or pci_id or 'unknown'})"
     return GpuInfo(
-        name=str(name),
+        name=name,
         gfx=str(gfx) if gfx else None,
         pci_id=str(pci_id) if pci_id else None,
         bdf=_pick(group, "bdf", _BDF_ORDER),  # type: ignore[arg-type]

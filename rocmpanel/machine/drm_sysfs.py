@@ -17,7 +17,7 @@ from pathlib import Path
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.machine.ip_discovery import GcVersion, read_gc_version
 from rocmpanel.machine.pci_ids import AMD_VENDOR_ID, normalize_id
-from rocmpanel.machine.sysfs import read_int, read_text
+from rocmpanel.machine.sysfs import printable, read_int, read_text
 
 _CARD_RE = re.compile(r"^card\d+$")
 
@@ -41,6 +41,9 @@ class DrmDevice:
         if self.vendor_id and self.device_id:
             return f"{self.vendor_id}:{self.device_id}"
         return None
+
+
+MAX_VRAM_BYTES = 1 << 50  # 1 PiB: a larger mem_info_vram_total is a bad reading
 
 
 def parse_uevent(text: str | None) -> dict[str, str]:
@@ -85,8 +88,8 @@ def read_device_dir(path: Path | str, card: str | None = None) -> DrmDevice | No
         device_id=device,
         slot=uevent.get("PCI_SLOT_NAME") or _slot_from_link(path),
         driver=driver,
-        vram_total=vram if vram else None,
-        product_name=read_text(path / "product_name") or None,
+        vram_total=vram if vram and vram <= MAX_VRAM_BYTES else None,
+        product_name=printable(read_text(path / "product_name")),
         pci_class=pci_class.lower().removeprefix("0x") if pci_class else None,
         gc_version=read_gc_version(path) if vendor == AMD_VENDOR_ID else None,
     )

@@ -81,6 +81,9 @@ def _node_from(
     )
 
 
+MAX_BANK_BYTES = 1 << 50  # 1 PiB: a larger memory bank is a bad reading
+
+
 def read_nodes(sysfs_root: Path | str = "/sys") -> list[KfdNode]:
     """GPU nodes under ``sysfs_root``; [] when KFD is absent or unreadable."""
     base = Path(sysfs_root) / TOPOLOGY
@@ -113,8 +116,9 @@ def _local_memory(node_dir: Path) -> int | None:
         return None
     for bank in bank_dirs:
         props = parse_properties(read_text(bank / "properties") or "")
-        if props.get("heap_type") in (1, 2) and props.get("size_in_bytes"):
-            return props["size_in_bytes"]
+        size = props.get("size_in_bytes")
+        if props.get("heap_type") in (1, 2) and size and 0 < size <= MAX_BANK_BYTES:
+            return size
     return None
 
 

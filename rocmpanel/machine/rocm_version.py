@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocmpanel.machine.sysfs import read_text
+from rocmpanel.machine.sysfs import printable, read_text
 
 _VERSION_RE = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
@@ -97,8 +97,8 @@ def amdgpu_driver(sysfs_root: Path | str = "/sys") -> str | None:
     module = Path(sysfs_root) / "module" / "amdgpu"
     if not module.is_dir():
         return None
-    version = read_text(module / "version")
-    return f"amdgpu {version}" if version else "amdgpu"
+    version = printable(read_text(module / "version"))
+    return f"amdgpu {version[:64]}" if version else "amdgpu"
 
 
 def os_release(etc_root: Path | str = "/etc") -> str | None:
@@ -108,8 +108,8 @@ def os_release(etc_root: Path | str = "/etc") -> str | None:
     for line in (text or "").splitlines():
         key, _, value = line.partition("=")
         if key == "PRETTY_NAME":
-            name = value.strip().strip('"')
-    return name
+            name = printable(value.strip().strip('"'))
+    return name[:128] if name else None
 
 
 def os_description(etc_root: Path | str = "/etc") -> str:

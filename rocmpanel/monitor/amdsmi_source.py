@@ -9,10 +9,12 @@ here: their keys and units are stable across amdsmi 6.x/7.x.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rocmpanel.base.units import MIB
+from rocmpanel.machine.sysfs import printable
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
 from rocmpanel.monitor.source import Capabilities
 
@@ -36,7 +38,7 @@ def na(value: Any) -> float | None:
     if not isinstance(value, (int, float)):
         return None
     number = float(value)
-    if number in (0xFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):
+    if not math.isfinite(number) or number in (0xFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):
         return None
     return number
 
@@ -110,7 +112,7 @@ class AmdSmiSource:
         if same is not None:
             return same  # the inventory's name for the card in this slot
         asic = self._call("amdsmi_get_gpu_asic_info", handle) or {}
-        name = str(asic.get("market_name") or f"AMD GPU {index}")
+        name = printable(str(asic.get("market_name") or "")) or f"AMD GPU {index}"
         return GpuIdentity(str(slot or f"amdsmi{index}"), None, slot, None, name)
 
     def read(self) -> tuple[GpuSample, ...]:

@@ -16,10 +16,15 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from rocmpanel.base import cliargs
 from rocmpanel.base.units import format_gib
 from rocmpanel.monitor.sample import GpuIdentity, Sample
 
 log = logging.getLogger(__name__)
+
+MIN_INTERVAL_S = 0.1
+MAX_INTERVAL_S = 86400.0  # a day
+MAX_COUNT = 10**9
 
 
 def register(subparsers: Any) -> None:
@@ -29,14 +34,39 @@ def register(subparsers: Any) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--once", action="store_true", help="one sample (the default)")
     mode.add_argument(
-        "--count", type=int, default=None, metavar="N", help="take N samples (0: until Ctrl+C)"
+        "--count",
+        type=cliargs.integer(0, MAX_COUNT),
+        default=None,
+        metavar="N",
+        help="take N samples (0: until Ctrl+C)",
     )
     parser.add_argument(
-        "--interval", type=float, default=1.0, metavar="S", help="seconds between samples"
+        "--interval",
+        type=cliargs.number(MIN_INTERVAL_S, MAX_INTERVAL_S, what="a number of seconds"),
+        default=1.0,
+        metavar="S",
+        help=f"seconds between samples ({MIN_INTERVAL_S:g} to {MAX_INTERVAL_S:g}; default 1)",
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object per sample")
-    parser.add_argument("--sysfs-root", default="/sys", metavar="DIR", help="a /sys-like tree")
-    parser.add_argument("--proc-root", default="/proc", metavar="DIR", help="a /proc-like tree")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per sample; figures outside their physical range are null, "
+        'with the reason in "invalid"',
+    )
+    parser.add_argument(
+        "--sysfs-root",
+        type=cliargs.folder("a /sys-like tree"),
+        default=None,
+        metavar="DIR",
+        help="a /sys-like tree",
+    )
+    parser.add_argument(
+        "--proc-root",
+        type=cliargs.folder("a /proc-like tree"),
+        default=None,
+        metavar="DIR",
+        help="a /proc-like tree",
+    )
     parser.set_defaults(func=run)
 
 
@@ -75,6 +105,7 @@ def text_lines(sample: Sample) -> list[str]:
             f"  fan {_fmt(g.fan_rpm, ' rpm')} ({_fmt(g.fan_percent, ' %')})   "
             f"link {g.link or 'n/a'}   perf level {g.perf_level or 'n/a'}",
         ]
+        lines += [f"  no value for {name}: {reason}" for name, reason in g.invalid]
     host = sample.host
     if host is not None:
         lines.append(
@@ -87,6 +118,7 @@ def text_lines(sample: Sample) -> list[str]:
             f"  pid {p.pid} {p.name}{label} on {p.pci_slot or 'n/a'}: VRAM {_gib(p.vram_bytes)}"
             f"  GTT {_gib(p.gtt_bytes)}  engine {_fmt(p.engine_percent, ' %')}"
         )
+        lines += [f"    no value for {name}: {reason}" for name, reason in p.invalid]
     return lines
 
 
@@ -110,16 +142,11 @@ def run(args: argparse.Namespace) -> int:
 
     from rocmpanel.monitor.collector import TelemetryCollector
 
-    if args.interval < 0.1:
-        print("rocmpanel telemetry: --interval must be at least 0.1 s")
-        return 2
-    count = 1 if args.count is None else args.count
-    if count < 0:
-        print("rocmpanel telemetry: --count must be 0 or more")
-        return 2
-    gpus = inventory_gpus(args.sysfs_root)
+    count = 1 if args.count is None else args.count  # argparse checked both ranges
+    sysfs_root = args.sysfs_root or "/sys"
+    gpus = inventory_gpus(sysfs_root)
     collector = TelemetryCollector(
-        args.sysfs_root, args.proc_root, process_interval_s=0.0, gpus=gpus
+        sysfs_root, args.proc_root or "/proc", process_interval_s=0.0, gpus=gpus
     )
     time.sleep(0.25)  # CPU percent and engine percent need an interval to measure over
     collector.read_processes(force=True)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rocmpanel.machine.live import LiveGpuMemory
+from rocmpanel.monitor import ranges
 from rocmpanel.monitor.host_source import HostSource
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, ProcessSample, Sample
 from rocmpanel.monitor.source import FoundGpus, NullGpuSource
@@ -95,7 +96,7 @@ class TelemetryCollector:
         wait = source.capabilities.min_interval_s
         if wait and self._gpus_at is not None and now - self._gpus_at < wait:
             return self._gpus
-        self._gpus = source.read()
+        self._gpus = ranges.check_gpus(source.read())
         self._gpus_at = now
         return self._gpus
 
@@ -112,10 +113,15 @@ class TelemetryCollector:
         return self._processes
 
     def collect(self, worker_pids: Mapping[int, str] | None = None) -> Sample:
+        """One Sample; figures outside their physical range are None, with the reason
+        (:mod:`~rocmpanel.monitor.ranges`), whichever source read them."""
         t = time.time()
         gpus = self.read_gpus()
         host = self._host.read() if self._host is not None else None
-        return Sample(t, gpus, host, self.read_processes(worker_pids))
+        processes = self.read_processes(worker_pids)
+        if processes:
+            processes = ranges.check_processes(processes, ranges.vram_totals(gpus))
+        return Sample(t, gpus, host, processes)
 
     def _close_sources(self) -> None:
         self.sources.processes.close()

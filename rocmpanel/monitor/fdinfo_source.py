@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rocmpanel.base.units import GIB, KIB, MIB
 from rocmpanel.machine.kfd_topology import read_nodes
-from rocmpanel.machine.sysfs import read_int, read_text
+from rocmpanel.machine.sysfs import printable, read_int, read_text
 from rocmpanel.monitor.sample import ProcessSample
 
 _UNITS = {"": 1, "B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB}
@@ -252,7 +252,7 @@ class FdinfoScanner:
     ) -> list[ProcessSample]:
         rows = []
         for (pid, slot), use in sorted(usage.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-            name = read_text(f"{self.proc_root}/{pid}/comm") or str(pid)
+            name = printable(read_text(f"{self.proc_root}/{pid}/comm")) or str(pid)
             engines = tuple(sorted((k, round(min(v, 100.0), 1)) for k, v in use.engines.items()))
             rows.append(
                 ProcessSample(

@@ -52,6 +52,9 @@ class GpuSample:
     fan_percent: float | None = None  # pwm1 scaled to 0-100
     link: str | None = None  # "16.0 GT/s x16"
     perf_level: str | None = None  # power_dpm_force_performance_level
+    # Figures read but outside their physical range (monitor.ranges), so None above:
+    # (name in the JSON, reason), e.g. ("power_w", "1e+26 W is outside ... 0 to 2000 W").
+    invalid: tuple[tuple[str, str], ...] = ()
 
     def temp_c(self, sensor: str) -> float | None:
         return {"edge": self.temp_edge_c, "junction": self.temp_junction_c, "mem": self.temp_mem_c}[
@@ -91,6 +94,7 @@ class GpuSample:
             "vis_vram_total_bytes": self.vis_vram_total_bytes,
             "fan_percent": self.fan_percent,
             "perf_level": self.perf_level,
+            "invalid": dict(self.invalid),
         }
 
 
@@ -131,6 +135,7 @@ class ProcessSample:
     engines: tuple[tuple[str, float], ...] = ()  # per-engine percent, e.g. ("gfx", 12.5)
     worker: str | None = None  # the panel's own job name when this is one of our workers
     sources: tuple[str, ...] = ()  # "fdinfo", "kfd"
+    invalid: tuple[tuple[str, str], ...] = ()  # (figure, reason) dropped by monitor.ranges
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,6 +148,7 @@ class ProcessSample:
             "engines": dict(self.engines),
             "worker": self.worker,
             "sources": list(self.sources),
+            "invalid": dict(self.invalid),
         }
 
 

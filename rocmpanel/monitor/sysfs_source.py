@@ -25,7 +25,7 @@ from rocmpanel.base.errors import PanelError
 from rocmpanel.machine import pci_ids
 from rocmpanel.machine.drm_sysfs import DrmDevice, scan_drm
 from rocmpanel.machine.kfd_topology import read_nodes
-from rocmpanel.machine.sysfs import read_int, read_text
+from rocmpanel.machine.sysfs import printable, read_int, read_text
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
 from rocmpanel.monitor.source import Capabilities
 from rocmpanel.monitor.sysfs_probe import GpuFiles, probe_gpu
@@ -37,8 +37,8 @@ _DPM_LEVEL = re.compile(r"^\s*\d+:\s*(\d+)\s*[Mm][Hh]z\s*\*")
 
 
 def _percent(path: str | None) -> float | None:
-    value = read_int(path)
-    return float(value) if value is not None and 0 <= value <= 100 else None
+    value = read_int(path)  # outside 0 to 100: monitor.ranges drops it and says why
+    return float(value) if value is not None else None
 
 
 def _scaled(path: str | None, scale: int) -> float | None:
@@ -132,7 +132,7 @@ class SysfsGpu:
             fan_rpm=read_int(f.fan_rpm),
             fan_percent=(round(100.0 * pwm / pwm_max, 1) if pwm is not None and pwm_max else None),
             link=self._link(),
-            perf_level=read_text(f.perf_level),
+            perf_level=printable(read_text(f.perf_level)),
         )
 
     def _read_crit(self) -> None:
@@ -147,7 +147,7 @@ class SysfsGpu:
         self._limits.crit_read = complete
 
     def _link(self) -> str | None:
-        speed = read_text(self.files.link_speed)
+        speed = printable(read_text(self.files.link_speed))
         width = read_int(self.files.link_width)
         if speed is None or speed.lower().startswith("unknown"):
             return None

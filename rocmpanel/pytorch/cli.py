@@ -4,8 +4,42 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any
+
+from rocmpanel.base.cliargs import gfx_name, integer, version
+
+_PYTHON_VERSION_RE = re.compile(r"\d+\.\d+")
+_INDEX_SCHEMES = ("https://", "http://", "file://")
+
+
+def python_version(text: str) -> str:
+    """A Python version as X.Y (``3.12``), for ``--python`` of plan and install."""
+    value = text.strip()
+    if not _PYTHON_VERSION_RE.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a Python version (expected X.Y, such as 3.12)"
+        )
+    return value
+
+
+def os_name(text: str) -> str:
+    value = text.strip().lower()
+    if value not in ("linux", "windows"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an OS rocmpanel plans for (linux or windows)"
+        )
+    return value
+
+
+def index_url(text: str) -> str:
+    value = text.strip()
+    if not value.lower().startswith(_INDEX_SCHEMES) or len(value) <= len("file://"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an index URL (expected https://…, http://… or file://…)"
+        )
+    return value
 
 
 def register(subparsers: Any) -> None:
@@ -13,12 +47,20 @@ def register(subparsers: Any) -> None:
         "torch", help="plan, install and validate the right PyTorch build for this GPU"
     )
     sub = parser.add_subparsers(dest="torch_command", metavar="ACTION", required=True)
+    run_id = integer(1)
 
     def plan_inputs(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--gfx", help="GPU target, e.g. gfx1100 (default: detected)")
-        p.add_argument("--rocm", help="installed ROCm version (default: detected)")
-        p.add_argument("--os", dest="os_name", help="linux or windows (default: this one)")
-        p.add_argument("--python", dest="python_version", help="X.Y (default: the base Python)")
+        p.add_argument("--gfx", type=gfx_name, help="GPU target, e.g. gfx1100 (default: detected)")
+        p.add_argument("--rocm", type=version, help="installed ROCm version (default: detected)")
+        p.add_argument(
+            "--os", dest="os_name", type=os_name, help="linux or windows (default: this one)"
+        )
+        p.add_argument(
+            "--python",
+            dest="python_version",
+            type=python_version,
+            help="X.Y (default: the base Python)",
+        )
 
     p_plan = sub.add_parser("plan", help="show the build to install and the exact pip command")
     plan_inputs(p_plan)
@@ -28,7 +70,9 @@ def register(subparsers: Any) -> None:
     p_install = sub.add_parser("install", help="install the planned build into a new environment")
     plan_inputs(p_install)
     p_install.add_argument("--env", dest="env_name", help="environment name (default: the build)")
-    p_install.add_argument("--index-url", help="use this index instead of the planned one")
+    p_install.add_argument(
+        "--index-url", type=index_url, help="use this index instead of the planned one"
+    )
     p_install.add_argument("--no-activate", action="store_true", help="do not make it active")
     p_install.set_defaults(func=run_install)
 
@@ -48,15 +92,15 @@ def register(subparsers: Any) -> None:
     which = p_val.add_mutually_exclusive_group()
     which.add_argument("--python", help="interpreter to validate (default: the workload Python)")
     which.add_argument("--env", dest="env_name", help="managed environment to validate")
-    p_val.add_argument("--gfx", help="expected gfx target (default: detected)")
+    p_val.add_argument("--gfx", type=gfx_name, help="expected gfx target (default: detected)")
     p_val.add_argument("--quick", action="store_true", help="smaller sizes, faster")
     p_val.add_argument("--json", action="store_true", help="print the run as JSON")
     p_val.add_argument("--markdown", action="store_true", help="print the run as Markdown")
     p_val.set_defaults(func=run_validate)
 
     p_hist = sub.add_parser("history", help="list saved validation runs, export or compare them")
-    p_hist.add_argument("--export", type=int, metavar="ID", help="print run ID as Markdown")
-    p_hist.add_argument("--compare", type=int, nargs=2, metavar=("A", "B"))
+    p_hist.add_argument("--export", type=run_id, metavar="ID", help="print run ID as Markdown")
+    p_hist.add_argument("--compare", type=run_id, nargs=2, metavar=("A", "B"))
     p_hist.set_defaults(func=run_history)
 
 
@@ -141,7 +185,7 @@ def run_install(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.jobs import workload
     from rocmpanel.jobs.process import JobProcess
-    from rocmpanel.jobs.protocol import LogLine, Progress, WorkerError
+    from rocmpanel.jobs.protocol import LogLine, Progress
     from rocmpanel.jobs.spec import prepare
     from rocmpanel.pytorch import environments
 
@@ -166,8 +210,7 @@ def run_install(args: argparse.Namespace) -> int:
             print(f"[{pct}] {event.step}", flush=True)
         elif isinstance(event, LogLine):
             print(f"       {event.message}", flush=True)
-        elif isinstance(event, WorkerError):
-            print(f"error: {event.message}", flush=True)
+        # A worker's error event becomes the outcome's message, printed once below.
 
     job = JobProcess(prepare(spec), on_event, lambda o: None, grace_s=3.0)
     try:
@@ -186,7 +229,9 @@ def run_install(args: argparse.Namespace) -> int:
     if not outcome.was_successful():
         environments.discard(ticket)
         print(
-            f"Install failed: {outcome}\nThe partial environment was removed; nothing else changed."
+            f"Install failed: {outcome}\n"
+            "The partial environment was removed; nothing else changed.",
+            file=sys.stderr,
         )
         return 1
     try:
@@ -219,6 +264,13 @@ def run_envs(args: argparse.Namespace) -> int:
             print(f"Registered {workload.register_interpreter(args.register)}")
             return 0
         if args.activate:
+            damaged = environments.damaged_env(args.activate)
+            if damaged is not None:
+                return _fail(
+                    f"the environment {damaged.name!r} cannot be used: its record "
+                    f"{damaged.record} is damaged ({damaged.problem}). {damaged.advice}",
+                    1,
+                )
             env = workload.find_env(args.activate)
             python = str(env.python) if env else args.activate
             if env is None and python not in workload.registered_interpreters():
@@ -232,36 +284,61 @@ def run_envs(args: argparse.Namespace) -> int:
                 if answer.strip().lower() not in ("y", "yes"):
                     print("Nothing removed.")
                     return 1
-            env = environments.remove_env(args.remove)
-            if settings.general.workload_python == str(env.python):
+            removed = environments.remove_env(args.remove)
+            if settings.general.workload_python == str(removed.python):
                 workload.activate(settings, "")
                 print("It was the active environment: the panel's own Python is used now.")
-            print(f"Removed {env.path}")
+            print(f"Removed {removed.path}")
             return 0
     except PanelError as exc:
         return _fail(str(exc))
     active = settings.general.workload_python
-    items = workload.interpreters()
+    broken = environments.damaged_envs()
+    # An environment whose record is damaged is listed as such, never as usable.
+    unusable = {str(d.python) for d in broken}
+    items = [i for i in workload.interpreters() if not (i.managed and i.python in unusable)]
     if args.json:
-        print(json.dumps([{**vars(i), "active": i.python == active} for i in items], indent=2))
+        rows = [{**vars(i), "active": i.python == active, "damaged": False} for i in items]
+        rows += [
+            {
+                "label": d.name,
+                "python": str(d.python),
+                "managed": True,
+                "exists": d.python.exists(),
+                "active": str(d.python) == active,
+                "damaged": True,
+                "record": str(d.record),
+                "problem": d.problem,
+                "fix": d.advice,
+            }
+            for d in broken
+        ]
+        print(json.dumps(rows, indent=2))
         return 0
-    if not items:
+    if not items and not broken:
         print("No managed environments yet: `rocmpanel torch install` creates one.")
     for item in items:
         mark = "*" if item.python == active else " "
         kind = "managed" if item.managed else ("registered" if item.exists else "missing")
         print(f"{mark} {item.label:40} {kind:10} {item.python}")
+    for d in broken:
+        mark = "*" if str(d.python) == active else "!"
+        print(f"{mark} {d.name:40} {'damaged':10} {d.record}: {d.problem}.")
+        print(f"  {'':40} {'':10} {d.advice}")
     if not active:
         print(f"  (active: the panel's own Python, {sys.executable})")
     return 0
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.spec import prepare
     from rocmpanel.knowledge.torch_builds import load_manifest
+    from rocmpanel.pytorch import environments
     from rocmpanel.pytorch.plan_inputs import detect_machine
     from rocmpanel.pytorch.validation_job import (
         CheckCollector,
@@ -275,6 +352,13 @@ def run_validate(args: argparse.Namespace) -> int:
 
     settings = Settings.load()
     quiet = args.json or args.markdown
+    damaged = environments.damaged_env(args.env_name) if args.env_name else None
+    if damaged is not None:
+        return _fail(
+            f"the environment {damaged.name!r} cannot be validated: its record "
+            f"{damaged.record} is damaged ({damaged.problem}). {damaged.advice}",
+            1,
+        )
     try:
         python, env_name, job_env = resolve_target(args.python, args.env_name, settings)
         machine = detect_machine() if not args.gfx else None
@@ -306,15 +390,34 @@ def run_validate(args: argparse.Namespace) -> int:
         if outcome is None:
             return _fail("the validation did not finish", 1)
     run = run_from_outcome(outcome, collector, python=python, env_name=env_name, gfx=gfx)
+    # The run is printed and decides the exit status whatever becomes of saving it: a
+    # failed save is a warning on stderr, and only the history misses the run.
+    save_error: str | None = None
+    store = ValidationStore()
     try:
-        run = ValidationStore().save(run)
-    except PanelError as exc:  # the run is still shown; only the history misses it
-        print(f"rocmpanel torch: could not save the run: {exc.message}", file=sys.stderr)
-    overrides = load_manifest().overrides
+        run = store.save(run)
+    except PanelError as exc:
+        save_error = exc.message
+    except (OSError, sqlite3.Error) as exc:  # not expected: connect() turns these into PanelErrors
+        save_error = f"{type(exc).__name__}: {exc}"
+    if store.notice:
+        print(f"rocmpanel torch: {store.notice}", file=sys.stderr)
+    if save_error is not None:
+        print(
+            f"rocmpanel torch: the run was not saved to the history: {save_error}",
+            file=sys.stderr,
+        )
+    try:
+        overrides = load_manifest().overrides
+    except PanelError as exc:  # the fixes come from the data set; the run is shown without
+        print(f"rocmpanel torch: {exc.message}", file=sys.stderr)
+        overrides = {}
     if args.json:
         data = {
             **run.info,
             "id": run.id,
+            "saved": save_error is None,
+            "save_error": save_error,
             "verdict": run.verdict.value,
             "outcome": run.outcome,
             "checks": [],
@@ -343,27 +446,41 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_history(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
-    from rocmpanel.knowledge.torch_builds import load_manifest
-    from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
     from rocmpanel.pytorch.validation_store import ValidationStore
 
     store = ValidationStore()
     try:
-        if args.export is not None:
-            run = store.get(args.export)
-            if run is None:
-                return _fail(f"no validation run #{args.export}")
-            print(to_markdown(run, load_manifest().overrides), end="")
-            return 0
-        if args.compare:
-            a, b = store.get(args.compare[0]), store.get(args.compare[1])
-            if a is None or b is None:
-                return _fail("no such run: " + ", ".join(str(i) for i in args.compare))
-            print(compare_markdown(a, b), end="")
-            return 0
-        runs = store.list_runs()
+        return _history(args, store)
     except PanelError as exc:
-        return _fail(str(exc))
+        return _fail(exc.message, 1)
+    finally:
+        if store.notice:  # a damaged file was moved aside: say so, whatever else happened
+            print(f"rocmpanel torch: {store.notice}", file=sys.stderr)
+
+
+def _history(args: argparse.Namespace, store: Any) -> int:
+    from rocmpanel.knowledge.torch_builds import load_manifest
+    from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
+
+    if args.export is not None:
+        run = store.get(args.export)
+        if run is None:
+            return _fail(
+                f"no validation run #{args.export} (`rocmpanel torch history` lists them)", 1
+            )
+        print(to_markdown(run, load_manifest().overrides), end="")
+        return 0
+    if args.compare:
+        a, b = store.get(args.compare[0]), store.get(args.compare[1])
+        missing = [str(i) for i, r in zip(args.compare, (a, b), strict=True) if r is None]
+        if missing:
+            return _fail(
+                f"no validation run #{', #'.join(missing)} (`rocmpanel torch history` lists them)",
+                1,
+            )
+        print(compare_markdown(a, b), end="")
+        return 0
+    runs = store.list_runs()
     if not runs:
         print("No validation runs saved yet: `rocmpanel torch validate` makes one.")
     for run in runs:

@@ -36,6 +36,7 @@ from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.jobs.workload import (
     RECORD,
     ManagedEnv,
+    check_record,
     envs_dir,
     find_env,
     read_record,
@@ -237,15 +238,65 @@ def finish_install(ticket: InstallTicket, result: Mapping[str, Any] | None) -> M
     return env
 
 
-def remove_env(name: str) -> ManagedEnv:
-    """Delete a managed environment's directory. The caller confirms with the user first."""
-    env = find_env(name)
+# -- damaged records ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class DamagedEnv:
+    """A managed environment whose record cannot be trusted (not JSON, a field of the wrong
+    type, a field missing): listed as damaged, never used, removable."""
+
+    name: str  # its folder's name
+    path: Path
+    problem: str  # what is wrong with the record, a sentence without its path
+
+    @property
+    def record(self) -> Path:
+        return self.path / RECORD
+
+    @property
+    def python(self) -> Path:
+        return venv_python(self.path)
+
+    @property
+    def advice(self) -> str:
+        return (
+            f"Repair {self.record}, or delete the environment: "
+            f"rocmpanel torch envs --remove {self.name}"
+        )
+
+
+def damaged_envs() -> list[DamagedEnv]:
+    """Environment folders whose record exists but is damaged, by name."""
+    root = envs_dir()
+    if not root.is_dir():
+        return []
+    found = []
+    for child in sorted(root.iterdir()):
+        if not child.is_dir() or not _NAME_RE.match(child.name):
+            continue
+        if not os.path.lexists(child / RECORD):
+            continue  # a partial install, not an environment
+        problem = check_record(child)
+        if problem is not None:
+            found.append(DamagedEnv(child.name, child, problem))
+    return found
+
+
+def damaged_env(name: str) -> DamagedEnv | None:
+    """The damaged environment in folder ``name``, or None."""
+    return next((d for d in damaged_envs() if d.name == name), None)
+
+
+def remove_env(name: str) -> ManagedEnv | DamagedEnv:
+    """Delete a managed environment's directory (also one whose record is damaged). The
+    caller confirms with the user first."""
+    env: ManagedEnv | DamagedEnv | None = find_env(name) or damaged_env(name)
     if env is None:
         raise PanelError(f"No managed environment named {name!r}.")
     if env.path.parent != envs_dir():
         raise PanelError(f"Refusing to delete {env.path}: it is not under {envs_dir()}.")
     # The record goes first: a half-deleted directory is then a partial install, not an env.
-    (env.path / RECORD).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # a record that is a folder goes with the rmtree
+        (env.path / RECORD).unlink(missing_ok=True)
     shutil.rmtree(env.path, ignore_errors=True)
     if env.path.exists():
         raise PanelError(f"Could not delete all of {env.path}.")

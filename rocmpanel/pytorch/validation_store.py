@@ -4,13 +4,17 @@
 :func:`rocmpanel.base.sqlite.connect`. Up to 0.x the runs lived in tables ``validation_*``
 of the shared ``data/rocmpanel.sqlite3`` without a version; when the new file is created,
 migration 2 copies those runs over (ids kept, the old file only read), so a user's history
-survives the move. Every call opens the file: run them off the GUI thread.
+survives the move. The file is made by the first save (reading a history that does not
+exist yet writes nothing); a damaged one is moved aside and a new one started
+(:mod:`rocmpanel.base.sqlite`), which :attr:`ValidationStore.notice` then says. Every call
+opens the file: run them off the GUI thread.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
@@ -20,7 +24,7 @@ from pathlib import Path
 
 from rocmpanel.base import paths
 from rocmpanel.base.enums import CheckStatus
-from rocmpanel.base.sqlite import Migration, connect
+from rocmpanel.base.sqlite import Migration, connect, recovery_notice
 from rocmpanel.pytorch.validation_run import CheckResult, ValidationRun
 
 log = logging.getLogger(__name__)
@@ -158,7 +162,21 @@ class ValidationStore:
             path = paths.validation_database_file()
             legacy = legacy if legacy is not None else paths.database_file()
         self.path = path
+        self._legacy = legacy
         self._migrations = migrations(legacy)
+
+    @property
+    def notice(self) -> str | None:
+        """What was done about a damaged file in this process (moved aside, a new one
+        started), for the user; None when nothing was."""
+        return recovery_notice(self.path)
+
+    def _nothing_saved(self) -> bool:
+        """No file yet and no old runs to carry over: reading need not create one (the
+        file is made by the first save, so opening the tab writes nothing)."""
+        return not os.path.lexists(self.path) and not (
+            self._legacy is not None and self._legacy.is_file()
+        )
 
     def save(self, run: ValidationRun) -> ValidationRun:
         """Store ``run``; returns it with its new id."""
@@ -215,6 +233,8 @@ class ValidationStore:
 
     def list_runs(self, limit: int = 200) -> list[ValidationRun]:
         """Newest first."""
+        if self._nothing_saved():
+            return []
         with connect(self.path, self._migrations, WHAT) as db:
             rows = db.execute(
                 f"SELECT {_RUN_COLUMNS} FROM validation_runs ORDER BY id DESC LIMIT ?", (limit,)
@@ -222,6 +242,8 @@ class ValidationStore:
             return self._read(db, rows)
 
     def get(self, run_id: int) -> ValidationRun | None:
+        if self._nothing_saved():
+            return None
         with connect(self.path, self._migrations, WHAT) as db:
             rows = db.execute(
                 f"SELECT {_RUN_COLUMNS} FROM validation_runs WHERE id = ?", (run_id,)
@@ -231,5 +253,7 @@ class ValidationStore:
 
     def delete(self, *run_ids: int) -> None:
         """Forget the runs ``run_ids`` (their checks go with them)."""
+        if self._nothing_saved():
+            return
         with connect(self.path, self._migrations, WHAT) as db:
             db.executemany("DELETE FROM validation_runs WHERE id = ?", [(i,) for i in run_ids])

@@ -11,32 +11,174 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
+import stat
 import sys
+import time
 from dataclasses import dataclass
 
+from rocmpanel.base import files
 from rocmpanel.machine.parsers import lspci as lspci_parse
 
+MAX_INPUT_BYTES = files.CAPTURE_LIMIT
+"""An input (a file, a pipe, stdin) is read up to this size (64 MiB); a larger one is
+refused with :class:`CaptureReadError`."""
 MAX_CAPTURE_CHARS = 2 * 2**20
-"""Each input is read up to this size (2 MiB; a rocminfo of 64 GPU partitions is ~0.4 MiB)."""
+"""The first this many characters of an input are analysed (2 MiB; a rocminfo of 64 GPU
+partitions is ~0.4 MiB): cutting a 64 MiB input into lines would take gigabytes."""
+WRITER_WAIT_S = 0.5
+"""How long a FIFO nobody has opened for writing is waited for (a writer blocked in
+``open`` connects at once; ``<(command)`` is connected from the start)."""
+IDLE_S = 60.0
+"""How long a connected pipe may send nothing before the read gives up (rocminfo on a
+busy machine takes seconds, never a minute)."""
 
 
 # ---- reading ----------------------------------------------------------------------------
 
 
-def read_capture(path: str, limit: int = MAX_CAPTURE_CHARS) -> str:
-    """The text of a capture file ('-' for stdin): at most ``limit`` + 1 bytes (one more than
-    :func:`analyse_texts` reads, so that it sees a larger input is larger), decoded as UTF-8
-    or, with a byte-order mark, UTF-16 (Windows PowerShell's ``>`` writes that). Reads pipes
-    and FIFOs (waiting for a writer, as ``cat`` does); raises OSError for what cannot be read
-    (a missing file, a folder)."""
+class CaptureReadError(OSError):
+    """An input that cannot be read, with the sentence that says why and what to do."""
+
+
+def read_capture(
+    path: str,
+    limit: int = MAX_INPUT_BYTES,
+    *,
+    writer_wait_s: float = WRITER_WAIT_S,
+    idle_s: float = IDLE_S,
+) -> str:
+    """The text of a capture file ('-' for stdin), at most ``limit`` bytes, decoded as
+    UTF-8 or, with a byte-order mark, UTF-16 (Windows PowerShell's ``>`` writes that).
+
+    Regular files, pipes and FIFOs (``--from <(rocminfo)``, ``mkfifo``) are read; a FIFO
+    nobody writes to is waited for ``writer_wait_s`` seconds and a pipe that goes silent
+    for ``idle_s`` seconds is given up, so no read hangs. Raises CaptureReadError for a
+    device, a socket or an input over ``limit``, and other OSError (a missing file, a
+    folder) as ``open`` does."""
     if path == "-":
-        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-        raw = stream.read(limit + 1) if stream is not None else sys.stdin.read(limit + 1).encode()
-        return decode_capture(raw)
-    if os.path.isdir(path):
+        return decode_capture(_read_stdin(limit, idle_s))
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISFIFO(mode):
+            return decode_capture(_read_pipe(fd, path, limit, writer_wait_s, idle_s))
+    finally:
+        os.close(fd)
+    if stat.S_ISDIR(mode):
         raise IsADirectoryError(21, "Is a directory", path)
-    with open(path, "rb") as handle:
-        return decode_capture(handle.read(limit + 1))
+    try:
+        return decode_capture(files.read_bytes(path, limit))
+    except files.NotRegularFileError as exc:
+        raise CaptureReadError(
+            f"{exc} (a device or a socket is never a tool's output): save the output to a "
+            "file and give that, or pipe it in with --from -."
+        ) from None
+    except files.TooLargeError:
+        raise _too_large(path, limit) from None
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _too_large(name: str, limit: int) -> CaptureReadError:
+    return CaptureReadError(
+        f"{name} is larger than {_size(limit)}, more than any tool's output: "
+        "give only the output of rocminfo, rocm-smi, amd-smi, hipInfo, collect_env or lspci."
+    )
+
+
+def _size(limit: int) -> str:
+    return files.size_text(limit) if limit % files.KIB == 0 else f"{limit} bytes"
+
+
+def _wait_readable(fd: int, seconds: float) -> bool:
+    try:
+        ready, _, _ = select.select([fd], [], [], max(0.0, seconds))
+    except (OSError, ValueError):  # not selectable here (Windows): plain reads then
+        time.sleep(min(seconds, 0.05))
+        return True
+    return bool(ready)
+
+
+def _read_pipe(fd: int, name: str, limit: int, writer_wait_s: float, idle_s: float) -> bytes:
+    """A FIFO opened without blocking: read until its writer closes it. With no writer,
+    a read returns b"" at once; with a writer and no data yet, it raises EAGAIN."""
+    chunks: list[bytes] = []
+    total = 0
+    writer = False
+    started = last = time.monotonic()
+    while True:
+        try:
+            chunk: bytes | None = os.read(fd, min(limit + 1 - total, files.MIB))
+        except BlockingIOError:
+            chunk = None
+        now = time.monotonic()
+        if chunk:
+            writer, last = True, now
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise _too_large(name, limit)
+            continue
+        if chunk is None:
+            writer = True
+            if now - last > idle_s:
+                raise CaptureReadError(
+                    f"{name} sent nothing for {idle_s:g} s, so it was not read to the end: "
+                    "check that the command writing to it is still running, or save its "
+                    "output to a file and give that."
+                )
+        elif writer:
+            return b"".join(chunks)  # the writer closed it: the end
+        elif now - started > writer_wait_s:
+            raise CaptureReadError(
+                f"Nothing is writing to the FIFO {name} (waited {writer_wait_s:g} s): start "
+                "the command that writes to it first, or save its output to a file and give "
+                "that."
+            )
+        if _wait_readable(fd, 0.1) and chunk == b"":
+            time.sleep(0.05)  # a FIFO whose writer left polls readable: do not spin
+
+
+def _read_stdin(limit: int, idle_s: float) -> bytes:
+    """stdin, at most ``limit`` bytes. A pipe that goes silent for ``idle_s`` is given up;
+    a terminal is read until Ctrl+D (Ctrl+Z, Enter on Windows) as ``cat`` reads it."""
+    stream = getattr(sys.stdin, "buffer", None)
+    try:
+        fd = (stream or sys.stdin).fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):  # a stand-in stream (tests, IDEs)
+        raw = stream.read(limit + 1) if stream is not None else sys.stdin.read(limit + 1).encode()
+        if len(raw) > limit:
+            raise _too_large("stdin", limit) from None
+        return raw
+    waits = not os.isatty(fd) and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
+    chunks: list[bytes] = []
+    total = 0
+    last = time.monotonic()
+    while True:
+        if waits and not _wait_readable(fd, 0.1):
+            if time.monotonic() - last > idle_s:
+                raise CaptureReadError(
+                    f"stdin sent nothing for {idle_s:g} s, so it was not read to the end: "
+                    "check that the command piping into rocmpanel is still running."
+                )
+            continue
+        chunk = os.read(fd, min(limit + 1 - total, files.MIB))
+        if not chunk:
+            return b"".join(chunks)
+        last = time.monotonic()
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise _too_large("stdin", limit)
 
 
 def decode_capture(raw: bytes) -> str:

@@ -1,8 +1,8 @@
 """``rocmpanel doctor``: GPUs, compatibility verdicts and the stack checklist, headless.
 
 With ``--from FILE`` (repeatable) it diagnoses the system a pasted output describes instead
-of this one. Exit code 0 when no check fails, 1 when one does, 2 on a usage or input error.
-Imports no Qt.
+of this one. Exit code 0 when no check fails, 1 when one does, 2 on a usage or input error
+(a bad argument, an input that cannot be read or is not a tool's output). Imports no Qt.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import argparse
 import json
 import sys
 from typing import Any
+
+from rocmpanel.base import cliargs
 
 
 def register(subparsers: Any) -> None:
@@ -33,17 +35,23 @@ def register(subparsers: Any) -> None:
         "file may hold several); repeatable, '-' reads stdin. Outputs of different machines "
         "are diagnosed apart",
     )
-    parser.add_argument("--rocm-version", metavar="V", help="judge against this ROCm version")
+    parser.add_argument(
+        "--rocm-version",
+        metavar="V",
+        type=cliargs.version,
+        help="judge against this ROCm version (such as 7.2 or 6.4.1)",
+    )
     parser.add_argument("--os", choices=("linux", "windows"), help="judge for this OS")
     parser.add_argument(
         "--sysfs-root",
         metavar="DIR",
+        type=cliargs.folder("a captured /sys tree or a cardN/device folder"),
         help="read a captured /sys tree (or cardN/device folder) instead of /sys",
     )
     parser.add_argument(
         "--rocminfo-file",
         metavar="FILE",
-        help="use this rocminfo output instead of running rocminfo",
+        help="use this rocminfo output instead of running rocminfo ('-' reads stdin)",
     )
     parser.set_defaults(func=run)
 
@@ -51,11 +59,15 @@ def register(subparsers: Any) -> None:
 def _read(path: str) -> str:
     from rocmpanel.setup.capture_input import read_capture
 
-    return read_capture(path)  # bounded; UTF-8 or UTF-16; files, pipes, FIFOs, '-'
+    if path == "-" and sys.stdin is not None and sys.stdin.isatty():
+        end = "Ctrl+Z, then Enter" if sys.platform == "win32" else "Ctrl+D on a line of its own"
+        print(f"Paste the output, then press {end}.", file=sys.stderr)
+    return read_capture(path)  # bounded (64 MiB); UTF-8 or UTF-16; files, pipes, FIFOs, '-'
 
 
 def run(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
+    from rocmpanel.setup.capture_input import CaptureReadError
     from rocmpanel.setup.report import build_report
 
     try:
@@ -80,8 +92,14 @@ def run(args: argparse.Namespace) -> int:
             ]
         else:
             report, machines = _live_report(args), []
+    except CaptureReadError as exc:
+        print(f"rocmpanel doctor: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
-        print(f"rocmpanel doctor: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        what = exc.strerror or str(exc)
+        print(
+            f"rocmpanel doctor: cannot read {exc.filename or 'the input'}: {what}", file=sys.stderr
+        )
         return 2
     except PanelError as exc:
         print(f"rocmpanel doctor: {exc.message}", file=sys.stderr)

@@ -1,31 +1,50 @@
-"""``rocmpanel probe``: run the probe worker in the workload Python and print what it saw."""
+"""``rocmpanel probe``: run the probe worker in the workload Python and print what it saw.
+
+Exit status 0 with the report, 1 when the probe ran but failed or timed out, 2 when the
+interpreter given cannot run it (missing, not executable, not a Python 3). Every error
+goes to stderr in one sentence that says what to do; the report alone goes to stdout.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
+
+PROBE_TIMEOUT_S = 120
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "probe", help="report the workload Python's torch build and the GPUs torch sees"
     )
-    parser.add_argument("--python", default=None, help="interpreter to probe (default: setting)")
+    parser.add_argument(
+        "--python",
+        default=None,
+        metavar="PATH",
+        help="Python 3 interpreter to probe (default: the workload Python of the settings)",
+    )
     parser.add_argument("--json", action="store_true", help="print the raw JSON report")
     parser.set_defaults(func=run)
 
 
+def _error(message: str) -> None:
+    print(f"rocmpanel probe: {message}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
-    from rocmpanel.base.settings import Settings
     from rocmpanel.jobs.job_env import with_job_env
-    from rocmpanel.jobs.process import JobProcess
+    from rocmpanel.jobs.process import JobProcess, JobState
     from rocmpanel.jobs.spec import JobSpec, prepare
     from rocmpanel.setup.probe_report import ProbeReport
 
-    python = args.python if args.python is not None else Settings.load().general.workload_python
+    if args.python is not None and not args.python.strip():
+        _error("--python is empty: give the path of a Python 3 interpreter.")
+        return 2
     try:
+        python = args.python if args.python is not None else _workload_python()
         job = JobProcess(
             prepare(with_job_env(JobSpec("probe", "probe", python=python))),
             lambda e: None,
@@ -33,15 +52,25 @@ def run(args: argparse.Namespace) -> int:
         )
         job.start()
     except PanelError as exc:
-        print(f"rocmpanel probe: {exc.message}")
+        _error(exc.message)
         return 2
-    outcome = job.wait(120)
+    outcome = job.wait(PROBE_TIMEOUT_S)
     if outcome is None:
         job.cancel()
-        print("rocmpanel probe: the probe did not finish within 120 s")
+        _error(f"the probe did not finish within {PROBE_TIMEOUT_S} s; nothing was reported.")
         return 1
+    if outcome.state is JobState.CRASHED and outcome.error is None and outcome.result is None:
+        # It never spoke the worker protocol: not a Python 3 that can run the probe script.
+        tail = "\n".join(outcome.stderr_tail[-5:])
+        how = f" with code {outcome.exit_code}" if outcome.exit_code else ""
+        _error(
+            f"{python} did not run the probe: it exited{how} without a report. Give "
+            "--python the path of a Python 3 interpreter, such as a virtual environment's "
+            "bin/python." + (f"\nIts last error output:\n{tail}" if tail else "")
+        )
+        return 2
     if not outcome.was_successful() or outcome.result is None:
-        print(f"rocmpanel probe: {outcome}")
+        _error(str(outcome))
         return 1
     report = dict(outcome.result)
     if args.json:
@@ -49,3 +78,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(ProbeReport.from_dict(report).summary_lines()))
     return 0
+
+
+def _workload_python() -> str:
+    from rocmpanel.base.settings import Settings
+
+    return Settings.load().general.workload_python

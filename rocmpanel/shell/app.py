@@ -182,7 +182,9 @@ def run_gui(smoke_test: bool = False) -> int:
     # imported after it (to look for its __feature__ switches), and these need none.
     from rocmpanel.base.settings import Settings
 
-    settings = Settings.load()
+    settings = Settings.load(tell=False)  # the window shows what was wrong, in a dialog
+    if smoke_test:  # a check of the build: the user's files stay as they are
+        settings.writable = False
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
@@ -210,8 +212,13 @@ def run_gui(smoke_test: bool = False) -> int:
 
     reporter = install_excepthook()
     window = MainWindow(settings)
+    if smoke_test:
+        window.save_on_close = False
     window.first_painted.connect(lambda: after_first_paint(app))
     reporter.set_parent_window(window)
+    from rocmpanel.jobs.runner import watch_exit_signals
+
+    watch_exit_signals(app, window.close)  # SIGTERM/SIGHUP end the jobs, then the window
     log.info("rocmpanel %s started", __version__)
 
     if smoke_test:

@@ -49,15 +49,50 @@ WINDOW_ARGV: tuple[tuple[str, ...], ...] = ((), ("--smoke-test",))
 def main(argv: Sequence[str] | None = None) -> int:
     given = tuple(sys.argv[1:] if argv is None else argv)
     if given in WINDOW_ARGV:
-        from rocmpanel.shell.app import run_gui
-
-        return run_gui(smoke_test=bool(given))
+        return _run_gui(smoke_test=bool(given))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        from rocmpanel.shell.app import run_gui
+        return _run_gui(smoke_test=args.smoke_test)
+    return _run_command(args)
 
-        return run_gui(smoke_test=args.smoke_test)
+
+def _run_gui(smoke_test: bool) -> int:
+    from rocmpanel.jobs import lifetime
+    from rocmpanel.shell.app import run_gui
+
+    return lifetime.exit_code(run_gui(smoke_test=smoke_test))
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run a headless command. SIGTERM and SIGHUP end its jobs (their process groups) and
+    interrupt it as Ctrl+C does, so its own clean-up runs; it then exits with 128 + the
+    signal's number (Ctrl+C: 130)."""
+    from rocmpanel.jobs import lifetime
+
+    try:
+        with lifetime.ending_jobs_on_signals():
+            code = _call(args)
+    except KeyboardInterrupt:  # a signal's interruption raised while handling another
+        code = 130
+    signum = lifetime.received_signal()
+    if signum is not None:
+        import contextlib
+        import signal
+
+        ended = lifetime.jobs_ended()
+        jobs = f"; {ended} background job{'s' if ended != 1 else ''} ended" if ended else ""
+        with contextlib.suppress(OSError, ValueError):  # the terminal may be gone (SIGHUP)
+            print(
+                f"rocmpanel {args.command}: stopped by {signal.Signals(signum).name}{jobs}.",
+                file=sys.stderr,
+            )
+    return lifetime.exit_code(code)
+
+
+def _call(args: argparse.Namespace) -> int:
+    from rocmpanel.jobs import lifetime
+
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -65,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the last line of defence: never a traceback
+        if lifetime.received_signal() is not None:
+            return 1  # e.g. printing to a terminal that hung up: the signal says why
         return _report_unexpected(args.command, exc)
 
 

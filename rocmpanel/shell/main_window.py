@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -128,6 +129,9 @@ class MainWindow(QMainWindow):
             inventory = InventoryHolder(parent=self)
         self.ctx = AppContext(self.settings, self.jobs, self.notify, inventory=inventory)
         self.tab_failures: list[str] = []
+        # False: closing writes nothing (the smoke test must leave the user's files alone).
+        self.save_on_close = True
+        self.settings_problems_box: QMessageBox | None = None
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -257,6 +261,25 @@ class MainWindow(QMainWindow):
         self._build_log_dock()
         self._fill_menus()
         QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
+        if self.settings.problems:
+            self.show_settings_problems()
+
+    def show_settings_problems(self) -> QMessageBox:
+        """Say, once, what was wrong with the settings file (the panel runs on defaults
+        where it was); not modal, so nothing waits for it."""
+        if self.settings_problems_box is not None:
+            return self.settings_problems_box
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("rocmpanel: settings file")
+        box.setText(f"Some of your settings could not be used ({self.settings.path}).")
+        box.setInformativeText("\n\n".join(self.settings.problems))
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+        box.show()
+        self.settings_problems_box = box
+        return box
 
     # -- the log dock: built after the first paint, or when first asked for ------------
     @property
@@ -384,17 +407,23 @@ class MainWindow(QMainWindow):
             self.notify(f"{job.name}: {job.outcome.message}")
 
     # -- closing -----------------------------------------------------------------------
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self._closed = True
+    def _save_window_settings(self) -> None:
+        """Keep the window's size, layout and last tab. A settings file that could not
+        be read is not replaced for these (only a setting the user changes replaces it)."""
         self.settings.window.geometry = bytes(self.saveGeometry().toBase64().data()).decode()
         self.settings.window.state = bytes(self.saveState().toBase64().data()).decode()
         if self.tabs.count():
             self.settings.window.last_tab = self.tabs.tabText(self.tabs.currentIndex())
         self.settings.window.log_open = self._log_dock is not None and not self._log_dock.isHidden()
         try:
-            self.settings.save()
+            self.settings.save(replace_damaged=False)
         except PanelError as exc:
             reports.report(exc, "Saving the settings")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._closed = True
+        if self.save_on_close:
+            self._save_window_settings()
         for slot in self._slots():
             if slot.tab is None:
                 continue

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -59,6 +60,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.notice_box: QMessageBox | None = None
         self.setWindowTitle("Settings")
         layout = QVBoxLayout(self)
         form = QFormLayout()
@@ -93,8 +95,18 @@ class SettingsDialog(QDialog):
                 trial.assign(item, _value_of(editor))
             for item, _ in self.editors:
                 self.settings.assign(item, trial.value(item))
-            self.settings.save()
+            notices = self.settings.save()
         except (ValueError, PanelError) as exc:  # a value that does not fit, or saving failed
             report(exc, "Saving settings", label=self.error)  # shown here, detail in the log
             return
+        if notices:  # a damaged file was kept aside before it was replaced: say where
+            self.notice_box = QMessageBox(
+                QMessageBox.Icon.Information,
+                "Settings saved",
+                "\n\n".join(notices),
+                QMessageBox.StandardButton.Ok,
+                self.parentWidget(),
+            )
+            self.notice_box.setModal(False)
+            self.notice_box.show()
         super().accept()

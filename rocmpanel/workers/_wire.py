@@ -6,7 +6,11 @@ file without rocmpanel being installed in the workload environment.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
 import sys
 import threading
 import traceback
@@ -70,9 +74,52 @@ DEVICES = ("auto", "gpu", "cpu")
 ROLES = ("system", "user", "assistant")
 
 
+# -- the lifeline: no worker runs on after the panel is gone ------------------------------
+# Copies of rocmpanel.jobs.lifetime's names (tests/workers/test_pip_install.py checks them).
+LIFELINE_ENV = "ROCMPANEL_LIFELINE"
+LIFELINE_STDIN = "stdin"
+# Children a worker started (pip, venv) while they run: ended with the worker.
+running_children: set[subprocess.Popen[Any]] = set()
+
+
+def watch_lifeline(fd: int = 0) -> threading.Thread | None:
+    """When the panel holds ``fd`` (stdin) as its lifeline (``ROCMPANEL_LIFELINE=stdin``: a
+    pipe it keeps open and never writes), end this worker's whole process group once that pipe
+    reaches end of file, i.e. once the panel is gone however it went, even a kill -9.
+    Returns the watching thread, or None when there is no lifeline (run by hand, Windows)."""
+    if os.environ.get(LIFELINE_ENV) != LIFELINE_STDIN or os.name != "posix":
+        return None
+    thread = threading.Thread(target=_wait_for_panel, args=(fd,), name="lifeline", daemon=True)
+    thread.start()
+    return thread
+
+
+def _wait_for_panel(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):  # the panel never writes; data would be ignored
+            pass
+    except OSError:
+        pass
+    end_own_group()
+
+
+def end_own_group() -> None:
+    """Kill this worker and everything it started. The panel starts it as the leader of a
+    process group of its own, which its children share: one signal takes them all.
+    Otherwise (not a group leader) only the running children are killed, then this process."""
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    for child in list(running_children):
+        with contextlib.suppress(OSError):
+            child.kill()
+    os._exit(1)
+
+
 def run_main(main: Any) -> None:
-    """Run ``main()``; an unexpected exception becomes an error event and exit code 1."""
+    """Run ``main()`` (with the panel's lifeline watched); an unexpected exception becomes an
+    error event and exit code 1."""
     protect_stdout()
+    watch_lifeline()
     try:
         main()
     except KeyboardInterrupt:

@@ -9,19 +9,30 @@ Runs in the base Python the venv is made from. The venv goes into DIR, which mus
 yet; on failure or cancel the panel removes DIR (the job runner kills this worker's whole
 process group, pip included). ``--isolated-config`` hides the user's and the system's pip
 configuration and PIP_* variables, so only the index the plan chose is used.
+
+The panel's lifeline (``_wire.watch_lifeline``) ends pip and its builds with this worker when
+the panel is gone, even after a kill -9: no install runs on orphaned.
+
+A failed pip run is diagnosed from all of pip's output, not only its last ERROR line: a
+network failure (DNS, refused, timeout, TLS, proxy), a full disk or a permission problem
+becomes the headline, with what to do, instead of the "Could not find a version that
+satisfies ... (from versions: none)" pip prints after its retries gave up.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 import _wire
 
@@ -64,6 +75,11 @@ _RAW_PROGRESS_RE = re.compile(r"^\s*Progress\s+(\d+)\s+of\s+(\d+)\s*$")
 _SIZE_RE = re.compile(r"([\d.]+)\s*([kMG]?B)")
 _UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
 
+# Copy of rocmpanel.jobs.lifetime's names (a worker cannot import rocmpanel).
+LIFELINE_ENV = _wire.LIFELINE_ENV
+LIFELINE_STDIN = _wire.LIFELINE_STDIN
+TAIL_LINES = 60  # pip's last output lines kept for the diagnosis (a traceback's end)
+
 VENV_BAND = (0.0, 0.1)
 RESOLVE_BAND = (0.1, 0.2)
 DOWNLOAD_BAND = (0.2, 0.8)
@@ -100,6 +116,7 @@ def child_env(isolated: bool) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env.pop("VIRTUAL_ENV", None)
+    env.pop(LIFELINE_ENV, None)
     if isolated:
         for key in [k for k in env if k.upper().startswith("PIP_")]:
             del env[key]
@@ -115,6 +132,7 @@ def stream_lines(argv: list[str], env: dict[str, str], on_line: Callable[[str], 
     _wire.log("$ " + " ".join(argv))
     proc = subprocess.Popen(
         argv,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,
@@ -123,11 +141,16 @@ def stream_lines(argv: list[str], env: dict[str, str], on_line: Callable[[str], 
         errors="replace",
     )
     assert proc.stdout is not None
-    for line in proc.stdout:
-        text = line.rstrip()
-        if text:
-            on_line(text)
-    return proc.wait()
+    _wire.running_children.add(proc)
+    try:
+        for line in proc.stdout:
+            text = line.rstrip()
+            if text:
+                on_line(text)
+        return proc.wait()
+    finally:
+        _wire.running_children.discard(proc)
+        proc.stdout.close()
 
 
 def run_logged(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
@@ -142,7 +165,12 @@ def run_logged(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
 
 def pip_version(python: str, env: dict[str, str]) -> tuple[int, ...]:
     out = subprocess.run(
-        [python, "-m", "pip", "--version"], capture_output=True, text=True, env=env, check=False
+        [python, "-m", "pip", "--version"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     match = re.match(r"pip (\d+)\.(\d+)", out.stdout)
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
@@ -161,6 +189,296 @@ def _band(band: tuple[float, float], part: float) -> float:
     return band[0] + (band[1] - band[0]) * min(1.0, max(0.0, part))
 
 
+# -- why pip failed --------------------------------------------------------------------
+class Cause(NamedTuple):
+    """What made pip fail, in one sentence that says what to do (``kind`` for the panel)."""
+
+    kind: str
+    message: str
+    evidence: str = ""  # the line of pip's output it was read from
+
+
+# Lines that come from pip's network layer (urllib3/requests), wherever pip prints them.
+_NETWORK_LINE_RE = re.compile(
+    r"Retrying \(Retry\(|Could not fetch URL|ConnectionPool\(host=|NewConnectionError|"
+    r"NameResolutionError|urllib3\.exceptions\.|requests\.exceptions\.|ProxyError|SSLError|"
+    r"ReadTimeoutError|ConnectTimeoutError|Connection broken:|IncompleteRead|"
+    r"RemoteDisconnected|Connection aborted"
+)
+# Network failures, most specific first: the first kind seen in this order is the headline.
+_NETWORK_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(regex, re.IGNORECASE))
+    for kind, regex in (
+        (
+            "network_proxy",
+            r"ProxyError|Cannot connect to proxy|Tunnel connection failed|"
+            r"Proxy Authentication Required",
+        ),
+        (
+            "network_tls",
+            r"SSLError|\[SSL|SSL:|CERTIFICATE_VERIFY_FAILED|certificate verify failed|"
+            r"problem confirming the ssl certificate",
+        ),
+        (
+            "network_dns",
+            r"Name or service not known|Temporary failure in name resolution|"
+            r"nodename nor servname|getaddrinfo failed|Failed to resolve|NameResolutionError|"
+            r"No address associated with hostname",
+        ),
+        ("network_refused", r"Connection refused|ConnectionRefusedError|actively refused"),
+        ("network_unreachable", r"Network is unreachable|No route to host"),
+        ("network_timeout", r"timed out|TimeoutError|Timeout\("),
+        ("network", r"."),
+    )
+)
+_DISK_FULL_RE = re.compile(r"\[Errno 28\]|No space left on device|Disk quota exceeded")
+_PERMISSION_RE = re.compile(r"\[Errno 13\]|Permission denied|\[WinError 5\]|Access is denied")
+_ERRNO_PATH_RE = re.compile(r"(?:\[Errno \d+\]|\[WinError \d+\])[^:]*: '([^']+)'")
+_HOST_PORT_RE = re.compile(r"host='([^']+)', port=(\d+)")
+_RESOLVE_RE = re.compile(r"Failed to resolve '([^']+)'")
+_URL_RE = re.compile(r"https?://[^\s'\"<>),]+")
+_RETRY_PATH_RE = re.compile(r"\)': (/\S*)\s*$")
+_NO_VERSION_RE = re.compile(
+    r"Could not find a version that satisfies the requirement (.+?) \(from versions: (.*)\)"
+)
+_CERT_REASON_RE = re.compile(r"certificate verify failed: ([^(')\"]+)")
+_PROXY_STATUS_RE = re.compile(r"Tunnel connection failed: (\d{3}[^'\")]*)")
+# How a connection broke, most telling first.
+_BROKEN = tuple(
+    re.compile(regex)
+    for regex in (
+        r"Connection reset by peer",
+        r"RemoteDisconnected\([^)]*\)",
+        r"IncompleteRead\([^)]*\)",
+        r"Connection aborted",
+    )
+)
+
+
+def _netloc(url: str) -> str:
+    try:
+        return urlsplit(url).netloc.rsplit("@", 1)[-1]
+    except ValueError:
+        return ""
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else "twice" if count == 2 else f"{count} times"
+
+
+class PipDiagnosis:
+    """Reads every line pip prints and, if pip fails, says why (:meth:`cause`)."""
+
+    def __init__(self) -> None:
+        self.indexes: list[str] = []
+        self.retries = 0
+        self.network: dict[str, str] = {}  # kind -> the first line of that kind
+        self.disk_full = ""
+        self.permission = ""
+        self.errors: list[str] = []
+        self.no_version: tuple[str, str] | None = None
+        self.crashed = False
+        self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+
+    def feed_all(self, lines: Iterable[str]) -> PipDiagnosis:
+        for line in lines:
+            self.feed(line)
+        return self
+
+    def feed(self, line: str) -> None:
+        text = line.strip()
+        if not text:
+            return
+        self.tail.append(text)
+        if text.startswith("Looking in indexes:"):
+            self.indexes = [u.strip() for u in text.split(":", 1)[1].split(",") if u.strip()]
+            return
+        if text.startswith("ERROR:"):
+            error = text[len("ERROR:") :].strip()
+            self.errors.append(error)
+            if error.startswith("Exception:"):
+                self.crashed = True
+            found = _NO_VERSION_RE.search(error)
+            if found and self.no_version is None:
+                self.no_version = (found.group(1), found.group(2).strip())
+        if _NETWORK_LINE_RE.search(text):
+            if "Retrying (Retry(" in text:
+                self.retries += 1
+            for kind, regex in _NETWORK_KINDS:
+                if regex.search(text):
+                    self.network.setdefault(kind, text)
+                    break
+            return
+        if not self.disk_full and _DISK_FULL_RE.search(text):
+            self.disk_full = text
+        elif not self.permission and _PERMISSION_RE.search(text):
+            self.permission = text
+
+    # -- what it means -----------------------------------------------------------------
+    def _host(self, line: str) -> str:
+        """The host a network line is about: from the line itself, else the index whose
+        path the retried URL starts with, else the first index."""
+        found = _HOST_PORT_RE.search(line)
+        if found:
+            port = found.group(2)
+            return found.group(1) + ("" if port in ("80", "443") else f":{port}")
+        found = _RESOLVE_RE.search(line)
+        if found:
+            return found.group(1)
+        for url in _URL_RE.findall(line):
+            if _netloc(url):
+                return _netloc(url)
+        path = _RETRY_PATH_RE.search(line)
+        if path:
+            for index in self.indexes:
+                index_path = urlsplit(index).path.rstrip("/")
+                if index_path and path.group(1).startswith(index_path + "/"):
+                    return _netloc(index)
+        for index in self.indexes:
+            if _netloc(index):
+                return _netloc(index)
+        return ""
+
+    def _retried(self) -> str:
+        return f"; pip retried {_times(self.retries)}" if self.retries else ""
+
+    def _network_cause(self) -> Cause | None:
+        for kind, _regex in _NETWORK_KINDS:
+            line = self.network.get(kind)
+            if line is not None:
+                return Cause(kind, self._network_message(kind, line), line)
+        return None
+
+    def _what(self, kind: str, line: str) -> str:
+        """What went wrong on the network, in a few words naming the host."""
+        host = self._host(line)
+        where = host or "the package index"
+        if kind == "network_dns":
+            return f"DNS lookup failed for {host}" if host else "a DNS lookup failed"
+        if kind == "network_refused":
+            return f"{where} refused the connection"
+        if kind == "network_unreachable":
+            return f"no network route to {where}"
+        if kind == "network_timeout":
+            how = "reading from" if "Read timed out" in line else "connecting to"
+            return f"{how} {where} timed out"
+        if kind == "network_tls":
+            reason = _CERT_REASON_RE.search(line)
+            if reason:
+                return (
+                    f"the TLS certificate of {where} could not be verified: "
+                    f"{reason.group(1).strip()}"
+                )
+            return f"a TLS (SSL) error with {where}"
+        if kind == "network_proxy":
+            status = _PROXY_STATUS_RE.search(line)
+            if status:
+                return f"the proxy answered {status.group(1).strip()}"
+            return "the proxy could not be reached"
+        how = next((m.group(0) for m in (r.search(line) for r in _BROKEN) if m), "")
+        return f"the connection to {where} failed" + (f": {how}" if how else "")
+
+    def _network_message(self, kind: str, line: str) -> str:
+        what = self._what(kind, line)
+        retried = self._retried()
+        if kind == "network_refused":
+            advice = "Check the index URL and that its server is up, or the proxy settings"
+        elif kind == "network_unreachable":
+            advice = "Check the network connection"
+        elif kind == "network_timeout":
+            return (
+                f"the package index did not answer in time ({what}). Check the network "
+                f"connection or the proxy settings, or try again later{retried}."
+            )
+        elif kind == "network_tls":
+            return (
+                f"the package index could not be reached securely ({what}). A proxy or "
+                "firewall that inspects HTTPS needs its certificate authority trusted, and "
+                f"the system clock must be right{retried}."
+            )
+        elif kind == "network_proxy":
+            return (
+                f"the package index could not be reached through the proxy ({what}). Check "
+                f"the proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY){retried}."
+            )
+        elif kind == "network":
+            return f"{what}. Check the network connection and try again{retried}."
+        else:  # DNS
+            advice = "Check the network connection or the proxy settings"
+        return f"the package index could not be reached ({what}). {advice}{retried}."
+
+    def local_cause(self) -> Cause | None:
+        """A full disk or a refused write, seen in the output (pip's or venv's)."""
+        if self.disk_full:
+            found = _ERRNO_PATH_RE.search(self.disk_full)
+            full = "Disk quota exceeded" if "quota" in self.disk_full else "No space left on device"
+            what = f"pip could not write {found.group(1)}" if found else "a write failed"
+            return Cause(
+                "disk_full",
+                f"the disk is full ({what}: {full}). Free some space, or put ROCMPANEL_HOME "
+                "(the environments) and TMPDIR (pip's downloads) on a larger disk, then "
+                "install again.",
+                self.disk_full,
+            )
+        if self.permission:
+            found = _ERRNO_PATH_RE.search(self.permission)
+            what = f"writing {found.group(1)} was refused" if found else "a write was refused"
+            return Cause(
+                "permission",
+                f"permission denied ({what}). Check who owns that folder and that this user "
+                "may write there (and in ROCMPANEL_HOME), then install again.",
+                self.permission,
+            )
+        return None
+
+    def cause(self, code: int) -> Cause:
+        """Why pip exited with ``code`` (not 0): the most telling thing it printed."""
+        local = self.local_cause()
+        if local is not None:
+            return local
+        offered = self.no_version[1] if self.no_version else "none"
+        if offered == "none":  # the index gave nothing: a network failure explains that
+            network = self._network_cause()
+            if network is not None:
+                return network
+        if self.no_version is not None:
+            requirement, versions = self.no_version
+            host = next((_netloc(i) for i in self.indexes if _netloc(i)), "")
+            where = f" on {host}" if host else " on the package index"
+            offers = "it offers none" if versions == "none" else f"it offers {versions}"
+            network = self._network_cause()
+            also = (
+                f" Another source failed: {self._what(network.kind, network.evidence)}."
+                if network is not None
+                else ""
+            )
+            return Cause(
+                "no_version",
+                f"pip found no version of {requirement}{where} ({offers}). Check the index "
+                "URL, the version asked for, and that the build has wheels for this "
+                f"Python.{also}",
+            )
+        if self.crashed:
+            last = next(
+                (t for t in reversed(self.tail) if not t.startswith(("File ", "^", "~"))), ""
+            )
+            return Cause("pip_crash", f"pip stopped with an internal error ({last}).", last)
+        if self.errors:
+            first = self.errors[0].rstrip(".")
+            return Cause("pip", f"pip reported: {first}.", self.errors[0])
+        return Cause(
+            "pip",
+            f"pip exited with code {code} without an error message; its output is in the "
+            "job's log.",
+        )
+
+    def detail(self, cause: Cause) -> str:
+        """The lines behind ``cause`` for the log: its evidence, then pip's errors."""
+        lines = [cause.evidence] if cause.evidence else []
+        lines += [f"ERROR: {e}" for e in self.errors[-20:] if f"ERROR: {e}" not in lines]
+        return "\n".join(lines)
+
+
 class PipProgress:
     """Turns pip's output lines into progress events (one bar across all phases)."""
 
@@ -170,6 +488,7 @@ class PipProgress:
         self.current = ""
         self.largest = 0.0
         self.errors: list[str] = []
+        self.diagnosis = PipDiagnosis()
 
     def _emit(self, fraction: float, step: str) -> None:
         self.fraction = max(self.fraction, fraction)
@@ -179,6 +498,8 @@ class PipProgress:
         """Handle one line; True when it should also go to the log."""
         text = line.strip()
         raw = _RAW_PROGRESS_RE.match(text)
+        if raw is None:
+            self.diagnosis.feed(text)
         if raw:
             done, total = int(raw.group(1)), max(1, int(raw.group(2)))
             step = f"Downloading {self.current}: {done / 1e6:.0f} of {total / 1e6:.0f} MB"
@@ -240,7 +561,12 @@ def installed_versions(python: str, names: list[str], env: dict[str, str]) -> di
         "print(json.dumps(out))\n"
     )
     proc = subprocess.run(
-        [python, "-c", code, *names], capture_output=True, text=True, env=env, check=False
+        [python, "-c", code, *names],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     try:
         data = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -275,10 +601,14 @@ def main() -> None:
     code, lines = run_logged([sys.executable, "-m", "venv", str(env_dir)], env)
     python = str(env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
     if code != 0 or not Path(python).exists():
+        local = PipDiagnosis().feed_all(lines).local_cause()
         _wire.error(
-            f"Creating the environment failed (python -m venv exit code {code}).",
+            "creating the environment failed: " + local.message
+            if local is not None
+            else f"creating the environment failed (python -m venv exit code {code}).",
             kind="venv",
             detail="\n".join(lines[-20:]),
+            cause=local.kind if local is not None else "venv",
         )
         sys.exit(1)
     _wire.progress(VENV_BAND[1], "Environment created; starting pip")
@@ -288,11 +618,15 @@ def main() -> None:
             _wire.log(f"pip call {number} of {len(calls)}")
         code, tracker = run_pip(python, call, env)
         if code != 0:
-            reason = tracker.errors[0] if tracker.errors else f"pip exited with code {code}"
+            diagnosis = tracker.diagnosis
+            cause = diagnosis.cause(code)
             _wire.error(
-                f"pip install failed: {reason}",
+                cause.message,
                 kind="pip",
-                detail="\n".join(tracker.errors[-20:]),
+                detail=diagnosis.detail(cause),
+                cause=cause.kind,
+                retries=diagnosis.retries,
+                exit_code=code,
             )
             sys.exit(1)
     _wire.progress(0.97, "Checking what was installed")
@@ -307,6 +641,7 @@ def main() -> None:
         sys.exit(1)
     version = subprocess.run(
         [python, "-c", "import platform; print(platform.python_version())"],
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         env=env,

@@ -36,6 +36,10 @@ FIGURES = ReplyFigures(
 def test_the_store_has_its_own_file_with_a_schema_version() -> None:
     store = ChatStore()
     assert store.path == paths.chat_database_file() != paths.database_file()
+    # Reading a history that does not exist yet writes nothing; the first write makes it.
+    assert store.conversations() == [] and store.recent_models() == []
+    assert not store.path.parent.exists()
+    store.create("first")
     assert store.path.is_file()
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 2
@@ -46,8 +50,11 @@ def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "chat.sqlite3"
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA user_version = 99")
-    with pytest.raises(PanelError, match="newer rocmpanel"):
-        ChatStore(path)
+    before = path.read_bytes()
+    with pytest.raises(PanelError, match="made by a newer rocmpanel"):
+        ChatStore(path).conversations()
+    assert path.read_bytes() == before  # left as it is, not moved aside
+    assert [p.name for p in tmp_path.iterdir()] == ["chat.sqlite3"]
 
 
 def test_conversation_round_trip(tmp_path: Path) -> None:

@@ -72,3 +72,32 @@ def test_conflict_exits_1_with_message(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize("argv", [("get",), ("set", "A_VAR")])
 def test_usage_errors(tmp_path: Path, capsys, argv) -> None:
     assert _run(capsys, *argv, "--home", str(tmp_path))[0] == 2
+
+
+def test_unset_values_show_as_not_set(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "0")
+    monkeypatch.delenv("ROCR_VISIBLE_DEVICES", raising=False)
+    home = ("--home", str(tmp_path))
+    assert _run(capsys, "set", "ROCR_VISIBLE_DEVICES", "1", "--store", "profile", *home)[0] == 0
+    code, out, _ = _run(capsys, "list", *home)
+    assert code == 0 and "None" not in out
+    assert "ROCR_VISIBLE_DEVICES [valid]  process=(not set)  profile=1" in out.splitlines()
+    assert "HIP_VISIBLE_DEVICES [valid]  process=0  " in out
+    code, out, _ = _run(capsys, "get", "ROCR_VISIBLE_DEVICES", *home)
+    assert out.splitlines()[1:5] == [
+        "  this process: (not set)",
+        "  environment.d: (not set)",
+        "  profile: 1",
+        "  session: (not set)",
+    ]
+
+
+def test_warnings_and_json_output_of_a_change(tmp_path: Path, capsys) -> None:
+    home = ("--home", str(tmp_path), "--store", "environment.d")
+    code, out, err = _run(capsys, "set", "PATH", "/opt/rocm/bin", *home, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] and data["notes"] == []
+    assert data["warnings"] == [
+        "warning (environment.d): PATH does not include $PATH: the system folders would be lost."
+    ]
+    assert "+PATH=/opt/rocm/bin" in data["diff"] and err == ""

@@ -71,9 +71,15 @@ def test_environment_d_replaces_in_place_and_drops_duplicates() -> None:
 
 
 def test_environment_d_quotes_what_needs_it() -> None:
-    text = env_formats.render_environment_d(None, [("X", 'a "b" \\c'), ("P", "/x:$PATH")])
+    changes = [("X", 'a "b" \\c'), ("P", "/x:$PATH"), ("L", "a$b")]
+    text = env_formats.render_environment_d(None, changes, references={"P"})
     assert text is not None and 'X="a \\"b\\" \\\\c"' in text and "P=/x:$PATH\n" in text
-    assert env_formats.parse_environment_d(text) == {"X": 'a "b" \\c', "P": "/x:$PATH"}
+    assert "L=a$$b\n" in text  # literal: systemd reads $$ as one $
+    assert env_formats.parse_environment_d(text) == {
+        "X": 'a "b" \\c',
+        "P": "/x:$PATH",
+        "L": "a$b",
+    }
 
 
 def test_environment_d_continuation_is_not_joined_to_our_line() -> None:
@@ -82,10 +88,18 @@ def test_environment_d_continuation_is_not_joined_to_our_line() -> None:
     assert env_formats.parse_environment_d(new)["B"] == "2"
 
 
-def test_profile_quoting_keeps_references() -> None:
-    text = env_formats.render_profile("", [("PATH", "/opt/rocm/bin:$PATH"), ("Q", 'say "hi"')])
-    assert 'export PATH="/opt/rocm/bin:$PATH"' in text
-    assert env_formats.parse_profile(text) == {"PATH": "/opt/rocm/bin:$PATH", "Q": 'say "hi"'}
+def test_profile_quoting_keeps_references_and_literals() -> None:
+    changes = [("PATH", "/opt/rocm/bin:$PATH"), ("Q", 'say "hi"'), ("L", "it's $HOME")]
+    text = env_formats.render_profile("", changes, references={"PATH"})
+    assert text is not None
+    assert 'export PATH="/opt/rocm/bin:$PATH"\n' in text
+    assert "export Q='say \"hi\"'\n" in text
+    assert "export L='it'\\''s $HOME'\n" in text
+    assert env_formats.parse_profile(text) == {
+        "PATH": "/opt/rocm/bin:$PATH",
+        "Q": 'say "hi"',
+        "L": "it's $HOME",
+    }
 
 
 def test_broken_markers_are_refused() -> None:
@@ -138,3 +152,72 @@ def test_environment_d_replaces_only_the_assignment_line(before, after, name, va
     assert new == before + f"{name}={env_formats.quote_envd(value)}\n" + after
     removed = env_formats.render_environment_d(text, [(name, None)])
     assert removed == before + after
+
+
+@pytest.mark.parametrize(
+    "value", ["", "/opt/rocm/bin", "$PATH", "${PATH}", "/a:$HOME/b:${LD_LIBRARY_PATH}:$X_1y"]
+)
+def test_plain_references_are_accepted(value: str) -> None:
+    assert env_formats.reference_problem(value) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("/x:${FOO", "'${FOO'"),
+        ("${NOPE?boom}", "'${NOPE?boom}'"),
+        ("${HOME/o/0}", "'${HOME/o/0}'"),
+        ("${HOME:1}", "'${HOME:1}'"),
+        ("pid$$", "'$$'"),
+        ("$1/bin", "'$1/bin'"),
+        ("a$", "'$'"),
+        ("$PATH:${A-b}", "'${A-b}'"),
+    ],
+)
+def test_every_other_dollar_is_refused_with_what_it_was(value: str, shown: str) -> None:
+    problem = env_formats.reference_problem(value)
+    assert problem is not None
+    assert problem.startswith(f"{shown} is not a plain variable reference: ")
+    assert "written $NAME or ${NAME}" in problem
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("'a'\\''b'", "a'b"),
+        ('"a\\$b"', "a$b"),
+        ('"$HOME/x"', "$HOME/x"),
+        ("'$HOME/x'", "$HOME/x"),
+        ("a\\ b", "a b"),
+        ("x # comment", "x"),
+        ('"a\\\\b\\c"', "a\\b\\c"),
+        ("pre'mid'\"post\"", "premidpost"),
+    ],
+)
+def test_sh_words_are_read_as_sh_reads_them(raw: str, value: str) -> None:
+    assert env_formats.unquote_sh(raw) == value
+
+
+def test_profile_lines_not_changed_keep_their_bytes_and_repeats_collapse() -> None:
+    block = (
+        f"{env_formats.BLOCK_BEGIN}\n"
+        "export L='$HOME/x'\n"
+        'export M="a\\$b"\n'
+        "export A=old\n"
+        "# mine\n"
+        "export A=older\n"
+        f"{env_formats.BLOCK_END}"  # no newline at the end of the file
+    )
+    new = env_formats.render_profile("x\n" + block, [("A", "new"), ("B", "b$")])
+    assert new == (
+        f"x\n{env_formats.BLOCK_BEGIN}\n"
+        "export L='$HOME/x'\n"
+        'export M="a\\$b"\n'
+        "# mine\n"
+        "export A='new'\n"
+        "export B='b$'\n"
+        f"{env_formats.BLOCK_END}"
+    )
+    assert env_formats.parse_profile(new) == {"L": "$HOME/x", "M": "a$b", "A": "new", "B": "b$"}
+    gone = env_formats.render_profile(new, [("L", None), ("M", None), ("A", None), ("B", None)])
+    assert gone == f"x\n{env_formats.BLOCK_BEGIN}\n# mine\n{env_formats.BLOCK_END}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -23,14 +24,42 @@ def fake_env(name: str, **record: object):
 
 
 def test_records_give_each_env_its_job_variables():
-    path = fake_env("rdna2", job_env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}, torch_version=7)
+    path = fake_env("rdna2", job_env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}, torch_version="2.9")
     (workload.envs_dir() / "partial").mkdir()
     env = workload.env_for_python(str(path / "bin" / "python"))
     assert env is not None and env.name == "rdna2"
     assert env.job_env == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
-    assert env.torch_version is None  # a record field of the wrong type is not trusted
+    assert env.torch_version == "2.9"
     assert [e.name for e in workload.list_envs()] == ["rdna2"]
     assert workload.env_for_python("/somewhere/else") is None
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        ({"torch_version": 7}, "torch_version is 7, not text"),
+        ({"installed": 5}, "installed is 5, not a table of package versions"),
+        ({"created_at": "abc"}, 'created_at is "abc", not a time'),
+        ({"job_env": {"A": 1}}, 'job_env is {"A": 1}, not a table of variables'),
+    ],
+)
+def test_a_damaged_record_is_never_used(record: dict[str, object], problem: str):
+    """A record with a field of the wrong type is not half-trusted: no job runs in it."""
+    path = fake_env("damaged", **record)
+    assert workload.check_record(path) == problem
+    assert workload.env_for_python(str(path / "bin" / "python")) is None
+    assert workload.list_envs() == []
+
+
+def test_a_fifo_record_is_reported_without_blocking(tmp_path):
+    path = workload.envs_dir() / "fifo"
+    path.mkdir(parents=True)
+    os.mkfifo(path / workload.RECORD)
+    assert workload.check_record(path) == (
+        f"it could not be read ({path / workload.RECORD} is a FIFO (named pipe), "
+        "not a regular file)"
+    )
+    assert workload.list_envs() == []
 
 
 def test_registered_interpreters_and_activate():

@@ -145,8 +145,10 @@ def test_an_unreadable_installed_set_is_kept_and_ignored(tmp_path: Path) -> None
 
 
 def test_update_needs_from_and_rollback_needs_a_set(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["data", "update"]) == 1
-    assert "--from" in capsys.readouterr().err
+    assert main(["data", "update"]) == 2  # a usage error, as argparse's
+    assert capsys.readouterr().err == (
+        "rocmpanel data: error: update needs --from FOLDER|ZIP (a data set to install).\n"
+    )
     assert main(["data", "rollback", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["ok"] is False
 

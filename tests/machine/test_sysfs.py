@@ -103,3 +103,19 @@ def test_kfd_nodes_carry_gpu_id_slot_and_gfx(tmp_path: Path) -> None:
     assert (node.gpu_id, node.bdf, node.gfx) == (48612, "0000:03:00.0", "gfx1100")
     assert node.local_mem_bytes == 25753026560
     assert [n.node for n in read_nodes(tmp_path)] == [1, 2]  # the CPU node is left out
+
+
+def test_printable_takes_control_characters_out() -> None:
+    assert sysfs.printable(None) is None
+    assert sysfs.printable("auto") == "auto"
+    assert sysfs.printable("16.0\x1b GT/s\x07 PCIe") == "16.0 GT/s PCIe"
+    assert sysfs.printable("a\tb\r\nc\x7f\x9b") == "a b c"
+    assert sysfs.printable("  \x00\x1b ") is None
+    assert sysfs.printable("Radeon™ Pro W7900") == "Radeon™ Pro W7900"
+
+
+def test_limit_is_the_callers(tmp_path: Path) -> None:
+    text = "x" * 100_000  # over the sysfs cap of 64 KiB
+    path = write(tmp_path / "rocm_version.h", text)
+    assert read_text(path) is None
+    assert read_text(path, limit=200_000) == text

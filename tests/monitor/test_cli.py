@@ -25,6 +25,7 @@ def test_json_samples_from_a_captured_tree(
     shared_fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tree(tmp_path / "sys", shared_fixtures, ["rx7900xt", "rx6900xt"])
+    (tmp_path / "proc").mkdir()
     argv = ["telemetry", "--json", "--count", "2", "--interval", "0.1"]
     assert main([*argv, "--sysfs-root", str(root), "--proc-root", str(tmp_path / "proc")]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -34,6 +35,7 @@ def test_json_samples_from_a_captured_tree(
     first, second = doc["gpus"]
     assert first["pci_id"] == "1002:744c" and first["link"] == "16.0 GT/s x16"
     assert first["sclk_mhz"] == 31 and first["power_cap_w"] == 290.0
+    assert first["invalid"] == {} and second["invalid"] == {}  # real cards: all in range
     assert first["vram_used_bytes"] is None  # the rx7900xt snapshot has no mem_info_vram_*
     assert second["pci_slot"] == "0000:0c:00.0" and second["vram_total_bytes"] == 17163091968
     assert second["temps_c"] == {"edge": 56.0, "junction": 59.0, "mem": 54.0}
@@ -51,8 +53,14 @@ def test_text_output_says_when_no_gpu_is_found(
 
 
 def test_rejects_a_too_short_interval(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["telemetry", "--count", "2", "--interval", "0.01"]) == 2
-    assert "at least 0.1 s" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        main(["telemetry", "--count", "2", "--interval", "0.01"])
+    assert exit_.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(
+        "rocmpanel telemetry: error: argument --interval: 0.01 is below the minimum 0.1\n"
+    )
 
 
 def test_gpus_are_named_from_the_machine_inventory_of_the_tree_read(

@@ -16,6 +16,7 @@ import pytest
 from rocmpanel.base.errors import PanelError
 from rocmpanel.setup.capture_input import (
     MAX_CAPTURE_CHARS,
+    CaptureReadError,
     decode_capture,
     read_capture,
     split_input,
@@ -220,7 +221,9 @@ def test_read_capture_file_utf16_and_limit(tmp_path: Path) -> None:
     assert analyse_texts([read_capture(str(utf16))]).system.os == "windows"
     big = tmp_path / "big.txt"
     big.write_bytes(b"a" * 5000)
-    assert len(read_capture(str(big), limit=1000)) == 1001
+    assert read_capture(str(big), limit=5000) == "a" * 5000
+    with pytest.raises(CaptureReadError, match=r"big\.txt is larger than 4999 bytes"):
+        read_capture(str(big), limit=4999)
     with pytest.raises(OSError):
         read_capture(str(tmp_path))
     with pytest.raises(OSError):

@@ -81,12 +81,13 @@ def test_captured_tree_and_rocminfo_file(tmp_path: Path, capsys) -> None:
         "status": "override",
         "override": "10.3.0",
     }
+    (tmp_path / "empty").mkdir()  # a tree with no GPU: only rocminfo's are found
     main(
         [
             "doctor",
             "--json",
             "--sysfs-root",
-            str(tmp_path / "none"),
+            str(tmp_path / "empty"),
             "--rocminfo-file",
             _file(tmp_path, ROCMINFO),
         ]

@@ -394,7 +394,7 @@ def test_settings_dialog_reports_a_failed_save(qtbot, window, monkeypatch, caplo
     dialog = SettingsDialog(window.settings, window)
     qtbot.addWidget(dialog)
 
-    def fail(self) -> None:
+    def fail(self, **_kw: object) -> None:
         raise PanelError("The settings could not be saved.", "EACCES on settings.toml")
 
     monkeypatch.setattr(Settings, "save", fail)

@@ -70,4 +70,4 @@ def test_probe_cli_missing_python_exits_2(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert proc.returncode == 2 and "does not exist" in proc.stdout
+    assert proc.returncode == 2 and proc.stdout == "" and "does not exist" in proc.stderr

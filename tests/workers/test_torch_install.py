@@ -205,7 +205,8 @@ def test_missing_package_fails_and_leaves_previous_env(home: Path, index: LocalI
     )
     outcome = finish(ticket, job)
     assert outcome.state is JobState.FAILED
-    assert "doesnotexist" in outcome.message and outcome.message.startswith("pip install failed")
+    assert outcome.message.startswith("pip found no version of doesnotexist==1.0 on 127.0.0.1:")
+    assert outcome.error is not None and outcome.error.data["cause"] == "no_version"
     assert not ticket.path.exists()
     assert workload.find_env("broken") is None
     assert Settings.load().general.workload_python == before == previous_python()

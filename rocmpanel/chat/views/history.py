@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -48,6 +49,12 @@ class ConversationList(QWidget):
         self.new_button = QPushButton("&New chat")
         self.new_button.clicked.connect(self.new_requested)
         layout.addWidget(self.new_button)
+        # Says when a damaged history file was moved aside and a new one started.
+        self.notice_label = QLabel()
+        self.notice_label.setWordWrap(True)
+        self.notice_label.setStyleSheet("color: #ef6c00")
+        self.notice_label.hide()
+        layout.addWidget(self.notice_label)
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText("Search conversations")
         self.search_edit.setClearButtonEnabled(True)
@@ -81,8 +88,8 @@ class ConversationList(QWidget):
         search = self.search_edit.text()
         self.store_queue.submit(
             "Reading the chat history",
-            lambda store: store.conversations(search),
-            lambda conversations: self._show(conversations, select),
+            lambda store: (store.conversations(search), store.notice),
+            lambda read: self._show(read[0], select, read[1]),
             self._show_error,
         )
 
@@ -113,7 +120,13 @@ class ConversationList(QWidget):
     def _item_text(title: str, updated: float) -> str:
         return f"{title}\n{time.strftime('%Y-%m-%d %H:%M', time.localtime(updated))}"
 
-    def _show(self, conversations: list[Conversation], select: int | SavedChat | None) -> None:
+    def _show(
+        self,
+        conversations: list[Conversation],
+        select: int | SavedChat | None,
+        notice: str | None = None,
+    ) -> None:
+        self.show_notice(notice)
         current = select.id if isinstance(select, SavedChat) else select
         if current is None:
             current = self.selected_id()
@@ -129,6 +142,13 @@ class ConversationList(QWidget):
             if conversation.id == current:
                 self.list.setCurrentItem(item)
         self._update_buttons()
+
+    def show_notice(self, notice: str | None) -> None:
+        """Show what was done about a damaged history file (None: nothing was)."""
+        if notice:
+            self.notice_label.setText(notice)
+            self.notice_label.setToolTip(notice)
+        self.notice_label.setVisible(bool(notice))
 
     def _show_error(self, error: BaseException) -> None:
         self.list.clear()

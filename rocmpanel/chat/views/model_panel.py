@@ -196,7 +196,8 @@ class ModelPanel(QWidget):
             chat.context_length = self._preferred_context
             chat.system_prompt = self.system_edit.toPlainText()
             chat.device = self.device()
-            chat.precision = self.precision()
+            # None: the automatic choice (NF4 on a GPU, bf16 on the CPU), until one is picked.
+            chat.precision = self.precision() if self._precision_chosen else None
             chat.last_model = self.folder_edit.text().strip()
             self.settings.save()
         except (ValueError, PanelError) as exc:

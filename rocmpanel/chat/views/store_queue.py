@@ -4,9 +4,10 @@ The Chat tab and its conversation list never run sqlite on the GUI thread. They 
 store call to a :class:`StoreQueue`, which runs the calls on the background pool one after
 another, in the order they were asked (a reply is saved after the message it answers, a
 list refresh sees the writes asked before it), and calls each one's ``on_done`` on the GUI
-thread, in that order too. The store itself is opened (created, or migrated from the
-legacy shared file) by the first call, on the pool as well; when that fails, the failure
-is reported and the next call tries again.
+thread, in that order too. The store's file is checked (a damaged one moved aside),
+migrated, or created by the first call that needs it, on the pool as well (a read of a
+history that does not exist yet creates nothing); when that fails, the failure is reported
+and the next call tries again.
 
 No call waits on the GUI thread for another: a single background call at a time drains the
 queue, taking the calls added while it runs. So the window's close, which waits for

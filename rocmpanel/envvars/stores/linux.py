@@ -7,13 +7,23 @@ both by default. Only rocmpanel's own file and the marked block are edited.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars import formats as env_formats
-from rocmpanel.envvars.store import KEEP_BACKUPS, FileEnvStore
+from rocmpanel.envvars.plan import FilePlan, decode, encode
+from rocmpanel.envvars.store import (
+    KEEP_BACKUPS,
+    FileEnvStore,
+    read_limited,
+    shell_syntax_problem,
+)
 
 ENVD_FILE = "60-rocmpanel.conf"
+
+log = logging.getLogger(__name__)
 
 
 class EnvironmentDStore(FileEnvStore):
@@ -32,8 +42,13 @@ class EnvironmentDStore(FileEnvStore):
     def parse(self, text: str) -> dict[str, str]:
         return env_formats.parse_environment_d(text)
 
-    def render(self, old: str | None, changes: Sequence[tuple[str, str | None]]) -> str | None:
-        return env_formats.render_environment_d(old, changes)
+    def render(
+        self,
+        old: str | None,
+        changes: Sequence[tuple[str, str | None]],
+        references: Collection[str] = (),
+    ) -> str | None:
+        return env_formats.render_environment_d(old, changes, references)
 
     def notes(self) -> list[str]:
         """Files that sort after ours and set the same variables win over ours."""
@@ -45,9 +60,10 @@ class EnvironmentDStore(FileEnvStore):
             return []
         for other in others:
             try:
-                text = other.read_bytes().decode("utf-8", "surrogateescape")
-            except OSError:
+                raw = read_limited(other)
+            except PanelError:
                 continue
+            text = decode(raw) or ""
             clash = sorted(set(env_formats.parse_environment_d(text)) & set(ours))
             if clash:
                 later.append(f"{other.name} is read after {ENVD_FILE} and sets {', '.join(clash)}.")
@@ -71,8 +87,42 @@ class ProfileStore(FileEnvStore):
     def parse(self, text: str) -> dict[str, str]:
         return env_formats.parse_profile(text)
 
-    def render(self, old: str | None, changes: Sequence[tuple[str, str | None]]) -> str | None:
-        return env_formats.render_profile(old, changes)
+    def render(
+        self,
+        old: str | None,
+        changes: Sequence[tuple[str, str | None]],
+        references: Collection[str] = (),
+    ) -> str | None:
+        return env_formats.render_profile(old, changes, references)
+
+    def check_content(self, plan: FilePlan) -> None:
+        """The new ~/.profile must pass ``sh -n``: the block on its own, and the whole file
+        unless the user's own lines (the file without the block) already fail on their own."""
+        text = decode(plan.after) or ""
+        lines = env_formats.split_lines(text)
+        try:
+            span = env_formats.find_block(lines)
+        except env_formats.BlockError:
+            span = None
+        problem = None
+        if span is not None:
+            block = "".join(lines[span[0] : span[1] + 1])
+            label = f"{self.path} (rocmpanel block)"
+            problem = shell_syntax_problem(encode(block) or b"", label)
+        if problem is None:
+            problem = shell_syntax_problem(plan.after or b"", str(self.path))
+            if problem is not None:
+                own = text if span is None else "".join(lines[: span[0]] + lines[span[1] + 1 :])
+                if shell_syntax_problem(encode(own) or b"", str(self.path)) is not None:
+                    log.info("%s does not pass sh -n without rocmpanel's block either.", self.path)
+                    return  # the user's lines fail on their own: not ours to refuse
+        if problem is not None:
+            raise PanelError(
+                f"The new {self.path} would not pass `sh -n` ({problem}), so nothing was "
+                f"written. Check the lines between the rocmpanel markers in {self.path}, or "
+                "choose another value.",
+                problem,
+            )
 
     def notes(self) -> list[str]:
         for name in (".bash_profile", ".bash_login"):

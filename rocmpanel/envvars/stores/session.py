@@ -2,8 +2,9 @@
 
 Validation runs, benchmarks and chat get these on top of the panel's environment; nothing
 else on the computer sees them. Tuning presets use this store. The values live in
-``session_env.json`` in the config folder and keep ``$NAME`` references, expanded against
-the panel's environment when a job starts.
+``session_env.json`` in the config folder. As in the other stores, values are literal,
+except that paths and PATH-like lists keep ``$NAME`` / ``${NAME}`` references, expanded
+against the panel's environment when a job starts.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
-from rocmpanel.envvars.catalogue import current_platform
-from rocmpanel.envvars.store import KEEP_BACKUPS, FileEnvStore
+from rocmpanel.envvars.catalogue import current_platform, load_catalogue
+from rocmpanel.envvars.plan import decode
+from rocmpanel.envvars.store import KEEP_BACKUPS, FileEnvStore, read_limited
 
 SESSION_FILE = "session_env.json"
 _REF_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -58,7 +60,12 @@ class SessionStore(FileEnvStore):
     def parse(self, text: str) -> dict[str, str]:
         return _parse(text)
 
-    def render(self, old: str | None, changes: Sequence[tuple[str, str | None]]) -> str | None:
+    def render(
+        self,
+        old: str | None,
+        changes: Sequence[tuple[str, str | None]],
+        references: Collection[str] = (),
+    ) -> str | None:
         values = _parse(old) if old is not None else {}
         for name, value in changes:
             if value is None:
@@ -80,12 +87,10 @@ def job_env_overrides(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables jobs should get on top of ``base`` (default: this process's environment),
     references expanded. Feed it into ``JobSpec.env``. PanelError when the file is damaged."""
     path = session_file()
-    try:
-        text = path.read_bytes().decode("utf-8", "surrogateescape")
-    except FileNotFoundError:
+    raw = read_limited(path)
+    if raw is None:
         return {}
-    except OSError as exc:
-        raise PanelError(f"Could not read {path}: {exc.strerror}.", str(exc)) from exc
+    text = decode(raw) or ""
     try:
         values = _parse(text)
     except ValueError as exc:
@@ -93,4 +98,10 @@ def job_env_overrides(base: Mapping[str, str] | None = None) -> dict[str, str]:
             f"The job variables in {path} are damaged: {exc}. Fix or delete the file.", str(exc)
         ) from exc
     environ = os.environ if base is None else base
-    return {name: expand_references(value, environ) for name, value in values.items()}
+    catalogue = load_catalogue()
+    out = {}
+    for name, value in values.items():
+        info = catalogue.lookup(name)
+        expands = info is not None and info.takes_references
+        out[name] = expand_references(value, environ) if expands else value
+    return out

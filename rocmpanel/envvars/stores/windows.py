@@ -13,18 +13,21 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 from rocmpanel.base import paths
-from rocmpanel.base.atomic import write_atomic
+from rocmpanel.base.atomic import backup_bytes
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
 from rocmpanel.envvars.catalogue import load_catalogue
 from rocmpanel.envvars.plan import EnvChange, FilePlan, check_changes, text_diff
 from rocmpanel.envvars.store import (
+    BEFORE,
     KEEP_BACKUPS,
+    OTHER,
+    WRITTEN,
     EnvConflictError,
     EnvStore,
     StoreSnapshot,
@@ -231,43 +234,72 @@ class WindowsUserStore(EnvStore):
                     f"wrote {value!r}, read {current.get(name)!r}",
                 )
 
-    def write(self, plan: FilePlan) -> dict[str, Any]:
-        self.preflight(plan)
+    def backup(self, plan: FilePlan, protect: Collection[str]) -> dict[str, Any]:
         before = self._values_from(plan.before)
         touched = self._touched(plan)
         previous = {name: before.get(name) for name in touched}
-        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000_000:09d}"
-        backup = paths.backups_dir() / f"HKCU_Environment.{stamp}.json"
-        write_atomic(backup, json.dumps(previous, indent=2).encode("utf-8", "surrogatepass"))
-        for stale in sorted(backup.parent.glob("HKCU_Environment.*.json"))[: -self.keep]:
-            stale.unlink(missing_ok=True)
-        try:
-            self._set_all(touched)
-        except PanelError:
-            self._set_all(previous)
-            raise
+        data = json.dumps(previous, indent=2).encode("utf-8", "surrogatepass")
+        backup = backup_bytes(
+            Path("HKCU/Environment"),
+            data,
+            paths.backups_dir(),
+            self.keep,
+            protect=protect,
+            suffix=".json",
+        )
         return {
             "store": self.key,
             "path": TARGET,
             "backup": str(backup),
             "written": {name: None if v is None else list(v) for name, v in touched.items()},
+            "before_sha256": sha256(plan.before),
             "written_sha256": sha256(plan.after),
         }
 
+    def write(self, plan: FilePlan) -> None:
+        before = self._values_from(plan.before)
+        touched = self._touched(plan)
+        try:
+            self._set_all(touched)
+        except PanelError:
+            self._set_all({name: before.get(name) for name in touched})
+            raise
+
     def _load_backup(self, record: dict[str, Any]) -> dict[str, tuple[str, int] | None]:
         try:
-            data = json.loads(Path(record["backup"]).read_bytes().decode("utf-8", "surrogatepass"))
-        except (OSError, ValueError) as exc:
+            raw = read_bytes(record["backup"], CONFIG_LIMIT)
+            data = json.loads(raw.decode("utf-8", "surrogatepass"))
+            return {name: None if v is None else (v[0], int(v[1])) for name, v in data.items()}
+        except (OSError, ValueError, TypeError, AttributeError, IndexError) as exc:
             raise PanelError(
-                f"The backup {record['backup']} needed to undo is gone; nothing was restored.",
+                f"The backup {record['backup']} needed to undo is gone or damaged; nothing was "
+                "restored.",
                 str(exc),
             ) from exc
-        return {name: None if v is None else (v[0], int(v[1])) for name, v in data.items()}
+
+    @staticmethod
+    def _written(record: dict[str, Any]) -> dict[str, tuple[str, int] | None]:
+        return {
+            name: None if value is None else (value[0], int(value[1]))
+            for name, value in record["written"].items()
+        }
+
+    def state(self, record: dict[str, Any]) -> str:
+        current = self._read_values()
+        written = self._written(record)
+        if all(current.get(name) == value for name, value in written.items()):
+            return WRITTEN
+        try:
+            previous = self._load_backup(record)
+        except PanelError:
+            return OTHER
+        if all(current.get(name) == previous.get(name) for name in written):
+            return BEFORE
+        return OTHER
 
     def check_restore(self, record: dict[str, Any]) -> None:
         current = self._read_values()
-        for name, value in record["written"].items():
-            expected = None if value is None else (value[0], int(value[1]))
+        for name, expected in self._written(record).items():
             if current.get(name) != expected:
                 raise EnvConflictError(
                     f"{TARGET}\\{name} changed after rocmpanel wrote it; nothing was restored.",

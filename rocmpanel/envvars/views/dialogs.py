@@ -89,6 +89,21 @@ class PathListEditor(QWidget):
         self.changed.emit()
 
 
+VALUE_LITERAL = "Stored literally: a $ stays a $ (nothing in the value is expanded)."
+VALUE_REFERENCES = (
+    "A path may refer to other variables only as $NAME or ${NAME} (e.g. $HOME/rocm or "
+    "$PATH); any other $ is refused."
+)
+VALUE_WINDOWS = "Stored as typed; %NAME% refers to another variable."
+
+
+def value_policy(takes_references: bool, platform: str) -> str:
+    """The one line under the value field saying how ``$`` is treated."""
+    if platform == "windows":
+        return VALUE_WINDOWS
+    return VALUE_REFERENCES if takes_references else VALUE_LITERAL
+
+
 class ValueDialog(QDialog):
     """Edit (or add) one variable; the value is checked as you type and OK stays disabled
     while the catalogue refuses it."""
@@ -116,6 +131,9 @@ class ValueDialog(QDialog):
         self.meaning.setWordWrap(True)
         self.verdict = QLabel(self)
         self.verdict.setWordWrap(True)
+        self.policy = QLabel(self)
+        self.policy.setWordWrap(True)
+        self.policy.setAccessibleName("How the value is stored")
         self.editor_host = QVBoxLayout()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -128,6 +146,7 @@ class ValueDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.meaning)
         layout.addLayout(self.editor_host, 1)
+        layout.addWidget(self.policy)
         layout.addWidget(self.verdict)
         layout.addWidget(self.buttons)
         self.list_editor: PathListEditor | None = None
@@ -150,6 +169,7 @@ class ValueDialog(QDialog):
         self._clear_editor()
         info = self.catalogue.lookup(self.name())
         self.meaning.setText(info.meaning if info else "Not in the catalogue: kept as plain text.")
+        self.policy.setText(value_policy(info is not None and info.takes_references, self.platform))
         if info is not None and info.is_list:
             if not value and self.name() == "PATH" and self.platform == "linux":
                 value = "$PATH"  # keep the system folders: the list adds to them

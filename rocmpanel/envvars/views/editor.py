@@ -36,11 +36,10 @@ from rocmpanel.envvars.store import (
     EnvStore,
     StoreSnapshot,
     StoresRead,
-    apply_plans,
     make_stores,
     read_stores,
-    undo_last,
 )
+from rocmpanel.envvars.transaction import apply_plans, recover_and_read, undo_last
 from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog, conflict_box
 from rocmpanel.envvars.views.variable_table import VariableTable
 from rocmpanel.gui.context import AppContext
@@ -155,10 +154,11 @@ class EnvEditor(QWidget):
     # ---- data -------------------------------------------------------------------------------
 
     def reload(self) -> bool:
-        """Read every store again in the background (staged changes stay staged); ``loaded``
-        follows. False when a read or write is already running."""
+        """Finish an interrupted change (``transaction.recover``), then read every store again,
+        in the background (staged changes stay staged); ``loaded`` follows. False when a read
+        or write is already running."""
         stores = dict(self.stores)
-        return self.status.run(READING, lambda: read_stores(stores), self._on_read)
+        return self.status.run(READING, lambda: recover_and_read(stores), self._on_read)
 
     def _on_read(self, read: StoresRead | None, error: BaseException | None) -> None:
         if error is not None or read is None:
@@ -174,7 +174,9 @@ class EnvEditor(QWidget):
             self.status.show_error(error, READING)
         problems = [s.problem for s in self.snapshots.values() if s.problem]
         if problems:  # otherwise what is shown (a change staged meanwhile, say) stays
-            self.status.show_message(" ".join(problems), error=True)
+            self.status.show_message(" ".join([*problems, *read.notes]), error=True)
+        elif read.notes:
+            self.status.show_message(" ".join(read.notes))
 
     def target_keys(self) -> list[str]:
         return [key for key, box in self.target_boxes.items() if box.isChecked()]
@@ -377,7 +379,8 @@ class EnvEditor(QWidget):
         self._show_read(read)
         self._refresh()
         if not any(snapshot.problem for snapshot in read.snapshots.values()):
-            self.status.show_message(result.message + (APPLY_NOTE if written else ""))
+            text = result.message + (APPLY_NOTE if written else "")
+            self.status.show_message(" ".join([text, *result.notes]))
         self.write_finished.emit(True)
         self.applied.emit()
 

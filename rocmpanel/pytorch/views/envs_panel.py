@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -33,11 +34,12 @@ from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.jobs import workload
 from rocmpanel.jobs.workload import ManagedEnv
-from rocmpanel.pytorch.environments import remove_env
+from rocmpanel.pytorch.environments import DamagedEnv, damaged_envs, remove_env
 
 PANEL_OWN = ""  # the setting's value for "the panel's own interpreter"
 PYTHON_ROLE = Qt.ItemDataRole.UserRole
 MANAGED_ROLE = Qt.ItemDataRole.UserRole + 1
+DAMAGED_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,16 @@ class EnvListing:
 
     envs: tuple[ManagedEnv, ...]
     registered: tuple[tuple[str, bool], ...]  # (interpreter, the file exists)
+    damaged: tuple[DamagedEnv, ...] = ()  # listed as such: never made active
 
 
 def read_listing() -> EnvListing:
     """The managed environments and the registered interpreters (reads files)."""
     registered = tuple((p, Path(p).is_file()) for p in workload.registered_interpreters())
-    return EnvListing(tuple(workload.list_envs()), registered)
+    damaged = tuple(damaged_envs())
+    unusable = {d.python for d in damaged}
+    envs = tuple(e for e in workload.list_envs() if e.python not in unusable)
+    return EnvListing(envs, registered, damaged)
 
 
 class TorchEnvsPanel(QWidget):
@@ -137,6 +143,16 @@ class TorchEnvsPanel(QWidget):
             item.setData(0, MANAGED_ROLE, True)
             item.setToolTip(0, f"{env.path}\nindex: {env.index_url or 'n/a'}")
             self.tree.addTopLevelItem(item)
+        for damaged in self._listing.damaged:
+            item = QTreeWidgetItem([damaged.name, "?", "damaged", str(damaged.record)])
+            item.setData(0, PYTHON_ROLE, str(damaged.python))
+            item.setData(0, MANAGED_ROLE, True)
+            item.setData(0, DAMAGED_ROLE, True)
+            tip = f"Its record {damaged.record} is damaged: {damaged.problem}.\n{damaged.advice}"
+            for col in range(4):
+                item.setToolTip(col, tip)
+                item.setForeground(col, QColor("#c62828"))
+            self.tree.addTopLevelItem(item)
         for python, exists in self._listing.registered:
             kind = "registered" if exists else "missing"
             item = QTreeWidgetItem([python.rsplit("/", 1)[-1], "", kind, python])
@@ -175,11 +191,17 @@ class TorchEnvsPanel(QWidget):
         item = self.tree.currentItem()
         return bool(item is not None and item.data(0, MANAGED_ROLE))
 
+    def _selected_is_damaged(self) -> bool:
+        item = self.tree.currentItem()
+        return bool(item is not None and item.data(0, DAMAGED_ROLE))
+
     @Slot()
     def _on_tree_selection_changed(self) -> None:
         python = self.selected_python()
         usable = python is not None and python not in self._deleting
-        self.activate_button.setEnabled(usable and python != self.ctx.workload_python())
+        self.activate_button.setEnabled(
+            usable and python != self.ctx.workload_python() and not self._selected_is_damaged()
+        )
         self.remove_button.setEnabled(usable and self._selected_is_managed())
 
     # -- actions -----------------------------------------------------------------------
@@ -197,7 +219,7 @@ class TorchEnvsPanel(QWidget):
     @Slot()
     def _on_activate_clicked(self) -> None:
         python = self.selected_python()
-        if python is not None and python not in self._deleting:
+        if python is not None and python not in self._deleting and not self._selected_is_damaged():
             self.activate(python)
 
     @Slot()
@@ -222,9 +244,10 @@ class TorchEnvsPanel(QWidget):
             what="registering an interpreter",
         )
 
-    def _selected_env(self) -> ManagedEnv | None:
+    def _selected_env(self) -> ManagedEnv | DamagedEnv | None:
         python = self.selected_python()
-        return next((e for e in self._listing.envs if str(e.python) == python), None)
+        found: list[ManagedEnv | DamagedEnv] = [*self._listing.envs, *self._listing.damaged]
+        return next((e for e in found if str(e.python) == python), None)
 
     @Slot()
     def _on_remove_clicked(self) -> None:
@@ -242,7 +265,7 @@ class TorchEnvsPanel(QWidget):
             return
         self.remove(env)
 
-    def remove(self, env: ManagedEnv) -> None:
+    def remove(self, env: ManagedEnv | DamagedEnv) -> None:
         """Delete ``env`` in the background; its row says "deleting…" until it is gone."""
         python = str(env.python)
         self._deleting.add(python)
@@ -256,7 +279,10 @@ class TorchEnvsPanel(QWidget):
         )
 
     def _on_removed(
-        self, env: ManagedEnv, _removed: ManagedEnv | None, error: BaseException | None
+        self,
+        env: ManagedEnv | DamagedEnv,
+        _removed: ManagedEnv | DamagedEnv | None,
+        error: BaseException | None,
     ) -> None:
         python = str(env.python)
         self._deleting.discard(python)

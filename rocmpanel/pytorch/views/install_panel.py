@@ -295,10 +295,15 @@ class InstallPanel(QWidget):
     ) -> None:
         if error is not None:
             report(error, "Removing the partial environment")
-        what = "Cancelled" if outcome.state is JobState.CANCELLED else "Install failed"
+        # The worker's message is the cause in one sentence ("the package index could not
+        # be reached (...). Check ..."), made to follow "Install failed: ".
+        what = (
+            "Cancelled."
+            if outcome.state is JobState.CANCELLED
+            else f"Install failed: {outcome.message}"
+        )
         self.step_label.setText(
-            f"{what}: {outcome.message} The partial environment was removed; the active "
-            "environment is unchanged."
+            f"{what} The partial environment was removed; the active environment is unchanged."
         )
         self.progress.setValue(0)
         self._after_install(outcome)

@@ -116,6 +116,12 @@ class ValidationHistory(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("Run history"))
+        # Says when a damaged history file was moved aside and a new one started.
+        self.notice_label = QLabel()
+        self.notice_label.setWordWrap(True)
+        self.notice_label.setStyleSheet("color: #ef6c00")
+        self.notice_label.hide()
+        layout.addWidget(self.notice_label)
         layout.addWidget(self.list, 1)
         buttons = QHBoxLayout()
         for button in (self.compare_button, self.export_button, self.delete_button):
@@ -145,6 +151,7 @@ class ValidationHistory(QWidget):
             return  # a newer reading is on its way
         if error is not None:
             report(error, "Reading the validation history")
+        self.show_notice(self.store.notice)
         self.runs = {r.id: r for r in runs or [] if r.id is not None}
         self.list.blockSignals(True)
         self.list.clear()
@@ -159,6 +166,13 @@ class ValidationHistory(QWidget):
         self.list.blockSignals(False)
         self._update_buttons()
         self.loaded.emit()
+
+    def show_notice(self, notice: str | None) -> None:
+        """Show what was done about a damaged history file (None: nothing was)."""
+        if notice:
+            self.notice_label.setText(notice)
+            self.notice_label.setToolTip(notice)
+        self.notice_label.setVisible(bool(notice))
 
     def selected_ids(self) -> list[int]:
         return [int(i.data(Qt.ItemDataRole.UserRole)) for i in self.list.selectedItems()]
@@ -208,7 +222,7 @@ class ValidationHistory(QWidget):
     def export(self, run: ValidationRun, path: Path) -> None:
         """Write ``run`` as Markdown to ``path`` (off the GUI thread)."""
 
-        def done(_result: None, error: BaseException | None) -> None:
+        def done(_result: object, error: BaseException | None) -> None:
             if error is not None:
                 report(error, "Exporting the validation run", dialog_parent=self)
             else:

@@ -30,8 +30,10 @@ from rocmpanel.setup.captured import KNOWN_KINDS_TEXT
 
 def read_tool_output(path: Path) -> str:
     """A saved tool output's text; PanelError when it cannot be read."""
+    from rocmpanel.setup.capture_input import read_capture
+
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_capture(str(path))  # bounded, and never blocks on a FIFO or a device
     except OSError as exc:
         raise PanelError(f"Could not read {path}: {exc.strerror or exc}.", repr(exc)) from exc
 

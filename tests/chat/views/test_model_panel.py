@@ -166,6 +166,13 @@ def test_the_default_precision_follows_the_inventory_until_chosen(qtbot, make_pa
     assert Settings.load().chat.precision is Precision.INT8
 
 
+def test_the_automatic_precision_is_not_saved_as_a_choice(qtbot, make_panel) -> None:
+    panel = make_panel()
+    assert panel.precision() is Precision.BF16  # picked for the CPU, not by the user
+    panel.save_settings()
+    assert Settings.load().chat.precision is None  # still automatic at the next start
+
+
 def test_message_widgets_do_not_override_qwidget_render() -> None:
     assert MessageWidget.render is QWidget.render
     assert hasattr(MessageWidget, "refresh_body")

@@ -18,14 +18,9 @@ from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars import journal as env_journal
 from rocmpanel.envvars.plan import EnvChange
-from rocmpanel.envvars.store import (
-    EnvConflictError,
-    apply_plans,
-    make_stores,
-    read_stores,
-    undo_last,
-)
+from rocmpanel.envvars.store import EnvConflictError, make_stores, read_stores
 from rocmpanel.envvars.stores.linux import EnvironmentDStore, ProfileStore
+from rocmpanel.envvars.transaction import apply_plans, undo_last
 
 EXISTING = st.one_of(st.none(), st.binary(max_size=300))
 
@@ -50,7 +45,7 @@ def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.exists() else None
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(envd=EXISTING, profile=EXISTING, value=st.sampled_from(["10.3.0", "11.0.0", "9.0.10"]))
 def test_existing_contents_survive_set_unset_undo_byte_for_byte(envd, profile, value):
     for data in (envd, profile):
@@ -65,9 +60,8 @@ def test_existing_contents_survive_set_unset_undo_byte_for_byte(envd, profile, v
         for path, original in ((envd_path, envd), (profile_path, profile)):
             data = path.read_bytes()
             assert data.startswith(original or b"")
-            assert stores["environment.d" if path == envd_path else "profile"].read().values == {
-                "HSA_OVERRIDE_GFX_VERSION": value
-            }
+            store = stores["environment.d" if path == envd_path else "profile"]
+            assert store.read().values["HSA_OVERRIDE_GFX_VERSION"] == value
         _apply(stores, EnvChange("HSA_OVERRIDE_GFX_VERSION", None))
         for path, original in ((envd_path, envd), (profile_path, profile)):
             data = _read(path) or b""
@@ -88,7 +82,7 @@ def test_crash_between_temp_file_and_replace_leaves_old_file(tmp_path: Path) -> 
         import os
         from pathlib import Path
         from rocmpanel.envvars.plan import EnvChange
-        from rocmpanel.envvars.store import apply_plans
+        from rocmpanel.envvars.transaction import apply_plans
         from rocmpanel.envvars.stores.linux import ProfileStore
         store = ProfileStore(Path({str(home)!r}))
         plan = store.plan(store.read(), [EnvChange("HSA_ENABLE_SDMA", "0")])
@@ -123,7 +117,8 @@ def test_exception_in_replace_leaves_old_file_and_no_temp(tmp_path, monkeypatch)
     monkeypatch.undo()
     assert stores["profile"].path.read_bytes() == b"old\n"
     assert not stores["environment.d"].path.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".config", ".profile"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".profile"]
+    assert env_journal.peek() is None
 
 
 def test_8kb_path_survives_apart_from_the_edit(tmp_path: Path) -> None:
@@ -232,14 +227,26 @@ def test_undo_refuses_when_the_file_changed_after_apply(tmp_path: Path) -> None:
     assert stores["environment.d"].path.exists()
 
 
-def test_backups_are_timestamped_and_pruned(tmp_path: Path) -> None:
-    stores = _stores(tmp_path, keep=3)
-    for index in range(6):
+def test_backups_are_numbered_and_pruned_but_never_while_undo_needs_them(tmp_path: Path) -> None:
+    stores = _stores(tmp_path, keep=2)
+    _put(stores["profile"].path, b"# mine\n")
+    for index in range(5):
         _apply(stores, EnvChange("A", str(index)))
-    backups = sorted(p.name for p in paths.backups_dir().iterdir())
-    profile_backups = [name for name in backups if ".profile." in name]
-    assert len(profile_backups) == 3
-    assert all(name.endswith(".bak") for name in profile_backups)
+
+    def profile_backups() -> list[str]:
+        return sorted(p.name for p in paths.backups_dir().iterdir() if ".profile." in p.name)
+
+    names = profile_backups()
+    # Every apply's backup is referenced by the journal: none is pruned yet.
+    assert [name.rsplit(".", 2)[-2] for name in names] == [f"{n:08d}" for n in range(1, 6)]
+    for _ in range(5):
+        undo_last(stores)
+    assert stores["profile"].path.read_bytes() == b"# mine\n"
+    numbered = [names[0].replace("00000001", f"{n:08d}") for n in range(1, 12)]
+    # The last undo still needed backup 1 when it made its own copy (10); 2-8 are gone.
+    assert profile_backups() == [numbered[0], numbered[8], numbered[9]]
+    _apply(stores, EnvChange("A", "x"))  # nothing references 1 or 9 any more
+    assert profile_backups() == [numbered[9], numbered[10]]
 
 
 def test_broken_markers_show_as_a_problem(tmp_path: Path) -> None:
@@ -319,15 +326,51 @@ def test_applies_from_two_threads_do_not_interleave(tmp_path: Path) -> None:
     assert b"B=" not in stores["profile"].path.read_bytes()
 
 
-def test_unsaveable_undo_record_rolls_the_change_back(tmp_path, monkeypatch) -> None:
+def test_unsaveable_undo_record_changes_nothing(tmp_path, monkeypatch) -> None:
     stores = _stores(tmp_path)
     _put(stores["profile"].path, b"mine\n")
 
-    def broken(entry):
+    def broken(entries):
         raise PanelError("Could not write env_undo.json: No space left on device.")
 
-    monkeypatch.setattr(env_journal, "push", broken)
-    with pytest.raises(PanelError, match="rolled back"):
+    monkeypatch.setattr(env_journal, "save", broken)
+    with pytest.raises(PanelError, match=r"could not be saved .* nothing was changed"):
         _apply(stores, EnvChange("A", "1"))
     assert stores["profile"].path.read_bytes() == b"mine\n"
     assert not stores["environment.d"].path.exists()
+
+
+def test_without_sh_the_check_is_skipped_with_a_note(tmp_path, monkeypatch, caplog) -> None:
+    import logging
+
+    stores = _stores(tmp_path)
+    _put(stores["profile"].path, b"mine\n")
+    monkeypatch.setattr("rocmpanel.envvars.store.shutil.which", lambda name: None)
+    with caplog.at_level(logging.INFO, logger="rocmpanel.envvars.store"):
+        _apply(stores, EnvChange("A", "1"))
+    assert f"No sh found: {stores['profile'].path} (rocmpanel block) was not checked" in caplog.text
+    assert stores["profile"].read().values == {"A": "1"}
+
+
+def test_a_profile_that_sh_refuses_is_not_written(tmp_path, monkeypatch) -> None:
+    from rocmpanel.envvars import store as store_module
+
+    stores = _stores(tmp_path)
+    _put(stores["profile"].path, b"mine\n")
+    seen: list[bytes] = []
+
+    def refuse(text: bytes, label: str) -> str:
+        seen.append(text)
+        return f"{label}: 3: Syntax error: Unterminated quoted string"
+
+    monkeypatch.setattr("rocmpanel.envvars.stores.linux.shell_syntax_problem", refuse)
+    with pytest.raises(PanelError) as info:
+        _apply(stores, EnvChange("A", "1"))
+    assert info.value.message.startswith(
+        f"The new {stores['profile'].path} would not pass `sh -n` ({stores['profile'].path} "
+        "(rocmpanel block): 3: Syntax error: Unterminated quoted string), so nothing was written."
+    )
+    assert seen and seen[0].startswith(b"# >>> rocmpanel environment >>>\n")
+    assert stores["profile"].path.read_bytes() == b"mine\n"
+    assert not stores["environment.d"].path.exists() and env_journal.load() == []
+    assert store_module.shell_syntax_problem(b"export A='1'\n", "x") is None

@@ -6,8 +6,8 @@ import pytest
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.plan import EnvChange
-from rocmpanel.envvars.store import apply_plans, undo_last
 from rocmpanel.envvars.stores.session import SessionStore, job_env_overrides, session_file
+from rocmpanel.envvars.transaction import apply_plans, undo_last
 from rocmpanel.jobs.spec import JobSpec, prepare
 
 

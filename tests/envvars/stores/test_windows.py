@@ -9,8 +9,9 @@ import pytest
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.plan import EnvChange
-from rocmpanel.envvars.store import EnvConflictError, apply_plans, make_stores, undo_last
+from rocmpanel.envvars.store import EnvConflictError, make_stores
 from rocmpanel.envvars.stores.windows import WindowsUserStore
+from rocmpanel.envvars.transaction import apply_plans, undo_last
 
 REG_SZ, REG_EXPAND_SZ, REG_DWORD = 1, 2, 4
 

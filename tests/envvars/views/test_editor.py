@@ -77,11 +77,11 @@ def test_propose_stages_selects_apply_and_undo(qtbot, editor: EnvEditor, home: P
     assert editor.selected_name() == "HSA_OVERRIDE_GFX_VERSION"
     row = _row(editor, "HSA_OVERRIDE_GFX_VERSION")
     assert "→ 10.3.0" in editor.table.item(row, _column(editor, "~/.profile")).text()
-    assert '+export HSA_OVERRIDE_GFX_VERSION="10.3.0"' in editor.preview_text()
+    assert "+export HSA_OVERRIDE_GFX_VERSION='10.3.0'" in editor.preview_text()
     assert (home / ".profile").read_bytes() == PROFILE  # staged only
     with qtbot.waitSignal(editor.applied, timeout=5000):
         assert editor.apply()
-    assert b'HSA_OVERRIDE_GFX_VERSION="10.3.0"' in (home / ".profile").read_bytes()
+    assert b"HSA_OVERRIDE_GFX_VERSION='10.3.0'" in (home / ".profile").read_bytes()
     assert editor.table.item(row, _column(editor, "environment.d")).text() == "10.3.0"
     assert not editor.staged
     assert editor.status.text().startswith("Wrote ")
@@ -160,7 +160,7 @@ def test_a_slow_broadcast_does_not_block_the_gui_thread(
     assert blocker.args == [True]
     assert not editor.busy and editor.status.progress.isHidden()
     assert editor.staged == {"AMD_LOG_LEVEL": "3"}
-    assert b'HSA_ENABLE_SDMA="0"' in (home / ".profile").read_bytes()
+    assert b"HSA_ENABLE_SDMA='0'" in (home / ".profile").read_bytes()
 
 
 def test_a_store_that_cannot_be_read_is_reported(qtbot, home: Path, caplog) -> None:
@@ -240,3 +240,47 @@ def test_value_dialog_blocks_invalid_values(qtbot) -> None:
     assert not ok.isEnabled() and "2 parts" in dialog.verdict.text()
     dialog.set_value("11.0.0")
     assert ok.isEnabled() and "gfx1100" in dialog.verdict.text()
+
+
+def test_value_dialog_says_how_a_dollar_is_stored(qtbot) -> None:
+    from rocmpanel.envvars.catalogue import load_catalogue
+    from rocmpanel.envvars.views.dialogs import VALUE_LITERAL, VALUE_REFERENCES, VALUE_WINDOWS
+
+    dialog = ValueDialog(load_catalogue(), "linux", "HSA_ENABLE_SDMA", "0")
+    qtbot.addWidget(dialog)
+    assert dialog.policy.text() == VALUE_LITERAL
+    path = ValueDialog(load_catalogue(), "linux", "ROCM_PATH", "/opt/rocm")
+    qtbot.addWidget(path)
+    assert path.policy.text() == VALUE_REFERENCES
+    ok = path.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    path.set_value("${HOME:1}/rocm")
+    assert not ok.isEnabled() and "is not a plain variable reference" in path.verdict.text()
+    path.set_value("${HOME}/rocm")
+    assert ok.isEnabled()
+    windows = ValueDialog(load_catalogue(), "windows", "PATH", "C:\\x")
+    qtbot.addWidget(windows)
+    assert windows.policy.text() == VALUE_WINDOWS
+
+
+def test_an_interrupted_apply_is_rolled_back_on_load(qtbot, home: Path) -> None:
+    from rocmpanel.envvars import journal
+    from rocmpanel.envvars.plan import EnvChange
+
+    stores = make_stores("linux", home=home)
+    plans = [
+        stores[key].plan(stores[key].read(), [EnvChange("A_VAR", "1")])
+        for key in ("environment.d", "profile")
+    ]
+    records = [stores[plan.store].backup(plan, set()) for plan in plans]
+    journal.save([{"id": "x", "state": "pending", "summary": "A_VAR=1", "records": records}])
+    stores["environment.d"].write(plans[0])  # killed before ~/.profile was written
+    widget = EnvEditor(stores=stores, environ={})
+    qtbot.addWidget(widget)
+    with qtbot.waitSignal(widget.loaded, timeout=5000):
+        pass
+    envd = home / ".config/environment.d/60-rocmpanel.conf"
+    assert widget.status.text() == (
+        f"An interrupted change (A_VAR=1) was rolled back: {envd} restored."
+    )
+    assert envd.read_text() == "MIOPEN_FIND_MODE=FAST\n"
+    assert journal.load() == []
