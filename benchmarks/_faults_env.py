@@ -166,6 +166,8 @@ class Trial:
     command: str
     delay: float
     finished_first: bool = False  # the command had already exited when the kill came
+    aimed: bool = False  # the kill waited for the command's first write (backup or journal)
+    in_write: bool = False  # ... saw it, and the command was still running when killed
     changed: bool = False  # the killed command left a change on disk (after recovery)
     torn: list[str] = field(default_factory=list)
     out_of_step: list[str] = field(default_factory=list)
@@ -267,12 +269,24 @@ def kill_trials(parent: Path, total: int, workers: int, seed: int = 12) -> Kills
 def _one_kill(home: Home, index: int, rng: random.Random, runtime: dict[str, float]) -> Trial:
     args = op_args(index)
     op = PATTERN[index % len(PATTERN)]
-    delay = rng.uniform(0.0, 1.2 * runtime[op])
-    trial = Trial(index, "rocmpanel " + " ".join(args), delay)
+    # Every other trial is aimed at the writes: most of a command's runtime is Python's
+    # start-up, so uniform delays alone seldom land while files are being written.
+    aimed = index % 2 == 1
+    delay = rng.uniform(0.0, 0.03 if aimed else 1.2 * runtime[op])
+    trial = Trial(index, "rocmpanel " + " ".join(args), delay, aimed=aimed)
     before = read_state(home).raw
+    watched = _write_marks(home)
     proc = start(home, args)
+    if aimed:
+        deadline = time.perf_counter() + 3 * runtime[op] + 1.0
+        while proc.poll() is None and time.perf_counter() < deadline:
+            if _write_marks(home) != watched:
+                trial.in_write = True
+                break
+            time.sleep(0.0005)
     time.sleep(delay)
     trial.finished_first = proc.poll() is not None
+    trial.in_write = trial.in_write and not trial.finished_first
     with contextlib.suppress(ProcessLookupError):
         os.kill(proc.pid, signal.SIGKILL)  # the command itself, as `kill -9 PID` would
     proc.communicate()
@@ -299,6 +313,21 @@ def _one_kill(home: Home, index: int, rng: random.Random, runtime: dict[str, flo
         for leftover in trial.leftovers:
             (home.root / leftover).unlink(missing_ok=True)
     return trial
+
+
+def _write_marks(home: Home) -> tuple[object, ...]:
+    """What changes when a command starts writing: the backups folder and the journal."""
+    backups = home.panel / "data" / "backups"
+    try:
+        names = tuple(sorted(p.name for p in backups.iterdir()))
+    except OSError:
+        names = ()
+    try:
+        info = home.journal.stat()
+        journal: object = (info.st_mtime_ns, info.st_size, info.st_ino)
+    except OSError:
+        journal = None
+    return names, journal
 
 
 def _reset(home: Home) -> None:

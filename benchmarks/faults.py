@@ -100,6 +100,15 @@ def kill_figures(report: Report, parent: Path, kills: int, goal: int, workers: i
     trials = result.trials
     n = len(trials)
     report.figure("kill_trials", "kill -9 trials run", n, f">= {goal}", n >= goal and n == kills)
+    in_write = result.count(lambda t: t.in_write)
+    need = n // 4 if n >= 100 else 1  # a quick run has too few trials for a proportion
+    report.figure(
+        "kill_in_write",
+        "kill -9 trials that struck while files were being written",
+        f"{in_write} of {n}",
+        f">= {need} (every other trial waits for the first backup or journal write)",
+        in_write >= need,
+    )
     counts = {
         "kill_torn": ("torn stores after kill -9", result.count(lambda t: t.torn)),
         "kill_out_of_step": (

@@ -25,6 +25,7 @@ FIGURES = {
     "concurrent_landed",
     "concurrent_undo_after",
     "kill_trials",
+    "kill_in_write",
     "kill_torn",
     "kill_out_of_step",
     "kill_journal_out_of_step",

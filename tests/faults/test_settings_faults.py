@@ -406,3 +406,21 @@ def test_the_smoke_test_writes_none_of_the_users_files(data: bytes, _private_hom
         "data/logs/rocmpanel.log",
         "user",
     ]
+
+
+def test_closing_the_real_window_never_replaces_a_damaged_file(tmp_path: Path) -> None:
+    """Every tab saves its choices at close (the Chat tab its model and sampling): none of
+    those saves, which the user did not ask for, may replace a file that could not be read."""
+    path = _settings_file(TYPO)
+    script = Path(__file__).resolve().parents[2] / "scripts" / "screenshot.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--tab", "all", "--out", str(tmp_path / "shot.png")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert path.read_bytes() == TYPO
+    assert _bad_copies(path) == []

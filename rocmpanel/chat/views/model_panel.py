@@ -189,7 +189,9 @@ class ModelPanel(QWidget):
         if chat.last_model:
             self.set_folder(chat.last_model)
 
-    def save_settings(self) -> None:
+    def save_settings(self, *, replace_damaged: bool = True) -> None:
+        """Keep the chat choices; ``replace_damaged=False`` (the save at close, which the user
+        did not ask for) never replaces a settings file that could not be read."""
         chat = self.settings.chat
         try:
             self.sampling_box.save(chat)
@@ -199,7 +201,7 @@ class ModelPanel(QWidget):
             # None: the automatic choice (NF4 on a GPU, bf16 on the CPU), until one is picked.
             chat.precision = self.precision() if self._precision_chosen else None
             chat.last_model = self.folder_edit.text().strip()
-            self.settings.save()
+            self.settings.save(replace_damaged=replace_damaged)
         except (ValueError, PanelError) as exc:
             report(exc, "Saving the chat settings", label=self.status_label)
 

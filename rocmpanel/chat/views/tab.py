@@ -412,7 +412,7 @@ class ChatTab(QWidget):
         waiting for it here). Store calls still queued run on: the window's close waits
         for background calls."""
         self.live_label.stop("")
-        self.model_panel.save_settings()
+        self.model_panel.save_settings(replace_damaged=False)
         job = self.session.drop_worker()
         if isinstance(job, Job):
             end_chat_worker(job)
