@@ -79,7 +79,10 @@ def fake_model(folder: Path) -> None:
         "max_position_embeddings": 512,
     }
     write(folder / "config.json", json.dumps(config))
-    write(folder / "tokenizer.json", "{}")
+    write(
+        folder / "tokenizer.json",
+        '{"added_tokens": [], "model": {"type": "BPE", "vocab": {}, "merges": []}}',
+    )
     write(folder / "tokenizer_config.json", json.dumps({"chat_template": "{{ messages }}"}))
     header = json.dumps({"w": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}})
     write(

@@ -37,6 +37,15 @@ def _slug(path: Path) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", str(path).strip("/\\")) or "root"
 
 
+def os_detail(exc: OSError) -> str:
+    """The detail of a PanelError made from ``exc``: ``str(exc)``, or '' when that only
+    repeats the errno text the message already says ("[Errno 28] No space left on device")."""
+    text = str(exc)
+    if exc.strerror and text in (exc.strerror, f"[Errno {exc.errno}] {exc.strerror}"):
+        return ""
+    return text
+
+
 def resolved(path: Path) -> Path:
     """``path`` with symlinks followed (the file a write through the link replaces)."""
     if not path.is_symlink():
@@ -69,7 +78,7 @@ def write_atomic(
             prefix=temp_prefix(target.name), suffix=".tmp", dir=target.parent
         )
     except OSError as exc:
-        raise PanelError(f"Could not write {path}: {exc.strerror or exc}.", str(exc)) from exc
+        raise PanelError(f"Could not write {path}: {exc.strerror or exc}.", os_detail(exc)) from exc
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -82,7 +91,7 @@ def write_atomic(
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise PanelError(f"Could not write {path}: {exc.strerror or exc}.", str(exc)) from exc
+        raise PanelError(f"Could not write {path}: {exc.strerror or exc}.", os_detail(exc)) from exc
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -153,7 +162,7 @@ def _backups_of(
         return
     except OSError as exc:
         raise PanelError(
-            f"Could not read the backups folder {backups}: {exc.strerror or exc}.", str(exc)
+            f"Could not read the backups folder {backups}: {exc.strerror or exc}.", os_detail(exc)
         ) from exc
     for entry in entries:
         match = pattern.match(entry.name)
@@ -187,7 +196,7 @@ def backup_bytes(
         raise PanelError(
             f"Could not create the backups folder {backups}: {exc.strerror or exc}; "
             "nothing was changed.",
-            str(exc),
+            os_detail(exc),
         ) from exc
     existing = list(_backups_of(backups, slug, suffix))
     number = max((key[1] for key, _ in existing if key[0] == 1), default=0) + 1
@@ -202,7 +211,7 @@ def backup_bytes(
             raise PanelError(
                 f"Could not write a backup in {backups}: {exc.strerror or exc}; nothing was "
                 "changed.",
-                str(exc),
+                os_detail(exc),
             ) from exc
     try:
         write_atomic(target, data, mode=0o600, follow_symlinks=False)
@@ -243,6 +252,6 @@ def backup_file(
         return None
     except OSError as exc:
         raise PanelError(
-            f"Could not read {path} to back it up: {exc.strerror or exc}.", str(exc)
+            f"Could not read {path} to back it up: {exc.strerror or exc}.", os_detail(exc)
         ) from exc
     return backup_bytes(path, data, backups, keep, protect=protect)

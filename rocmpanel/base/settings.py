@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import sys
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rocmpanel.base import paths
-from rocmpanel.base.atomic import write_atomic
+from rocmpanel.base.atomic import backup_file, remove_stale_temp_files, resolved, write_atomic
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
 
@@ -411,6 +412,9 @@ _DAMAGED = "damaged"  # a regular file that does not hold settings (YAML error, 
 _UNTOUCHABLE = "untouchable"  # not a regular file, or unreadable: never replaced
 
 BAD_TAG = "bad"  # a damaged file replaced by a save is kept as settings.yaml.bad-<time>
+# The first save of a session copies the file it replaces into paths.backups_dir() (a save
+# writes YAML afresh, so comments and layout of a hand-written file go): the newest few.
+KEEP_BACKUPS = 5
 LOCK_TIMEOUT_S = 10.0
 
 # The notices already printed by this process (a command loads the settings more than once).
@@ -422,6 +426,8 @@ class _FileState:
     kind: str
     data: dict[str, Any] = field(default_factory=dict)
     problem: str = ""  # why the file cannot be used, as "<path> <problem>"
+    duplicates: tuple[str, ...] = ()  # keys written more than once (the last one counts)
+    comments: bool = False  # the text has YAML comments (a save does not keep them)
 
 
 def _yaml_problem(exc: Exception) -> str:
@@ -441,6 +447,41 @@ def _shape(data: object) -> str:
     if isinstance(data, (int, float)):
         return "a number"
     return f"a {type(data).__name__}"
+
+
+@functools.cache
+def _loader() -> type:
+    """yaml.SafeLoader that notes the keys a mapping holds more than once (PyYAML takes the
+    last one without a word)."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        duplicates: list[str]
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[object] = set()
+            if isinstance(node, yaml.MappingNode):
+                for key_node, _ in node.value:
+                    if isinstance(key_node, yaml.ScalarNode):
+                        key = key_node.value
+                        if key in seen and key not in self.duplicates:
+                            self.duplicates.append(key)
+                        seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return _Loader
+
+
+def _has_comments(text: str) -> bool:
+    """Whether ``text`` has a YAML comment: a line that starts with ``#``, or `` #`` after a
+    value on a line without quotes (a quoted value may hold a ``#``)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            return True
+        if " #" in stripped and '"' not in stripped and "'" not in stripped:
+            return True
+    return False
 
 
 def _read(path: Path) -> _FileState:
@@ -463,20 +504,31 @@ def _read(path: Path) -> _FileState:
         return _FileState(_DAMAGED, problem=f"{path} is not UTF-8 text")
     import yaml
 
+    loader = _loader()(text)
+    loader.duplicates = []
     try:
-        data = yaml.safe_load(text)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         return _FileState(_DAMAGED, problem=f"{path} {_yaml_problem(exc)}")
     except (ValueError, TypeError, RecursionError) as exc:  # e.g. an unhashable key
         return _FileState(_DAMAGED, problem=f"{path} could not be parsed ({exc})")
+    comments = _has_comments(text)
     if data is None:
-        return _FileState(_USABLE)  # empty, or comments only
+        return _FileState(_USABLE, comments=comments)  # empty, or comments only
     if not isinstance(data, dict):
         return _FileState(
             _DAMAGED,
             problem=f"{path} does not hold settings (`key: value` lines) but {_shape(data)}",
         )
-    return _FileState(_USABLE, {str(key): value for key, value in data.items()})
+    return _FileState(
+        _USABLE,
+        {str(key): value for key, value in data.items()},
+        duplicates=tuple(loader.duplicates),
+        comments=comments,
+    )
 
 
 def keep_aside(path: Path) -> Path:
@@ -566,6 +618,8 @@ class Settings:
         # none, or one that did not fit): a save writes only what differs from this.
         self._saved: dict[str, Any] = {d.option.key: _stored(d.default) for d in declared()}
         self._save_lock = threading.Lock()
+        # Whether this session already backed up the file it replaces (the first save does).
+        self._backed_up = False
         # False: saves write nothing (the smoke test, which must leave the user's files alone).
         self.writable = True
 
@@ -587,6 +641,10 @@ class Settings:
             settings.problems.append(
                 f"{state.problem}. rocmpanel uses the default settings and saves none while "
                 "it is there: move it away."
+            )
+        for key in state.duplicates:
+            settings.problems.append(
+                f"{settings.path}: the key {key!r} appears more than once; the last one is used."
             )
         by_key = _declared_by_key()
         for key, value in state.data.items():
@@ -668,14 +726,46 @@ class Settings:
                     log.warning("%s", notices[-1])
                 else:
                     data = _merged(state.data, changed)
+                    if state.kind == _USABLE and not self._backed_up:
+                        notices += self._back_up(state)
                 text = yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
+                target = resolved(self.path)
+                for stale in remove_stale_temp_files(target.parent, target.name):
+                    log.info("removed %s, left by a settings save that was killed", stale)
                 try:
                     write_atomic(self.path, text.encode("utf-8"))
-                except PanelError:
-                    log.exception("saving settings failed")
+                except PanelError as exc:
+                    log.warning("saving settings failed: %s", exc.message)
                     raise
+                self._backed_up = True  # a later save replaces what this one wrote
             self._saved.update(changed)
         return notices
+
+    def _back_up(self, state: _FileState) -> list[str]:
+        """Copy the file this session's first save replaces into the backups folder (the
+        newest :data:`KEEP_BACKUPS` are kept); a notice when it had comments, which the
+        save drops. PanelError (nothing saved) when the copy cannot be made."""
+        try:
+            backup = backup_file(self.path, paths.backups_dir(), KEEP_BACKUPS)
+        except PanelError as exc:
+            raise PanelError(
+                f"Settings not saved: {self.path} could not be backed up first "
+                f"({exc.message.rstrip('.').removesuffix('; nothing was changed')}). "
+                "Nothing was changed.",
+                exc.detail,
+            ) from exc
+        self._backed_up = True
+        if backup is None:
+            return []
+        log.info("settings: %s backed up as %s before the first save", self.path, backup)
+        if not state.comments:
+            return []
+        note = (
+            f"{self.path} had comments, which a save does not keep; the file as you wrote "
+            f"it is kept as {backup}."
+        )
+        log.warning("%s", note)
+        return [note]
 
 
 def _shown(value: Any) -> str:

@@ -14,6 +14,13 @@ the user; nothing is deleted. An empty file is a new database (sqlite's own rule
 written by a newer rocmpanel (a version this one does not know) is NOT damaged: it is left
 as it is and refused with a PanelError that says so. Other failures (locked, read-only,
 disk full) are PanelErrors that name the file and what to do.
+
+:func:`set_read_only` turns on a process-wide read-only mode (the smoke test, which must not
+write the user's files): files are opened with ``file:...?mode=ro`` URIs and never created,
+migrated, or moved aside. A damaged file is then a PanelError that says what is wrong and
+that it was left as it is; a missing file, or one at an older schema, is read through an
+in-memory copy that the migrations bring up to date (what the user would see; writes to it
+are dropped at close).
 """
 
 from __future__ import annotations
@@ -54,6 +61,26 @@ _ready: set[tuple[str, int]] = set()  # (file, version) checked and migrated in 
 _notices: dict[str, str] = {}  # file -> what its recovery in this process did
 _lock = threading.Lock()
 _schemas: dict[tuple[tuple[str, ...], int], dict[str, set[str]]] = {}
+_read_only = False  # see set_read_only
+_checked_ro: dict[tuple[str, int], str | None] = {}  # read-only mode: (file, version) -> problem
+
+
+def set_read_only(on: bool = True) -> None:
+    """Process-wide: open every database read-only, never create, migrate or move one
+    aside (the smoke test). See the module's docstring."""
+    global _read_only
+    with _lock:
+        _read_only = on
+        _checked_ro.clear()
+
+
+def read_only() -> bool:
+    """Whether :func:`set_read_only` is on."""
+    return _read_only
+
+
+def _ro_uri(path: Path) -> str:
+    return Path(os.path.abspath(path)).as_uri() + "?mode=ro"
 
 
 def latest_version(migrations: Sequence[Migration]) -> int:
@@ -180,7 +207,9 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _damage(path: Path, migrations: Sequence[Migration], timeout: float) -> str | None:
+def _damage(
+    path: Path, migrations: Sequence[Migration], timeout: float, *, read_only: bool = False
+) -> str | None:
     """Why the file at ``path`` cannot be used as this store's database (to end a
     sentence that starts with its path), or None when it can (or does not exist yet)."""
     try:
@@ -196,7 +225,9 @@ def _damage(path: Path, migrations: Sequence[Migration], timeout: float) -> str 
     if header and header != SQLITE_HEADER[: len(header)]:
         return "is not a database (it does not start with sqlite's header)"
     try:
-        with closing(sqlite3.connect(path, timeout=timeout, isolation_level=None)) as db:
+        target = _ro_uri(path) if read_only else str(path)
+        opened = sqlite3.connect(target, timeout=timeout, isolation_level=None, uri=read_only)
+        with closing(opened) as db:
             rows = [str(row[0]) for row in db.execute("PRAGMA quick_check(5)")]
             if rows != ["ok"]:
                 return f"is damaged (sqlite's check says: {'; '.join(rows)})"
@@ -293,9 +324,50 @@ def _prepare(path: Path, migrations: Sequence[Migration], what: str, timeout: fl
             return
 
 
+def _open_read_only(
+    path: Path, migrations: Sequence[Migration], what: str, timeout: float
+) -> sqlite3.Connection:
+    """Read-only mode's connection: the file itself (``mode=ro``) when it is at the newest
+    schema; an in-memory copy brought up to date when it is missing or older. A damaged
+    file is a PanelError and is left as it is."""
+    latest = latest_version(migrations)
+    key = (_key(path), latest)
+    if not os.path.lexists(path):
+        memory = sqlite3.connect(":memory:", isolation_level=None)
+        migrate(memory, migrations, what)
+        return memory
+    with _lock:
+        if key not in _checked_ro:
+            _checked_ro[key] = _damage(path, migrations, timeout, read_only=True)
+        problem = _checked_ro[key]
+    if problem is not None:
+        raise PanelError(
+            f"The {what} at {path} {problem}. It was left as it is: rocmpanel runs read-only "
+            "now (the smoke test), and moves it aside at the next normal start.",
+        )
+    db = sqlite3.connect(_ro_uri(path), timeout=timeout, isolation_level=None, uri=True)
+    version = schema_version(db)
+    if version > latest:
+        db.close()
+        raise _newer(what, path, version, latest)
+    if version < latest:
+        memory = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            db.backup(memory)
+        finally:
+            db.close()
+        migrate(memory, migrations, what)
+        return memory
+    return db
+
+
 def _message(what: str, path: Path, exc: sqlite3.Error) -> str:
     name = str(getattr(exc, "sqlite_errorname", "") or "")
     text = str(exc).lower()
+    if _read_only and (name.startswith("SQLITE_READONLY") or "readonly" in text):
+        return (
+            f"The {what} at {path} is not written: rocmpanel runs read-only now (the smoke test)."
+        )
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
         return (
             f"The {what} at {path} cannot be written: the file or its folder is read-only. "
@@ -323,9 +395,13 @@ def connect(
     success, rolled back on an exception), closed afterwards. ``what`` names the store in
     messages ("chat history")."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _prepare(path, migrations, what, timeout)
-        with closing(sqlite3.connect(path, timeout=timeout, isolation_level=None)) as db:
+        if _read_only:
+            opened = _open_read_only(path, migrations, what, timeout)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _prepare(path, migrations, what, timeout)
+            opened = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        with closing(opened) as db:
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA foreign_keys = ON")
             if schema_version(db) != latest_version(migrations):  # e.g. deleted since
@@ -343,6 +419,7 @@ def connect(
         if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc):
             with _lock:  # damaged since it was checked: check (and recover) at the next open
                 _ready.discard((_key(path), latest_version(migrations)))
+                _checked_ro.pop((_key(path), latest_version(migrations)), None)
         raise PanelError(_message(what, path, exc), str(exc)) from exc
     except OSError as exc:
         raise PanelError(

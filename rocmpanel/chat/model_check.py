@@ -9,6 +9,7 @@ template. The result says what blocks a load (``problems``) and what the user sh
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -30,6 +31,19 @@ LLAMA_FAMILY = frozenset(
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
 MAX_HEADER_BYTES = 100 * files.MIB  # a safetensors header; real ones are < 10 MiB
 MAX_JSON_BYTES = 32 * files.MIB  # config.json, tokenizer_config.json, the shard index
+MAX_TOKENIZER_BYTES = files.CAPTURE_LIMIT  # tokenizer.json (Gemma 3's is about 33 MB)
+# More parameters than any model ever published by far (the largest are ~2 * 10**12): a
+# header claiming more is damaged, not a model to estimate.
+MAX_PARAMETERS = 10**13
+MAX_PARAMETERS_TEXT = "10 trillion"
+# The dtypes the safetensors format defines (safetensors' Dtype enum).
+SAFETENSORS_DTYPES = frozenset(
+    {
+        "BOOL", "U8", "I8", "U16", "I16", "U32", "I32", "U64", "I64",
+        "F4", "F6_E2M3", "F6_E3M2", "F8_E4M3", "F8_E5M2", "F8_E8M0",
+        "F16", "BF16", "F32", "F64", "C64",
+    }
+)  # fmt: skip
 
 
 class TemplateSource(Enum):
@@ -143,27 +157,65 @@ def read_safetensors_header(path: Path) -> dict[str, Any]:
     return header
 
 
-def _count_tensors(header: dict[str, Any]) -> tuple[int, dict[str, int]]:
-    """Parameters in one header, and how many elements each dtype holds."""
+def _count_tensors(
+    header: dict[str, Any], name: str = "model.safetensors"
+) -> tuple[int, dict[str, int]]:
+    """Parameters in one header, and how many elements each dtype holds. A tensor entry that
+    is not ``{"dtype": <a safetensors dtype>, "shape": [<sizes >= 0>], ...}`` is a PanelError
+    that names the file and the tensor ("model.safetensors has a damaged header: ...")."""
     total = 0
     by_dtype: dict[str, int] = {}
-    for name, info in header.items():
-        if name == "__metadata__" or not isinstance(info, dict):
+    for tensor, info in header.items():
+        if tensor == "__metadata__":
             continue
-        shape = info.get("shape", [])
+        label = _short(tensor)
+        if not isinstance(info, dict):
+            raise _damaged(name, f"the entry of tensor {label} is not a description")
+        shape = info.get("shape")
+        if not isinstance(shape, list) or not all(
+            isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0 for dim in shape
+        ):
+            raise _damaged(
+                name, f"tensor {label} has the shape {_short(shape)}, not a list of sizes"
+            )
+        dtype = info.get("dtype")
+        if not isinstance(dtype, str) or dtype not in SAFETENSORS_DTYPES:
+            raise _damaged(name, f"tensor {label} has the unknown dtype {_short(dtype)}")
         count = 1
-        for dim in shape if isinstance(shape, list) else []:
-            count *= int(dim)
+        for dim in shape:
+            count *= dim
+            if count > MAX_PARAMETERS:
+                break  # a 10**40 dimension, or many large ones: no need to multiply on
         total += count
-        dtype = str(info.get("dtype", "?"))
+        if count > MAX_PARAMETERS or total > MAX_PARAMETERS:
+            raise _damaged(
+                name,
+                f"tensor {label} would hold more than {MAX_PARAMETERS_TEXT} "
+                "parameters, far more than any model",
+            )
         by_dtype[dtype] = by_dtype.get(dtype, 0) + count
     return total, by_dtype
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _damaged(name: str, detail: str) -> PanelError:
+    return PanelError(
+        f"{name} has a damaged header: {detail}. Download the file again; it cannot be loaded "
+        "as it is."
+    )
 
 
 def _int(config: dict[str, Any], *keys: str) -> int | None:
     for key in keys:
         value = config.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
+        # A size is a positive integer of sane magnitude; a negative, zero or absurd one in
+        # a damaged config.json is left out (the estimate then skips that part).
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**40:
             return value
     return None
 
@@ -221,8 +273,9 @@ def _weights(folder: Path, problems: list[str]) -> list[Path]:
         except PanelError as exc:
             problems.append(exc.message)
             return files
-        weight_map = data.get("weight_map", {}) if isinstance(data, dict) else {}
-        listed = sorted({str(v) for v in weight_map.values()}) if weight_map else []
+        listed = _listed_shards(index.name, data, problems)
+        if listed is None:
+            return []
         missing = [name for name in listed if not (folder / name).is_file()]
         if missing:
             problems.append(
@@ -243,6 +296,69 @@ def _weights(folder: Path, problems: list[str]) -> list[Path]:
         else:
             problems.append("No weights were found: the folder has no .safetensors files.")
     return files
+
+
+def _listed_shards(name: str, data: Any, problems: list[str]) -> list[str] | None:
+    """The shard files a shard index names, or None (with a problem) when the index is
+    damaged: not ``{"weight_map": {tensor: file}}``, a file that is not a string, or one
+    outside the model folder (an absolute path or ``..``)."""
+    weight_map = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(weight_map, dict):
+        problems.append(
+            f"{name} is damaged: its weight_map is not a mapping from tensor names to "
+            "files. Download the model again."
+        )
+        return None
+    listed: set[str] = set()
+    for value in weight_map.values():
+        if not isinstance(value, str) or not value.strip():
+            problems.append(
+                f"{name} is damaged: its weight_map names the shard {_short(value)}, which is "
+                "not a file name. Download the model again."
+            )
+            return None
+        relative = Path(value)
+        if relative.is_absolute() or ".." in relative.parts:
+            problems.append(
+                f"{name} names the shard {_short(value)}, which is outside the model folder; "
+                "rocmpanel reads only files inside it."
+            )
+            return None
+        listed.add(value)
+    return sorted(listed)
+
+
+def _tokenizer_problem(path: Path) -> str | None:
+    """What is wrong with a tokenizer.json, or None. transformers reads its ``added_tokens``
+    list (each entry with an integer ``id``) and tokenizers its ``model`` object; without
+    them the load fails deep inside transformers (``KeyError: 'added_tokens'``)."""
+    try:
+        data = files.read_bytes(path, MAX_TOKENIZER_BYTES)
+    except (files.NotRegularFileError, files.TooLargeError) as exc:
+        return f"{path.name} cannot be used: {_after_path(exc, path)}."
+    except OSError as exc:
+        return f"Could not read {path.name}: {exc.strerror or exc}."
+    detail: str | None = "it is not valid JSON"
+    with contextlib.suppress(ValueError, RecursionError):  # UnicodeDecodeError: a ValueError
+        detail = _tokenizer_detail(json.loads(data.decode("utf-8")))
+    if detail is None:
+        return None
+    return f"{path.name} is damaged: {detail}. Download the model's tokenizer files again."
+
+
+def _tokenizer_detail(tokenizer: Any) -> str | None:
+    if not isinstance(tokenizer, dict):
+        return "it is not a JSON object"
+    added = tokenizer.get("added_tokens")
+    if not isinstance(added, list):
+        return "it has no 'added_tokens' list"
+    for entry in added:
+        token_id = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+            return f"its 'added_tokens' list holds {_short(entry)}, which has no token id"
+    if not isinstance(tokenizer.get("model"), dict):
+        return "it has no 'model' section"
+    return None
 
 
 def _template(folder: Path, tokenizer_config: dict[str, Any]) -> TemplateSource:
@@ -322,17 +438,31 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
     for path in files:
         try:
             weight_bytes += path.stat().st_size
-            count, dtypes = _count_tensors(read_safetensors_header(path))
+            count, dtypes = _count_tensors(read_safetensors_header(path), path.name)
         except (OSError, PanelError) as exc:
             problems.append(exc.message if isinstance(exc, PanelError) else str(exc))
             continue
         parameters = (parameters or 0) + count
+        if parameters > MAX_PARAMETERS:
+            problems.append(
+                f"The safetensors headers add up to more than {MAX_PARAMETERS_TEXT} "
+                "parameters, far more than any model: a header is damaged. Download the model "
+                "again."
+            )
+            parameters = None
+            break
         for key, value in dtypes.items():
             by_dtype[key] = by_dtype.get(key, 0) + value
     weight_dtype = max(by_dtype, key=lambda k: by_dtype[k]) if by_dtype else None
 
+    tokenizer_json = folder / "tokenizer.json"
+    tokenizer_problem = None
+    if os.path.lexists(tokenizer_json):  # also a FIFO, a device or a dangling link
+        tokenizer_problem = _tokenizer_problem(tokenizer_json)
+    if tokenizer_problem is not None:
+        problems.append(tokenizer_problem)
     tokenizer_files = tuple(name for name in TOKENIZER_FILES if (folder / name).is_file())
-    if not tokenizer_files:
+    if not tokenizer_files and tokenizer_problem is None:
         problems.append("No tokenizer was found (tokenizer.json or tokenizer.model).")
     template = _template(folder, tokenizer_config)
     if template is TemplateSource.FALLBACK:

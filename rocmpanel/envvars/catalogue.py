@@ -40,10 +40,12 @@ from rocmpanel.envvars.checks import (
 __all__ = [
     "NAME_RE",
     "Catalogue",
+    "Danger",
     "Status",
     "VariableInfo",
     "Verdict",
     "current_platform",
+    "empty_value_refusal",
     "gfx_target_for_override",
     "list_separator",
     "load_catalogue",
@@ -143,12 +145,45 @@ class VariableInfo:
         return hints.get(self.kind, self.kind)
 
 
+@dataclass(frozen=True)
+class Danger:
+    """A variable rocmpanel refuses to write without ``--force`` (the ``dangerous`` section
+    of resources/env_catalogue.yaml): ``breaks`` says what a wrong value breaks; ``keeps``:
+    a value whose entry list still refers to the variable itself (``$PATH``) is fine."""
+
+    name: str
+    breaks: str
+    platforms: tuple[str, ...] = ("linux", "windows")
+    keeps: bool = False
+
+
 class Catalogue:
     """The loaded catalogue: lookup by name and validation of values."""
 
-    def __init__(self, variables: tuple[VariableInfo, ...], sources: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        variables: tuple[VariableInfo, ...],
+        sources: Mapping[str, str],
+        dangerous: Mapping[str, Danger] | None = None,
+    ) -> None:
         self.variables = variables
         self.sources = dict(sources)
+        self.dangerous = dict(dangerous or {})
+
+    def danger(self, name: str, value: str, platform: str | None = None) -> str | None:
+        """Why writing ``name=value`` would break the next login or the session (one
+        sentence), or None when it is not one of the dangerous variables (or keeps itself:
+        PATH with $PATH)."""
+        platform = platform or current_platform()
+        danger = self.dangerous.get(name)
+        if danger is None or platform not in danger.platforms:
+            return None
+        if danger.keeps:
+            entries = env_formats.split_list(value, list_separator(platform))
+            if {f"${name}", f"${{{name}}}"} & set(entries):
+                return None
+            return f"The new {name} does not keep ${name}: {danger.breaks}."
+        return f"Setting {name} can break the next login: {danger.breaks}."
 
     def lookup(self, name: str) -> VariableInfo | None:
         for info in self.variables:
@@ -237,6 +272,16 @@ class Catalogue:
 _TORCH_MINOR_RE = re.compile(r"^\s*([0-9]+)\.([0-9]+)")
 
 
+def empty_value_refusal(name: str) -> str:
+    """Why an empty value is refused everywhere: systemd 252's environment.d generator
+    rejects ``X=``, ``X=""`` and ``X=''`` ("invalid syntax ... ignoring"), so the stores would
+    disagree."""
+    return (
+        f"an empty value cannot be stored in environment.d (systemd ignores `{name}=`); use "
+        f"`rocmpanel env unset {name}`"
+    )
+
+
 def torch_minor(version: str) -> tuple[int, int] | None:
     """``2.9.1+rocm6.4`` -> (2, 9); None when the text does not start with MAJOR.MINOR."""
     match = _TORCH_MINOR_RE.match(version)
@@ -297,9 +342,24 @@ def parse_catalogue(text: str) -> Catalogue:
         data = yaml.safe_load(text)
         variables = tuple(_info_from_yaml(str(k), v) for k, v in data["variables"].items())
         sources = {str(k): str(v) for k, v in data.get("sources", {}).items()}
+        dangerous = {
+            str(k): _danger_from_yaml(str(k), v) for k, v in (data.get("dangerous") or {}).items()
+        }
     except (yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError, re.error) as exc:
         raise PanelError("The environment-variable catalogue is damaged.", str(exc)) from exc
-    return Catalogue(variables, sources)
+    return Catalogue(variables, sources, dangerous)
+
+
+def _danger_from_yaml(name: str, raw: Mapping[str, Any]) -> Danger:
+    breaks = " ".join(str(raw["breaks"]).split())
+    if not breaks:
+        raise ValueError(f"dangerous {name}: 'breaks' is empty")
+    return Danger(
+        name=name,
+        breaks=breaks,
+        platforms=tuple(str(p) for p in raw.get("platforms", ("linux", "windows"))),
+        keeps=bool(raw.get("keeps", False)),
+    )
 
 
 def _catalogue_text() -> str:

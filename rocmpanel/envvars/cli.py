@@ -57,8 +57,25 @@ def register(subparsers: Any) -> None:
     entry.add_argument("--remove-entry", action="store_true", help="PATH-like: drop VALUE")
     parser.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--home", type=Path, default=None, help="home folder (default: yours)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write a variable that can break the next login (HOME, IFS, LD_PRELOAD, a PATH "
+        "without $PATH, ...) anyway",
+    )
+    parser.add_argument(
+        "--home", type=_home_folder, default=None, help="home folder (default: yours)"
+    )
     parser.set_defaults(func=run)
+
+
+def _home_folder(text: str) -> Path:
+    """``--home``: a folder that exists (never '' = the current folder)."""
+    from rocmpanel.base.cliargs import folder
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty (give your home folder)")
+    return Path(folder("your home folder")(text))
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
@@ -101,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
     from rocmpanel.envvars.plan import ValueRefusedError
     from rocmpanel.envvars.store import EnvConflictError, make_stores
 
+    extra = _extra_arguments(args)
+    if extra:
+        return _fail(args, extra, 2)
     stores = make_stores(home=args.home)
     if args.store != "all" and args.store not in stores:
         return _fail(args, f"the {args.store} store does not exist on this platform", 2)
@@ -126,6 +146,21 @@ def run(args: argparse.Namespace) -> int:
         return _fail(args, exc.message, 1, exc.diff)
     except PanelError as exc:  # the detail (an OS error, say) is in --json only
         return _fail(args, exc.message, 1, exc.detail, show_detail=False)
+
+
+def _extra_arguments(args: argparse.Namespace) -> str:
+    """Why the positional arguments do not fit the action ('' when they do)."""
+    given = [word for word in (args.name, args.value) if word is not None]
+    takes = {"list": 0, "undo": 0, "get": 1, "unset": 1, "set": 2}[args.action]
+    if len(given) <= takes:
+        return ""
+    surplus = " ".join(repr(word) for word in given[takes:])
+    if takes == 0:
+        return (
+            f"'{args.action}' takes no variable name or value (got {surplus}); "
+            f"run `rocmpanel env {args.action}` alone."
+        )
+    return f"'{args.action}' takes one variable name only (got {surplus} as well)."
 
 
 def _recover(stores: dict[str, Any]) -> list[str]:
@@ -176,8 +211,10 @@ def _list(args: argparse.Namespace, stores: dict[str, Any]) -> int:
         where = ", ".join(f"{k}={v}" for k, v in row["stores"].items() if v is not None)
         lines.append(f"{row['name']} [{row['status']}]  process={_shown(row['process'])}  {where}")
     lines += [f"problem in {key}: {text}" for key, text in problems.items()]
+    about = list(read.about)
+    lines += [f"note: {line}" for line in about]
     _note(args, notes)
-    data = {"ok": True, "variables": rows, "problems": problems, "notes": notes}
+    data = {"ok": True, "variables": rows, "problems": problems, "notes": [*notes, *about]}
     _emit(args, data, "\n".join(lines))
     return 0
 
@@ -211,9 +248,9 @@ def _get(args: argparse.Namespace, stores: dict[str, Any]) -> int:
 
 
 def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
-    from rocmpanel.base.errors import PanelError
     from rocmpanel.envvars import plan as env_plan
-    from rocmpanel.envvars.catalogue import Status, load_catalogue
+    from rocmpanel.envvars.catalogue import Status, empty_value_refusal, load_catalogue
+    from rocmpanel.envvars.store import damaged_store_error, store_notes
     from rocmpanel.envvars.transaction import apply_changes
 
     catalogue = load_catalogue()
@@ -223,24 +260,50 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     info = catalogue.lookup(args.name)
     if edits_entry and (info is None or not info.is_list):
         return _fail(args, f"{args.name} is not a list variable like PATH", 2)
+    if args.action == "set" and args.value == "":
+        if args.append or args.prepend:
+            return _fail(
+                args,
+                "refused: an empty entry means the current folder, which lets any folder you "
+                "are in supply programs or libraries; nothing was changed.",
+                2,
+            )
+        if not args.remove_entry:
+            return _fail(args, f"refused: {empty_value_refusal(args.name)}.", 2)
     warnings: dict[str, None] = {}
+    said: dict[str, None] = {}
 
     def changes(store: Any, snapshot: Any) -> list[env_plan.EnvChange]:
         """The change for ``store``, from what it holds now (under the lock)."""
         value: str | None = None if args.action == "unset" else args.value
-        if edits_entry and value is not None:
+        if args.remove_entry and value is not None:
+            current = snapshot.values.get(args.name)
+            if current is None or value not in env_plan.list_entries(current, store.platform):
+                return []  # nothing to remove here: the store is left as it is
+            value = env_plan.without_entry(current, value, store.platform)
+            if not env_plan.list_entries(value, store.platform):
+                said[
+                    f"{args.name} held only {args.value} in {store.label}; an empty value "
+                    f"cannot be stored, so {args.name} is unset there instead."
+                ] = None
+                value = None
+        elif edits_entry and value is not None:
             current = snapshot.values.get(args.name)
             if current is None:
                 current = "$PATH" if args.name == "PATH" and store.platform == "linux" else ""
-            if args.remove_entry:
-                value = env_plan.without_entry(current, value, store.platform)
-            else:
-                value = env_plan.with_entry(current, value, store.platform, first=args.prepend)
+            value = env_plan.with_entry(current, value, store.platform, first=args.prepend)
         if value is not None:
             verdict = catalogue.validate(args.name, value, store.platform)
             if verdict.status is Status.INVALID:
                 raise env_plan.ValueRefusedError(f"refused: {verdict.message}")
-            if verdict.status is Status.WARNING:
+            danger = catalogue.danger(args.name, value, store.platform)
+            if danger is not None and not args.force:
+                raise env_plan.ValueRefusedError(
+                    f"refused: {danger} Nothing was changed; add --force to write it anyway."
+                )
+            if danger is not None:
+                warnings[f"warning ({store.label}): written with --force: {danger}"] = None
+            elif verdict.status is Status.WARNING:
                 warnings[f"warning ({store.label}): {verdict.message}"] = None
         return [env_plan.EnvChange(args.name, value)]
 
@@ -250,24 +313,30 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
         for store in targets:
             snapshot = store.read()
             if snapshot.problem:
-                raise PanelError(snapshot.problem)
+                raise damaged_store_error(store, snapshot)
             plans.append(store.plan(snapshot, changes(store, snapshot)))
         diff = "".join(plan.diff for plan in plans)
+        about = [*said, *store_notes(targets)]
         if not args.json:
-            for line in warnings:
+            for line in [*warnings, *(f"note: {text}" for text in about)]:
                 print(line, file=sys.stderr)
-        _emit(args, {"ok": True, "dry_run": True, "diff": diff}, diff or "Nothing to change.")
+        data = {"ok": True, "dry_run": True, "diff": diff, "notes": about}
+        _emit(args, data, diff or "Nothing to change.")
         return 0
     result = apply_changes(stores, [store.key for store in targets], changes)
+    about = [*said, *store_notes(targets)] if result.targets else []
     if not args.json:
         for line in warnings:
             print(line, file=sys.stderr)
     _note(args, result.notes)
+    if not args.json:
+        for text in about:
+            print(f"note: {text}", file=sys.stderr)
     data = {
         "ok": True,
         "wrote": list(result.targets),
         "diff": result.diff,
-        "notes": list(result.notes),
+        "notes": [*result.notes, *about],
         "warnings": list(warnings),
     }
     _emit(args, data, result.message)

@@ -15,6 +15,7 @@ a WM_SETTINGCHANGE broadcast that waits on each top-level window): the GUI runs 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -153,7 +154,68 @@ def read_limited(path: Path) -> bytes | None:
             str(exc),
         ) from exc
     except OSError as exc:
-        raise PanelError(f"Could not read {path}: {exc.strerror or exc}.", str(exc)) from exc
+        raise PanelError(_read_failure(path, exc), str(exc)) from exc
+
+
+def _blocking_file(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` that is not a folder (a file, a device)."""
+    for parent in reversed(path.parents):
+        try:
+            if parent.exists() and not parent.is_dir():
+                return parent
+        except OSError:
+            return None
+    return None
+
+
+def _read_failure(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be read, which path is at fault and what to do; nothing was
+    changed (every read happens before any write)."""
+    if exc.errno == errno.ENOTDIR:
+        culprit = _blocking_file(path)
+        if culprit is not None:
+            return (
+                f"Could not read {path}: {culprit} is a file, not a folder. Nothing was "
+                f"changed. Move it aside (mv {culprit} {culprit}.bak) and try again."
+            )
+    if exc.errno == errno.ELOOP:
+        return (
+            f"Could not read {path}: it is a loop of symbolic links (or a chain too long to "
+            f"follow). Nothing was changed. Replace the link with a regular file (rm {path}, "
+            "then try again)."
+        )
+    if exc.errno == errno.EACCES:
+        return (
+            f"Could not read {path}: permission denied. Nothing was changed. Give yourself "
+            f"read permission (chmod u+r {path}) and try again."
+        )
+    return (
+        f"Could not read {path}: {exc.strerror or exc}. Nothing was changed; fix or move "
+        "the file aside and try again."
+    )
+
+
+def damaged_store_error(store: EnvStore, snapshot: StoreSnapshot) -> PanelError:
+    """The refusal to change a store whose contents could not be understood."""
+    target = store.target()
+    move = f" (mv {target} {target}.bad)" if store.platform == "linux" or "/" in target else ""
+    return PanelError(
+        f"{snapshot.problem}. Nothing was changed: fix the file, or move it aside{move} and "
+        "try again.",
+        snapshot.problem,
+    )
+
+
+def store_notes(stores: Iterable[EnvStore]) -> list[str]:
+    """What the user should know about these stores on this computer (a later file wins,
+    bash reads ~/.bash_profile instead of ~/.profile), one line each."""
+    notes: list[str] = []
+    for store in stores:
+        try:
+            notes += store.notes()
+        except (PanelError, OSError, ValueError) as exc:
+            log.info("Could not collect the notes of %s: %s", store.target(), exc)
+    return notes
 
 
 class FileEnvStore(EnvStore):
@@ -262,7 +324,7 @@ class FileEnvStore(EnvStore):
     def _before_sha(self, record: dict[str, Any]) -> str | None:
         if "before_sha256" in record:
             return record["before_sha256"]  # type: ignore[no-any-return]
-        return sha256(self._backup_bytes(record))  # an entry of an older rocmpanel
+        return sha256(self._read_backup(record))  # an entry of an older rocmpanel
 
     def state(self, record: dict[str, Any]) -> str:
         current = sha256(self._read_raw())
@@ -277,7 +339,10 @@ class FileEnvStore(EnvStore):
     def check_restore(self, record: dict[str, Any]) -> None:
         current = self._read_raw()
         if sha256(current) != record.get("written_sha256"):
-            previous = self._backup_bytes(record)
+            try:
+                previous = self._read_backup(record)
+            except PanelError:
+                previous = None
             raise EnvConflictError(
                 f"{self.path} changed after rocmpanel wrote it; undo would lose those "
                 "changes, so nothing was restored.",
@@ -286,7 +351,8 @@ class FileEnvStore(EnvStore):
         self._backup_bytes(record)
         self._check_writable()
 
-    def _backup_bytes(self, record: dict[str, Any]) -> bytes | None:
+    def _read_backup(self, record: dict[str, Any]) -> bytes | None:
+        """The backup's bytes as they are (None: the file did not exist before)."""
         backup = record.get("backup")
         if backup is None:
             return None
@@ -296,6 +362,50 @@ class FileEnvStore(EnvStore):
             raise PanelError(
                 f"The backup {backup} needed to undo is gone; nothing was restored.", str(exc)
             ) from exc
+
+    def _refuse_backup(self, backup: object, why: str) -> PanelError:
+        return PanelError(
+            f"The backup {backup} {why}, so nothing was restored and {self.path} was left as "
+            f"it is. Change the variables with `rocmpanel env set` / `rocmpanel env unset` "
+            f"instead (earlier copies are in {paths.backups_dir()}).",
+            why,
+        )
+
+    def _backup_bytes(self, record: dict[str, Any]) -> bytes | None:
+        """The backup an undo or a roll back would write, checked: inside the backups
+        folder, with the sha256 recorded when it was made, and acceptable content
+        (:meth:`check_restored_content`). PanelError (nothing restored) otherwise."""
+        backup = record.get("backup")
+        expected = record.get("before_sha256")
+        if backup is None:
+            if expected is not None:
+                raise self._refuse_backup(
+                    "(none)", "is missing from the undo record although the file existed"
+                )
+            return None
+        folder = paths.backups_dir().resolve()
+        try:
+            inside = Path(str(backup)).resolve().is_relative_to(folder)
+        except (OSError, RuntimeError, ValueError):
+            inside = False
+        if not inside:
+            raise self._refuse_backup(backup, f"is not in the backups folder {folder}")
+        data = self._read_backup(record)
+        if "before_sha256" in record and sha256(data) != expected:
+            raise self._refuse_backup(
+                backup,
+                "does not match the checksum recorded when it was made (it was damaged or "
+                "changed since)",
+            )
+        if data is not None:
+            problem = self.check_restored_content(data)
+            if problem is not None:
+                raise self._refuse_backup(backup, problem)
+        return data
+
+    def check_restored_content(self, data: bytes) -> str | None:
+        """Why ``data`` must not be restored into this store (None: it may)."""
+        return None
 
     def before_restore(self, record: dict[str, Any], protect: Collection[str]) -> None:
         current = self._read_raw()
@@ -364,12 +474,14 @@ class ApplyResult:
 @dataclass(frozen=True)
 class StoresRead:
     """Every store read once: a snapshot per store (a failed read gives an empty snapshot
-    whose ``problem`` says why), the errors of the reads that failed, and ``notes`` (what
-    recovery did before the read)."""
+    whose ``problem`` says why), the errors of the reads that failed, ``notes`` (what
+    recovery did before the read) and ``about``: what the user should know about the stores
+    on this computer (:func:`store_notes`: ~/.bash_profile is read instead of ~/.profile)."""
 
     snapshots: Mapping[str, StoreSnapshot]
     errors: tuple[PanelError, ...] = ()
     notes: tuple[str, ...] = ()
+    about: tuple[str, ...] = ()
 
 
 def read_stores(stores: Mapping[str, EnvStore]) -> StoresRead:
@@ -382,7 +494,7 @@ def read_stores(stores: Mapping[str, EnvStore]) -> StoresRead:
         except PanelError as exc:
             errors.append(exc)
             snapshots[key] = StoreSnapshot(key, store.target(), {}, None, exc.message)
-    return StoresRead(snapshots, tuple(errors))
+    return StoresRead(snapshots, tuple(errors), about=tuple(store_notes(stores.values())))
 
 
 def _backups_keep() -> int:

@@ -47,6 +47,7 @@ from rocmpanel.envvars.store import (
     EnvStore,
     StoreSnapshot,
     StoresRead,
+    damaged_store_error,
     read_stores,
 )
 
@@ -252,7 +253,7 @@ def apply_changes(
             store = stores[key]
             snapshot = store.read()
             if snapshot.problem:
-                raise PanelError(snapshot.problem)
+                raise damaged_store_error(store, snapshot)
             wanted = changes(store, snapshot) if callable(changes) else changes
             plans.append(store.plan(snapshot, wanted))
         result = _apply_locked(stores, plans, notes)

@@ -11,11 +11,12 @@ Every function here reads or writes small files: call them off the GUI thread.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
+from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, is_regular, read_bytes
 from rocmpanel.base.settings import Settings
 
 RECORD = "rocmpanel-env.json"  # written last by an install: a folder without it is partial
@@ -143,7 +144,14 @@ def _load_record(path: Path) -> tuple[Any, str | None]:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return None, f"it is not JSON ({exc})"
-    return data, record_problem(data)
+    problem = record_problem(data)
+    if problem is None and data["name"] != path.name:
+        # The folder is the environment's identity (what --remove NAME deletes): a record
+        # copied or moved into another folder must not pass for the one it names.
+        problem = (
+            f"the record names {_quoted(data['name'])} but lives in folder {_quoted(path.name)}"
+        )
+    return data, problem
 
 
 def check_record(path: Path) -> str | None:
@@ -172,36 +180,152 @@ def env_for_python(python: str) -> ManagedEnv | None:
 
 
 # -- registered interpreters ------------------------------------------------------------------
-def _interpreters_file() -> Path:
+INTERPRETERS_BAD_TAG = "bad"  # a damaged list replaced by a register: interpreters.json.bad-<time>
+LOCK_TIMEOUT_S = 10.0
+NOT_REGULAR = "it is not a regular file"
+
+
+def interpreters_file() -> Path:
+    """The list of interpreters the user registered (``config/interpreters.json``)."""
     return paths.config_dir() / INTERPRETERS_FILE
 
 
-def registered_interpreters() -> list[str]:
-    """Interpreters the user added to the list, in the order added."""
+_interpreters_file = interpreters_file  # the old private name
+
+
+def _read_interpreters(path: Path) -> tuple[list[str], str | None]:
+    """The registered interpreters in ``path`` and what is wrong with the file (None when
+    it is sound or absent; the list is then empty)."""
     try:
-        data = json.loads(read_bytes(_interpreters_file(), CONFIG_LIMIT).decode("utf-8"))
-    except (OSError, ValueError):
-        return []
-    return [str(p) for p in data] if isinstance(data, list) else []
+        raw = read_bytes(path, CONFIG_LIMIT)
+    except FileNotFoundError:
+        return [], None
+    except NotRegularFileError:
+        return [], NOT_REGULAR
+    except OSError as exc:
+        return [], f"it could not be read ({exc.strerror or exc})"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return [], "it is not UTF-8 text"
+    except ValueError as exc:
+        return [], f"it is not JSON ({exc})"
+    except RecursionError:
+        return [], "it is not JSON (nested too deeply)"
+    if not isinstance(data, list) or not all(isinstance(p, str) and p for p in data):
+        return [], f"it holds {_quoted(data)}, not a list of interpreter paths"
+    return list(data), None
+
+
+def interpreters_damage() -> str | None:
+    """One line for the user when the list of registered interpreters cannot be read (what
+    is wrong, that it is ignored, what to do), or None when it is sound or absent."""
+    path = interpreters_file()
+    problem = _read_interpreters(path)[1]
+    if problem is None:
+        return None
+    if problem == NOT_REGULAR:
+        return (
+            f"The list of registered interpreters {path} is not a regular file, so it is "
+            "ignored. Move it away to register interpreters again."
+        )
+    return (
+        f"The list of registered interpreters {path} is damaged ({problem}), so it is "
+        f"ignored. Fix it by hand, or register an interpreter: the damaged file is then kept "
+        f"as {INTERPRETERS_FILE}.{INTERPRETERS_BAD_TAG}-<time> and a new list started."
+    )
+
+
+def registered_interpreters() -> list[str]:
+    """Interpreters the user added to the list, in the order added (none when the file is
+    damaged: :func:`interpreters_damage` says so)."""
+    return _read_interpreters(interpreters_file())[0]
+
+
+@contextlib.contextmanager
+def _interpreters_lock(path: Path) -> Iterator[None]:
+    """One writer of ``path`` at a time, across processes (``.interpreters.json.lock``)."""
+    from filelock import FileLock, Timeout
+
+    lock_path = path.with_name(f".{path.name}.lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_S)
+        lock.acquire()
+    except Timeout as exc:
+        raise PanelError(
+            f"Nothing registered: another rocmpanel has been writing {path} for "
+            f"{LOCK_TIMEOUT_S:g} s. Try again.",
+            str(lock_path),
+        ) from exc
+    except OSError as exc:
+        raise PanelError(
+            f"Nothing registered: {path} could not be locked ({exc.strerror or exc}).", str(exc)
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _keep_aside(path: Path) -> Path:
+    """Copy the damaged list ``path`` to a free ``interpreters.json.bad-<time>`` beside it."""
+    import shutil
+
+    target = paths.aside(path, INTERPRETERS_BAD_TAG)
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        shutil.copy2(path, tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise PanelError(
+            f"Nothing registered: the damaged {path} could not be kept aside as "
+            f"{target.name} ({exc.strerror or exc}), so it was left as it is. Move it away "
+            "or fix it, then try again.",
+            str(exc),
+        ) from exc
+    return target
+
+
+def add_interpreter(python: str) -> tuple[str, Path | None]:
+    """Add ``python`` to the list (once), under a lock; returns its absolute path and where
+    a damaged list was kept before a new one replaced it (None when none was). PanelError
+    if ``python`` is unusable or the list cannot be written."""
+    path = Path(python).expanduser()
+    if not python or not path.is_file() or not os.access(path, os.X_OK):
+        raise PanelError(f"{python} is not an executable file.")
+    value = str(path.absolute())
+    file = interpreters_file()
+    kept: Path | None = None
+    with _interpreters_lock(file):
+        current, problem = _read_interpreters(file)
+        if problem is not None:
+            if problem == NOT_REGULAR or not is_regular(file):
+                raise PanelError(
+                    f"Nothing registered: {file} is not a regular file. Move it away, then "
+                    "try again."
+                )
+            kept = _keep_aside(file)
+        if value not in current or kept is not None:
+            if value not in current:
+                current.append(value)
+            write_atomic(file, json.dumps(current, indent=2).encode("utf-8"))
+    return value, kept
 
 
 def register_interpreter(python: str) -> str:
     """Add ``python`` to the list (once); returns its absolute path. PanelError if unusable."""
-    path = Path(python).expanduser()
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise PanelError(f"{python} is not an executable file.")
-    value = str(path.absolute())
-    current = registered_interpreters()
-    if value not in current:
-        current.append(value)
-        write_atomic(_interpreters_file(), json.dumps(current, indent=2).encode("utf-8"))
-    return value
+    return add_interpreter(python)[0]
 
 
 def interpreters() -> list[Interpreter]:
     """Everything the user can pick: managed environments, then registered interpreters."""
     items = [
-        Interpreter(f"{e.name} (torch {e.torch_version or '?'})", str(e.python), True, True)
+        Interpreter(
+            f"{e.name} (torch {e.torch_version or '?'})", str(e.python), True, e.python.exists()
+        )
         for e in list_envs()
     ]
     items += [Interpreter(p, p, False, Path(p).is_file()) for p in registered_interpreters()]

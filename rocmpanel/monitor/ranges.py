@@ -6,7 +6,8 @@ text. Such a figure is neither shown, plotted, alerted on nor exported: :func:`c
 and :func:`check_processes` (the collector runs them on every sample, whatever the
 source) make it None and record why in the sample's ``invalid`` map, which ``telemetry
 --json`` prints (``"invalid": {"power_w": "1e+26 W is outside the physical range 0 to
-2000 W"}``). Text (link, perf level, GPU and process names) loses its control characters.
+2000 W"}``). Text (link, perf level, GPU and process names) loses its control characters; a link or
+perf level that was not UTF-8 is no reading ("the perf level is not UTF-8 text").
 
 The bounds, in this one place:
 
@@ -80,6 +81,7 @@ CLOCK_MHZ = Range(0, 10000, "MHz")
 LINK_GTS = Range(2.5, 128, "GT/s")
 LINK_WIDTH = Range(1, 32, "lanes")
 TEXT_MAX = 64  # a perf level or link text longer than this is not one
+REPLACEMENT = "\ufffd"  # what a sysfs read decodes a byte that is not UTF-8 to
 NAME_MAX = 128  # GPU and process names are cut to this many characters
 
 # Each simple figure: the GpuSample field, its name in ``telemetry --json``, its range.
@@ -189,7 +191,9 @@ def check_gpu(sample: GpuSample) -> GpuSample:
             continue
         clean = printable(text)
         problem = None
-        if clean is not None and len(clean) > TEXT_MAX:
+        if REPLACEMENT in text:  # read_text put U+FFFD where the bytes were not UTF-8
+            problem = f"the {attr.replace('_', ' ')} is not UTF-8 text"
+        elif clean is not None and len(clean) > TEXT_MAX:
             problem = f"{len(clean)} characters is too long for a {attr.replace('_', ' ')}"
         elif clean is not None and check is not None:
             problem = check(clean)

@@ -42,6 +42,20 @@ def index_url(text: str) -> str:
     return value
 
 
+def nonempty(what: str, has_default: bool = True) -> Any:
+    """An argparse ``type=`` for a name or path that must not be empty: an empty one is an
+    error, never "the default" in disguise."""
+
+    def convert(text: str) -> str:
+        if not text.strip():
+            hint = " (leave the option out for the default)" if has_default else ""
+            raise argparse.ArgumentTypeError(f"{what} is empty{hint}")
+        return text
+
+    convert.__name__ = what  # argparse names the type in some of its messages
+    return convert
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "torch", help="plan, install and validate the right PyTorch build for this GPU"
@@ -69,7 +83,12 @@ def register(subparsers: Any) -> None:
 
     p_install = sub.add_parser("install", help="install the planned build into a new environment")
     plan_inputs(p_install)
-    p_install.add_argument("--env", dest="env_name", help="environment name (default: the build)")
+    p_install.add_argument(
+        "--env",
+        dest="env_name",
+        type=nonempty("the environment name"),
+        help="environment name (default: the build)",
+    )
     p_install.add_argument(
         "--index-url", type=index_url, help="use this index instead of the planned one"
     )
@@ -78,9 +97,24 @@ def register(subparsers: Any) -> None:
 
     p_envs = sub.add_parser("envs", help="list environments; activate or remove one")
     group = p_envs.add_mutually_exclusive_group()
-    group.add_argument("--activate", metavar="NAME_OR_PYTHON", help="make it the workload Python")
-    group.add_argument("--remove", metavar="NAME", help="delete a managed environment")
-    group.add_argument("--register", metavar="PYTHON", help="add an interpreter to the list")
+    group.add_argument(
+        "--activate",
+        metavar="NAME_OR_PYTHON",
+        type=nonempty("the environment or interpreter", has_default=False),
+        help="make it the workload Python",
+    )
+    group.add_argument(
+        "--remove",
+        metavar="NAME",
+        type=nonempty("the environment name", has_default=False),
+        help="delete a managed environment",
+    )
+    group.add_argument(
+        "--register",
+        metavar="PYTHON",
+        type=nonempty("the interpreter", has_default=False),
+        help="add an interpreter to the list",
+    )
     group.add_argument(
         "--clean", action="store_true", help="delete folders of installs that never finished"
     )
@@ -90,8 +124,17 @@ def register(subparsers: Any) -> None:
 
     p_val = sub.add_parser("validate", help="run the validation suite in an environment")
     which = p_val.add_mutually_exclusive_group()
-    which.add_argument("--python", help="interpreter to validate (default: the workload Python)")
-    which.add_argument("--env", dest="env_name", help="managed environment to validate")
+    which.add_argument(
+        "--python",
+        type=nonempty("the interpreter"),
+        help="interpreter to validate (default: the workload Python)",
+    )
+    which.add_argument(
+        "--env",
+        dest="env_name",
+        type=nonempty("the environment name"),
+        help="managed environment to validate",
+    )
     p_val.add_argument("--gfx", type=gfx_name, help="expected gfx target (default: detected)")
     p_val.add_argument("--quick", action="store_true", help="smaller sizes, faster")
     p_val.add_argument("--json", action="store_true", help="print the run as JSON")
@@ -184,6 +227,7 @@ def run_plan(args: argparse.Namespace) -> int:
 def run_install(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.jobs import workload
+    from rocmpanel.jobs.job_env import with_job_env
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.protocol import LogLine, Progress
     from rocmpanel.jobs.spec import prepare
@@ -203,6 +247,12 @@ def run_install(args: argparse.Namespace) -> int:
         ticket, spec = environments.prepare_install(p, name, settings)
     except PanelError as exc:
         return _fail(str(exc))
+    try:
+        # As the panel's job manager does for every job: the "Panel jobs" variables.
+        spec = with_job_env(spec)
+    except PanelError as exc:
+        environments.discard(ticket)
+        return _fail(exc.message, 1)
 
     def on_event(event: object) -> None:
         if isinstance(event, Progress):
@@ -248,22 +298,44 @@ def run_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inside(python: str, folder: Any) -> bool:
+    """Whether the interpreter path ``python`` lies in ``folder``."""
+    from pathlib import Path
+
+    return bool(python) and Path(python).is_relative_to(folder)
+
+
 def run_envs(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
     from rocmpanel.jobs import workload
     from rocmpanel.pytorch import environments
 
     settings = Settings.load()
+    active = settings.general.workload_python
     try:
         if args.clean:
             gone = environments.remove_partial()
             print("\n".join(f"Removed {p}" for p in gone) or "No unfinished installs found.")
+            if any(_inside(active, p) for p in gone):
+                workload.activate(settings, "")
+                print(
+                    f"The active workload Python {active} was in a removed folder: the "
+                    "panel's own Python is used now."
+                )
             return 0
-        if args.register:
-            print(f"Registered {workload.register_interpreter(args.register)}")
+        if args.register is not None:
+            value, kept = workload.add_interpreter(args.register)
+            if kept is not None:
+                print(
+                    f"The damaged list of registered interpreters was kept as {kept}; "
+                    "a new list was started."
+                )
+            print(f"Registered {value}")
             return 0
-        if args.activate:
+        if args.activate is not None:
             damaged = environments.damaged_env(args.activate)
             if damaged is not None:
                 return _fail(
@@ -278,21 +350,28 @@ def run_envs(args: argparse.Namespace) -> int:
             workload.activate(settings, python)
             print(f"Active workload Python: {python}")
             return 0
-        if args.remove:
+        if args.remove is not None:
+            target = environments.find_removable(args.remove)
+            if target is None:
+                raise PanelError(f"No managed environment named {args.remove!r}.")
             if not args.yes:
                 answer = input(f"Delete the environment {args.remove!r} and its files? [y/N] ")
                 if answer.strip().lower() not in ("y", "yes"):
                     print("Nothing removed.")
                     return 1
-            removed = environments.remove_env(args.remove)
-            if settings.general.workload_python == str(removed.python):
+            if _inside(active, target.path):
+                # Before deleting: a removal cut short (killed, a file that will not go)
+                # must not leave GPU jobs pointed at a half-deleted environment.
                 workload.activate(settings, "")
                 print("It was the active environment: the panel's own Python is used now.")
+            removed = environments.remove_env(args.remove)
             print(f"Removed {removed.path}")
             return 0
     except PanelError as exc:
         return _fail(str(exc))
-    active = settings.general.workload_python
+    damage = workload.interpreters_damage()
+    if damage is not None:
+        print(f"rocmpanel torch: {damage}", file=sys.stderr)
     broken = environments.damaged_envs()
     # An environment whose record is damaged is listed as such, never as usable.
     unusable = {str(d.python) for d in broken}
@@ -319,7 +398,7 @@ def run_envs(args: argparse.Namespace) -> int:
         print("No managed environments yet: `rocmpanel torch install` creates one.")
     for item in items:
         mark = "*" if item.python == active else " "
-        kind = "managed" if item.managed else ("registered" if item.exists else "missing")
+        kind = "missing" if not item.exists else ("managed" if item.managed else "registered")
         print(f"{mark} {item.label:40} {kind:10} {item.python}")
     for d in broken:
         mark = "*" if str(d.python) == active else "!"
@@ -327,6 +406,13 @@ def run_envs(args: argparse.Namespace) -> int:
         print(f"  {'':40} {'':10} {d.advice}")
     if not active:
         print(f"  (active: the panel's own Python, {sys.executable})")
+    elif not Path(active).exists():
+        print(
+            f"  (active: {active} (missing: no such file; GPU jobs cannot start until "
+            "`rocmpanel torch envs --activate NAME_OR_PYTHON` picks another))"
+        )
+    elif not any(i.python == active for i in items) and active not in unusable:
+        print(f"  (active: {active})")
     return 0
 
 
@@ -335,6 +421,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
+    from rocmpanel.jobs.job_env import with_job_env
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.spec import prepare
     from rocmpanel.knowledge.torch_builds import load_manifest
@@ -367,6 +454,14 @@ def run_validate(args: argparse.Namespace) -> int:
         spec = validate_spec(
             python, gfx=gfx, sysfs_vram_bytes=vram, job_env=job_env, quick=args.quick
         )
+    except PanelError as exc:
+        return _fail(str(exc))
+    try:
+        # As the panel's job manager does for every job: the "Panel jobs" variables.
+        spec = with_job_env(spec)
+    except PanelError as exc:
+        return _fail(exc.message, 1)
+    try:
         collector = CheckCollector()
 
         def on_event(event: object) -> None:
@@ -460,7 +555,12 @@ def run_history(args: argparse.Namespace) -> int:
 
 def _history(args: argparse.Namespace, store: Any) -> int:
     from rocmpanel.knowledge.torch_builds import load_manifest
-    from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
+    from rocmpanel.pytorch.validation_report import (
+        compare_markdown,
+        damaged_text,
+        run_title,
+        to_markdown,
+    )
 
     if args.export is not None:
         run = store.get(args.export)
@@ -468,6 +568,8 @@ def _history(args: argparse.Namespace, store: Any) -> int:
             return _fail(
                 f"no validation run #{args.export} (`rocmpanel torch history` lists them)", 1
             )
+        if run.damaged is not None:
+            return _fail(damaged_text(run), 1)
         print(to_markdown(run, load_manifest().overrides), end="")
         return 0
     if args.compare:
@@ -478,6 +580,9 @@ def _history(args: argparse.Namespace, store: Any) -> int:
                 f"no validation run #{', #'.join(missing)} (`rocmpanel torch history` lists them)",
                 1,
             )
+        bad = next((r for r in (a, b) if r is not None and r.damaged is not None), None)
+        if bad is not None:
+            return _fail(damaged_text(bad), 1)
         print(compare_markdown(a, b), end="")
         return 0
     runs = store.list_runs()

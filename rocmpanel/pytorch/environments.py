@@ -286,14 +286,20 @@ def damaged_env(name: str) -> DamagedEnv | None:
     return next((d for d in damaged_envs() if d.name == name), None)
 
 
+def find_removable(name: str) -> ManagedEnv | DamagedEnv | None:
+    """The environment in folder ``name`` (sound or damaged) that :func:`remove_env` would
+    delete, or None."""
+    return find_env(name) or damaged_env(name)
+
+
 def remove_env(name: str) -> ManagedEnv | DamagedEnv:
     """Delete a managed environment's directory (also one whose record is damaged). The
     caller confirms with the user first."""
-    env: ManagedEnv | DamagedEnv | None = find_env(name) or damaged_env(name)
+    env = find_removable(name)
     if env is None:
         raise PanelError(f"No managed environment named {name!r}.")
-    if env.path.parent != envs_dir():
-        raise PanelError(f"Refusing to delete {env.path}: it is not under {envs_dir()}.")
+    if env.path.parent != envs_dir() or env.path.name != name:
+        raise PanelError(f"Refusing to delete {env.path}: it is not {envs_dir() / name}.")
     # The record goes first: a half-deleted directory is then a partial install, not an env.
     with contextlib.suppress(OSError):  # a record that is a folder goes with the rmtree
         (env.path / RECORD).unlink(missing_ok=True)

@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from rocmpanel.knowledge import community
 from rocmpanel.knowledge.kernels import decide, major_minor
@@ -240,6 +241,13 @@ def plan(
     args = pip_args(row, mirrors, index_url, gfx)
     pre = pre_pip_args(row, mirrors)
     url = index_url or mirrors.apply(row.url)
+    if url.lower().startswith("http://"):
+        host = urlsplit(url).netloc.rsplit("@", 1)[-1] or url
+        warnings.append(
+            f"The index {url} is plain http: pip ignores it unless {host} is a trusted host. "
+            f"Use https, or add it as a trusted host (trusted-host = {host} in pip.conf, "
+            "with the setting torch_use_pip_config on)."
+        )
     download = row.download_mb * MB
     return InstallPlan(
         supported=True,

@@ -49,13 +49,25 @@ def counts_text(run: ValidationRun) -> str:
     )
 
 
+def damaged_text(run: ValidationRun) -> str:
+    """What a stored run that cannot be read back gets instead of its report."""
+    return (
+        f"Validation run #{run.id or '-'} is damaged ({run.damaged}), so it cannot be shown. "
+        "Delete it in the PyTorch tab's run history."
+    )
+
+
 def run_title(run: ValidationRun) -> str:
+    if run.damaged is not None:
+        return f"#{run.id or '-'} damaged run: {run.damaged}"
     where = run.env_name or run.python
     return f"#{run.id or '-'} {_when(run.created_at)} {where}: {counts_text(run)}"
 
 
 def to_markdown(run: ValidationRun, overrides: Mapping[str, Override] | None = None) -> str:
     """A run as a Markdown report a user can paste into an issue."""
+    if run.damaged is not None:
+        return f"# PyTorch validation #{run.id or '-'}\n\n{damaged_text(run)}\n"
     lines = [
         f"# PyTorch validation {_when(run.created_at)}",
         "",

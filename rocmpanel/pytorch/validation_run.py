@@ -16,6 +16,7 @@ from rocmpanel.base.enums import CheckStatus
 from rocmpanel.jobs.protocol import CheckDone
 
 COMPLETED = "completed"  # ValidationRun.outcome of a run that went through every check
+DAMAGED = "damaged"  # the outcome of a stored run that cannot be read back
 
 
 class RunVerdict(str, Enum):
@@ -84,6 +85,13 @@ class ValidationRun:
     outcome: str = COMPLETED  # or why the run ended early ("cancelled", "crashed", ...)
     id: int | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
+    # What is wrong with a stored run that cannot be read back (None: a sound run).
+    damaged: str | None = None
+
+    @classmethod
+    def damaged_run(cls, run_id: int, problem: str) -> ValidationRun:
+        """A stand-in for the stored run ``run_id`` that cannot be read (``problem``)."""
+        return cls(0.0, "?", (), id=run_id, outcome=DAMAGED, damaged=problem)
 
     @property
     def counts(self) -> dict[CheckStatus, int]:

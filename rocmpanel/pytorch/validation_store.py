@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -118,10 +119,61 @@ def migrations(legacy: Path | None) -> tuple[Migration, ...]:
     )
 
 
+_OPTIONAL_TEXT = ("env_name", "torch_version", "build", "device_name", "gfx", "gcn_arch")
+_CHECK_TEXT = ("check_id", "name", "status", "figure", "detail")
+_CHECK_OPTIONAL_TEXT = ("unit", "fix_id", "error")
+
+
+def _shown(value: object) -> str:
+    """A stored value as a few characters for a message."""
+    if isinstance(value, bytes):
+        return f"{len(value)} byte{'' if len(value) == 1 else 's'} of binary data"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _row_problem(row: sqlite3.Row, checks: Sequence[sqlite3.Row]) -> str | None:
+    """What makes a stored run unreadable (a field of the wrong type: sqlite keeps any
+    value in any column), or None."""
+    created = row["created_at"]
+    if isinstance(created, bool) or not isinstance(created, (int, float)):
+        return f"created_at is {_shown(created)}, not a time"
+    if not math.isfinite(created) or not -1e11 < created < 1e11:
+        return f"created_at is {_shown(created)}, not a time"
+    for key in ("python", "os", "outcome", "info_json"):
+        if not isinstance(row[key], str):
+            return f"{key} is {_shown(row[key])}, not text"
+    for key in _OPTIONAL_TEXT:
+        if row[key] is not None and not isinstance(row[key], str):
+            return f"{key} is {_shown(row[key])}, not text"
+    for check in checks:
+        where = f"check {check['position']!r}"
+        for key in _CHECK_TEXT:
+            if not isinstance(check[key], str):
+                return f"{where}: {key} is {_shown(check[key])}, not text"
+        for key in _CHECK_OPTIONAL_TEXT:
+            if check[key] is not None and not isinstance(check[key], str):
+                return f"{where}: {key} is {_shown(check[key])}, not text"
+        value = check["value"]
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
+            return f"{where}: value is {_shown(value)}, not a number"
+    return None
+
+
 def _run_from_row(row: sqlite3.Row, checks: Sequence[sqlite3.Row]) -> ValidationRun:
+    """The run stored in ``row``; one marked damaged (:attr:`ValidationRun.damaged`) when a
+    field cannot be read, so the rest of the history still lists."""
+    problem = _row_problem(row, checks)
+    if problem is not None:
+        log.info("Validation run #%s is damaged: %s", row["id"], problem)
+        return ValidationRun.damaged_run(int(row["id"]), problem)
     try:
         info = json.loads(row["info_json"])
-    except ValueError:
+    except (ValueError, RecursionError):
         info = {}
     return ValidationRun(
         id=int(row["id"]),
@@ -142,7 +194,7 @@ def _run_from_row(row: sqlite3.Row, checks: Sequence[sqlite3.Row]) -> Validation
                 name=c["name"],
                 status=CheckStatus.parse(c["status"]),
                 figure=c["figure"],
-                value=c["value"],
+                value=None if c["value"] is None else float(c["value"]),
                 unit=c["unit"],
                 detail=c["detail"],
                 fix_id=c["fix_id"],

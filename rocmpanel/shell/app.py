@@ -184,7 +184,10 @@ def run_gui(smoke_test: bool = False) -> int:
 
     settings = Settings.load(tell=False)  # the window shows what was wrong, in a dialog
     if smoke_test:  # a check of the build: the user's files stay as they are
+        from rocmpanel.base import sqlite
+
         settings.writable = False
+        sqlite.set_read_only()  # a damaged database is reported, not moved aside or remade
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 

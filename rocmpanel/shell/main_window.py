@@ -51,6 +51,16 @@ def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
     return job_env_for(spec)
 
 
+def settings_status_line(settings: Settings) -> str:
+    """The status bar's short sentence about a settings file with problems (the whole text
+    is in the dialog)."""
+    if settings.damaged:
+        return "Settings file damaged: using defaults — see the message."
+    count = len(settings.problems)
+    which = "a problem" if count == 1 else f"{count} problems"
+    return f"Settings file has {which}: see the message."
+
+
 def _class_name(source: TabSource) -> str:
     return source.cls if isinstance(source, TabEntry) else source.__name__
 
@@ -176,8 +186,12 @@ class MainWindow(QMainWindow):
         if self.tabs.count():
             self.ensure_tab(self.tabs.currentIndex())
         self.statusBar().showMessage("Ready", 3000)
-        for problem in self.settings.problems:
-            self.notify(problem)
+        if self.settings.problems:
+            # One short sentence: the status bar cuts a long one at the window's edge. The
+            # whole text is in the dialog (show_settings_problems) and in the log.
+            for problem in self.settings.problems:
+                log.warning("settings: %s", problem)
+            self.notify(settings_status_line(self.settings))
         # Errors reported from now on show in the status bar; earlier ones show now.
         reports.set_sink(self.notify)
 

@@ -241,6 +241,10 @@ _RETRY_PATH_RE = re.compile(r"\)': (/\S*)\s*$")
 _NO_VERSION_RE = re.compile(
     r"Could not find a version that satisfies the requirement (.+?) \(from versions: (.*)\)"
 )
+# pip skips an http:// index whose host is not trusted, and says so only in a warning.
+_UNTRUSTED_RE = re.compile(
+    r"repository located at (\S+) is not a trusted or secure host and is being ignored"
+)
 _CERT_REASON_RE = re.compile(r"certificate verify failed: ([^(')\"]+)")
 _PROXY_STATUS_RE = re.compile(r"Tunnel connection failed: (\d{3}[^'\")]*)")
 # How a connection broke, most telling first.
@@ -277,6 +281,7 @@ class PipDiagnosis:
         self.permission = ""
         self.errors: list[str] = []
         self.no_version: tuple[str, str] | None = None
+        self.untrusted: dict[str, str] = {}  # host -> pip's warning that it ignored it
         self.crashed = False
         self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
 
@@ -301,6 +306,10 @@ class PipDiagnosis:
             found = _NO_VERSION_RE.search(error)
             if found and self.no_version is None:
                 self.no_version = (found.group(1), found.group(2).strip())
+        untrusted = _UNTRUSTED_RE.search(text)
+        if untrusted:
+            self.untrusted.setdefault(untrusted.group(1), text)
+            return
         if _NETWORK_LINE_RE.search(text):
             if "Retrying (Retry(" in text:
                 self.retries += 1
@@ -437,6 +446,15 @@ class PipDiagnosis:
         if local is not None:
             return local
         offered = self.no_version[1] if self.no_version else "none"
+        if offered == "none" and self.untrusted:  # pip never asked the plain-http index
+            host, line = next(iter(self.untrusted.items()))
+            return Cause(
+                "untrusted_host",
+                f"pip ignored the plain-http index {host}: use https, or add it as a trusted "
+                f"host (trusted-host = {host} in pip.conf, or PIP_TRUSTED_HOST={host}, with "
+                "the setting torch_use_pip_config on), then install again.",
+                line,
+            )
         if offered == "none":  # the index gave nothing: a network failure explains that
             network = self._network_cause()
             if network is not None:

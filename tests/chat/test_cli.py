@@ -13,6 +13,9 @@ from rocmpanel.base.settings import ChatSettings, option_of
 from rocmpanel.chat import cli
 from rocmpanel.shell.cli import build_parser, main
 
+# The smallest tokenizer.json transformers reads: an added_tokens list and a model.
+TOKENIZER_JSON = '{"added_tokens": [], "model": {"type": "BPE", "vocab": {}, "merges": []}}'
+
 
 def test_device_choices_are_every_device_and_the_cuda_alias() -> None:
     assert {d.value for d in Device} | {"cuda"} == set(cli.DEVICE_CHOICES)
@@ -154,7 +157,7 @@ def tiny_model_folder(tmp_path: Path) -> Path:
     (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
     header = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode()
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + b"\0" * 16)
-    (folder / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (folder / "tokenizer.json").write_text(TOKENIZER_JSON, encoding="utf-8")
     (folder / "tokenizer_config.json").write_text(
         json.dumps({"chat_template": "{{ messages }}"}), encoding="utf-8"
     )

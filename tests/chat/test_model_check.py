@@ -28,6 +28,9 @@ LLAMA_CONFIG = {
 }
 ELEMENT_BYTES = {"F16": 2, "F32": 4, "BF16": 2}
 
+# The smallest tokenizer.json transformers reads: an added_tokens list and a model.
+TOKENIZER_JSON = '{"added_tokens": [], "model": {"type": "BPE", "vocab": {}, "merges": []}}'
+
 
 def write_safetensors(path: Path, tensors: dict[str, tuple[str, list[int]]]) -> None:
     """A valid safetensors file: 8-byte header length, JSON header, zeroed data."""
@@ -59,7 +62,7 @@ def make_folder(
             {"embed": ("F16", [100, 64]), "layer.weight": ("F16", [64, 64]), "norm": ("F32", [64])},
         )
     if tokenizer:
-        (root / "tokenizer.json").write_text("{}")
+        (root / "tokenizer.json").write_text(TOKENIZER_JSON)
         tok_config: dict[str, str] = {}
         if template == "config":
             tok_config["chat_template"] = "{{ messages }}"

@@ -24,7 +24,10 @@ def test_rejected_value_exits_non_zero_with_the_reason(tmp_path: Path, capsys) -
     code, out, _ = _run(
         capsys, "set", "ROCR_VISIBLE_DEVICES", "", "--home", str(tmp_path), "--json"
     )
-    assert code == 2 and "Unset the variable instead" in json.loads(out)["error"]
+    assert code == 2 and json.loads(out)["error"] == (
+        "refused: an empty value cannot be stored in environment.d (systemd ignores "
+        "`ROCR_VISIBLE_DEVICES=`); use `rocmpanel env unset ROCR_VISIBLE_DEVICES`."
+    )
 
 
 def test_set_get_list_unset_undo(tmp_path: Path, capsys) -> None:
@@ -94,10 +97,12 @@ def test_unset_values_show_as_not_set(tmp_path: Path, capsys, monkeypatch) -> No
 
 def test_warnings_and_json_output_of_a_change(tmp_path: Path, capsys) -> None:
     home = ("--home", str(tmp_path), "--store", "environment.d")
-    code, out, err = _run(capsys, "set", "PATH", "/opt/rocm/bin", *home, "--json")
+    code, out, err = _run(capsys, "set", "PATH", "/opt/rocm/bin", *home, "--json", "--force")
     data = json.loads(out)
     assert code == 0 and data["ok"] and data["notes"] == []
     assert data["warnings"] == [
-        "warning (environment.d): PATH does not include $PATH: the system folders would be lost."
+        "warning (environment.d): written with --force: The new PATH does not keep $PATH: "
+        "without $PATH the system folders (/usr/bin, /bin) are lost: login shells, scripts "
+        "and the desktop session find no programs (not even ls or bash)."
     ]
     assert "+PATH=/opt/rocm/bin" in data["diff"] and err == ""

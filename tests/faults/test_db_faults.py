@@ -472,10 +472,14 @@ def test_the_chat_history_list_shows_the_recovery(qtbot) -> None:
     assert wait_for_background(5000)
 
 
-def test_the_smoke_test_starts_on_damaged_databases(_private_home: Path) -> None:
+def test_the_smoke_test_starts_on_damaged_databases_and_leaves_them_alone(
+    _private_home: Path,
+) -> None:
+    """Break-it round 6, finding 15: the smoke test reads the databases read-only; it
+    neither moves a damaged one aside nor makes a new one."""
     chat, validation = paths.chat_database_file(), paths.validation_database_file()
-    _plant(chat, DAMAGED["truncated"][0])
-    _plant(validation, DAMAGED["garbage"][0])
+    chat_bytes = _plant(chat, DAMAGED["truncated"][0])
+    validation_bytes = _plant(validation, DAMAGED["garbage"][0])
     result = subprocess.run(
         [sys.executable, "-m", "rocmpanel", "--smoke-test"],
         env=_env(),
@@ -491,7 +495,13 @@ def test_the_smoke_test_starts_on_damaged_databases(_private_home: Path) -> None
         "Chat",
     ]
     assert "Traceback" not in result.stderr
-    assert len(_aside(chat)) == 1 and len(_aside(validation)) == 1
+    assert _aside(chat) == [] and _aside(validation) == []
+    assert chat.read_bytes() == chat_bytes and validation.read_bytes() == validation_bytes
+    assert sorted(p.name for p in chat.parent.iterdir()) == [
+        "chat.sqlite3",
+        "logs",
+        "validation.sqlite3",
+    ]
 
 
 def test_a_check_result_survives_a_round_trip_through_a_recovered_file() -> None:
@@ -501,3 +511,193 @@ def test_a_check_result_survives_a_round_trip_through_a_recovered_file() -> None
     saved = store.save(_run())
     again = store.get(saved.id or 0)
     assert again is not None and again.checks == (CheckResult.from_dict(CHECK),)
+
+
+# -- FC: break-it round 6, finding 15: read-only mode (the smoke test) writes no database ------
+@pytest.fixture
+def read_only_mode():
+    from rocmpanel.base import sqlite as sqlite_module
+
+    sqlite_module.set_read_only(True)
+    yield
+    sqlite_module.set_read_only(False)
+
+
+def _folder_listing(path: Path) -> list[str]:
+    return sorted(p.name for p in path.parent.iterdir()) if path.parent.is_dir() else []
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGED))
+@pytest.mark.usefixtures("read_only_mode")
+def test_read_only_mode_reports_a_damaged_database_and_leaves_it(case: str) -> None:
+    from rocmpanel.base import sqlite as sqlite_module
+
+    path = paths.validation_database_file()
+    sqlite_module.set_read_only(False)  # planting a truncated file writes a real one first
+    original = _plant(path, DAMAGED[case][0])
+    sqlite_module.set_read_only(True)
+    with pytest.raises(PanelError) as caught:
+        ValidationStore().list_runs()
+    assert caught.value.message.startswith(f"The validation history at {path} {DAMAGED[case][1]}")
+    assert caught.value.message.endswith(
+        ". It was left as it is: rocmpanel runs read-only now (the smoke test), and moves it "
+        "aside at the next normal start."
+    )
+    assert path.read_bytes() == original
+    assert _folder_listing(path) == ["validation.sqlite3"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+@pytest.mark.usefixtures("read_only_mode")
+def test_read_only_mode_leaves_a_fifo_or_folder_in_place(kind: str) -> None:
+    path = paths.chat_database_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+        what = "a FIFO (named pipe)"
+    else:
+        path.mkdir()
+        what = "a folder"
+    with pytest.raises(PanelError) as caught:
+        ChatStore(legacy=None).conversations()
+    assert caught.value.message == (
+        f"The chat history at {path} is {what}, not a database file. It was left as it is: "
+        "rocmpanel runs read-only now (the smoke test), and moves it aside at the next normal "
+        "start."
+    )
+    assert _folder_listing(path) == ["chat.sqlite3"]
+
+
+@pytest.mark.usefixtures("read_only_mode")
+def test_read_only_mode_reads_a_healthy_database_and_writes_nothing(tmp_path: Path) -> None:
+    from rocmpanel.base import sqlite as sqlite_module
+
+    path = paths.validation_database_file()
+    sqlite_module.set_read_only(False)
+    original = _real_validation_db(path)
+    sqlite_module.set_read_only(True)
+    store = ValidationStore(path, legacy=None)
+    (run,) = store.list_runs()
+    assert run.checks == (CheckResult.from_dict(CHECK),)
+    with pytest.raises(PanelError) as caught:
+        store.save(_run())
+    assert caught.value.message == (
+        f"The validation history at {path} is not written: rocmpanel runs read-only now (the "
+        "smoke test)."
+    )
+    assert path.read_bytes() == original
+    assert _folder_listing(path) == ["validation.sqlite3"]
+
+
+@pytest.mark.usefixtures("read_only_mode")
+def test_read_only_mode_creates_no_database_and_no_folder() -> None:
+    path = paths.chat_database_file()
+    store = ChatStore(legacy=None)
+    assert store.conversations() == []
+    store.create("only in memory")  # a missing file is read through an empty in-memory copy
+    assert not path.parent.exists()
+
+
+@pytest.mark.usefixtures("read_only_mode")
+def test_read_only_mode_reads_an_older_schema_through_a_memory_copy() -> None:
+    from rocmpanel.base import sqlite as sqlite_module
+    from rocmpanel.pytorch.validation_store import migrations
+
+    path = paths.validation_database_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sqlite_module.set_read_only(False)
+    with sqlite3.connect(path) as db:  # the first migration only: an older file
+        db.isolation_level = None
+        sqlite_module.migrate(db, migrations(None)[:1], "validation history")
+    db.close()
+    original = path.read_bytes()
+    sqlite_module.set_read_only(True)
+    assert ValidationStore(path, legacy=None).list_runs() == []
+    assert path.read_bytes() == original
+    assert _folder_listing(path) == ["validation.sqlite3"]
+
+
+# -- R6 finding 6: a stored run with a field of the wrong type -------------------------------
+# (the SQL that damages run #2, what its history line then says)
+BAD_ROWS = {
+    "created_at text": (
+        "UPDATE validation_runs SET created_at = 'abc' WHERE id = 2",
+        "created_at is 'abc', not a time",
+    ),
+    "figure blob": (
+        "UPDATE validation_checks SET figure = x'00ff' WHERE run_id = 2",
+        "check 0: figure is 2 bytes of binary data, not text",
+    ),
+    "python blob": (  # a number would be kept as text: the column has TEXT affinity
+        "UPDATE validation_runs SET python = x'0102' WHERE id = 2",
+        "python is 2 bytes of binary data, not text",
+    ),
+    "unit blob": (
+        "UPDATE validation_checks SET unit = x'00' WHERE run_id = 2",
+        "check 0: unit is 1 byte of binary data, not text",
+    ),
+    "value text": (
+        "UPDATE validation_checks SET value = 'fast' WHERE run_id = 2",
+        "check 0: value is 'fast', not a number",
+    ),
+    "created_at huge": (
+        "UPDATE validation_runs SET created_at = 1e300 WHERE id = 2",
+        "created_at is 1e+300, not a time",
+    ),
+}
+
+
+def _three_runs_with_a_damaged_second(sql: str) -> Path:
+    path = paths.validation_database_file()
+    store = ValidationStore()
+    for _ in range(3):
+        store.save(_run())
+    with sqlite3.connect(path) as db:
+        db.execute(sql)
+    return path
+
+
+@pytest.mark.parametrize("case", BAD_ROWS)
+def test_a_damaged_run_is_listed_as_damaged_beside_the_others(capsys, case: str) -> None:
+    sql, problem = BAD_ROWS[case]
+    _three_runs_with_a_damaged_second(sql)
+    assert main(["torch", "history"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[1] == f"#2 damaged run: {problem}"
+    assert [line.split()[0] for line in lines] == ["#3", "#2", "#1"]
+    assert lines[0].endswith("/p: 1 pass, 0 fail, 0 skip") and lines[2].endswith(
+        "/p: 1 pass, 0 fail, 0 skip"
+    )
+    assert err == ""
+    assert main(["torch", "history", "--export", "2"]) == 1
+    assert capsys.readouterr().err == (
+        f"rocmpanel torch: Validation run #2 is damaged ({problem}), so it cannot be shown. "
+        "Delete it in the PyTorch tab's run history.\n"
+    )
+    assert main(["torch", "history", "--export", "3"]) == 0
+    assert "| torch imports | PASS | torch 2.9 |" in capsys.readouterr().out
+    assert main(["torch", "history", "--compare", "1", "2"]) == 1
+    assert "Validation run #2 is damaged" in capsys.readouterr().err
+
+
+def test_the_validation_history_lists_a_damaged_run(qtbot) -> None:
+    from rocmpanel.pytorch.views.validation_history import ValidationHistory
+
+    _three_runs_with_a_damaged_second(BAD_ROWS["figure blob"][0])
+    history = ValidationHistory(ValidationStore(), lambda: {}, lambda _m: None)
+    qtbot.addWidget(history)
+    with qtbot.waitSignal(history.loaded, timeout=5000):
+        history.reload()
+    items = [history.list.item(i) for i in range(history.list.count())]
+    assert [item.text() for item in items][1] == "#2 damaged run"
+    assert (
+        items[1].toolTip() == "#2 damaged run: check 0: figure is 2 bytes of binary data, not text"
+    )
+    assert [item.text().split()[0] for item in items] == ["#3", "#2", "#1"]
+    items[1].setSelected(True)
+    items[2].setSelected(True)
+    assert history.compare_text() == (
+        "Validation run #2 is damaged (check 0: figure is 2 bytes of binary data, not text), so "
+        "it cannot be shown. Delete it in the PyTorch tab's run history.\n"
+    )

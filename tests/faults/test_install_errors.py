@@ -426,3 +426,56 @@ def test_the_cli_says_it_in_one_sentence(tmp_path: Path) -> None:
     assert done.stderr.count("could not be reached") == 1  # said once, not echoed twice
     assert "pip install failed" not in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+# -- R6 finding 9: an http:// index on a host pip does not trust ---------------------------
+UNTRUSTED = [
+    "Looking in indexes: http://nonexistent.invalid/simple",
+    "WARNING: The repository located at nonexistent.invalid is not a trusted or secure host "
+    "and is being ignored. If this repository is available via HTTPS we recommend you use "
+    "HTTPS instead, otherwise you may silence this warning and allow it anyway with "
+    "'--trusted-host nonexistent.invalid'.",
+    *no_version("torch==2.9.*"),
+]
+
+
+def test_an_ignored_plain_http_index_is_the_headline() -> None:
+    diagnosis = WORKER.PipDiagnosis().feed_all(UNTRUSTED)
+    cause = diagnosis.cause(1)
+    assert (cause.kind, cause.message) == (
+        "untrusted_host",
+        "pip ignored the plain-http index nonexistent.invalid: use https, or add it as a "
+        "trusted host (trusted-host = nonexistent.invalid in pip.conf, or "
+        "PIP_TRUSTED_HOST=nonexistent.invalid, with the setting torch_use_pip_config on), "
+        "then install again.",
+    )
+    assert cause.evidence == UNTRUSTED[1]
+    assert diagnosis.detail(cause).splitlines()[0] == UNTRUSTED[1]
+
+
+def test_versions_from_another_index_win_over_an_ignored_one() -> None:
+    lines = [*UNTRUSTED[:2], *no_version("torch==2.9.*", "2.8.0, 2.8.1")]
+    cause = WORKER.PipDiagnosis().feed_all(lines).cause(1)
+    assert cause.kind == "no_version"
+
+
+def test_torch_install_warns_at_plan_time_about_a_plain_http_index(capsys, monkeypatch) -> None:
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.pytorch import environments
+    from rocmpanel.shell.cli import main
+
+    def stop(*_args, **_kwargs):
+        raise PanelError("stopped by the test")
+
+    monkeypatch.setattr(environments, "prepare_install", stop)
+    argv = ["torch", "install", "--gfx", "gfx1100", "--rocm", "6.4", "--index-url"]
+    assert main([*argv, "http://user@mirror.example:8080/simple"]) == 2
+    out = capsys.readouterr().out
+    assert (
+        "warning: The index http://user@mirror.example:8080/simple is plain http: pip ignores "
+        "it unless mirror.example:8080 is a trusted host. Use https, or add it as a trusted "
+        "host (trusted-host = mirror.example:8080 in pip.conf, with the setting "
+        "torch_use_pip_config on).\n"
+    ) in out
+    assert main([*argv, "https://mirror.example/simple"]) == 2
+    assert "plain http" not in capsys.readouterr().out

@@ -279,7 +279,10 @@ def test_collector_with_fifo_everywhere_returns(tmp_path: Path) -> None:
 
 def _model_folder(root: Path) -> Path:
     write(root / "config.json", '{"architectures": ["LlamaForCausalLM"], "model_type": "llama"}')
-    write(root / "tokenizer.json", "{}")
+    write(
+        root / "tokenizer.json",
+        '{"added_tokens": [], "model": {"type": "BPE", "vocab": {}, "merges": []}}',
+    )
     header = b'{"w": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}}'
     write(root / "model.safetensors", len(header).to_bytes(8, "little") + header + b"\0" * 8)
     return root

@@ -341,6 +341,10 @@ def test_the_window_says_what_was_wrong_once_and_keeps_the_file(qtbot) -> None:
     win = MainWindow(settings, tabs=(OnlyTab,), inventory=holder)
     qtbot.addWidget(win)
     assert win.settings_problems_box is None  # not before the first frame
+    # Finding 16: a short sentence in the status bar (a long one is cut at the window's edge)
+    assert win.statusBar().currentMessage() == (
+        "Settings file damaged: using defaults — see the message."
+    )
     with qtbot.waitSignal(win.first_painted, timeout=5000):
         win.show()
     box = win.settings_problems_box
@@ -424,3 +428,130 @@ def test_closing_the_real_window_never_replaces_a_damaged_file(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     assert path.read_bytes() == TYPO
     assert _bad_copies(path) == []
+
+
+# -- break-it round 6: leftover temp files, backups, duplicate keys (findings 13, 14) ----------
+def _dead_pid() -> int:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **_CAPTURE)
+    return int(child.stdout)
+
+
+_CAPTURE: dict = {"capture_output": True, "text": True, "check": True, "timeout": 30}
+
+
+def test_a_save_removes_the_temp_files_of_killed_saves_only() -> None:
+    path = _settings_file(b"telemetry_interval_ms: 500\n")
+    dead = path.parent / f".settings.yaml.rocmpanel-{_dead_pid()}.k1ll3d_.tmp"
+    live = path.parent / f".settings.yaml.rocmpanel-{os.getppid()}.al1ve.tmp"  # still running
+    other = path.parent / f".other.yaml.rocmpanel-{_dead_pid()}.x.tmp"  # not the settings'
+    for leftover in (dead, live, other):
+        leftover.write_bytes(b"telemetry_interval_ms: 1")
+    settings = Settings.load()
+    settings.monitor.interval_ms = 1000
+    settings.save()
+    assert not dead.exists()
+    assert live.exists() and other.exists()
+    assert yaml.safe_load(path.read_text()) == {"telemetry_interval_ms": 1000}
+
+
+def _backups(path: Path) -> list[Path]:
+    return sorted(paths.backups_dir().glob("*settings.yaml.*.bak"))
+
+
+def test_the_first_save_of_a_session_backs_the_file_up_and_says_so_when_it_had_comments() -> None:
+    text = b"# my comment\nunknown_key: keepme\ntelemetry_interval_ms: 500\n"
+    path = _settings_file(text)
+    settings = Settings.load()
+    settings.monitor.interval_ms = 1000
+    notices = settings.save()
+    (backup,) = _backups(path)
+    assert backup.read_bytes() == text
+    assert notices == [
+        f"{path} had comments, which a save does not keep; the file as you wrote it is kept "
+        f"as {backup}."
+    ]
+    assert yaml.safe_load(path.read_text()) == {
+        "unknown_key": "keepme",
+        "telemetry_interval_ms": 1000,
+    }
+    settings.monitor.interval_ms = 1500  # a second save of the session: no second copy
+    assert settings.save() == []
+    assert _backups(path) == [backup]
+
+
+def test_a_file_without_comments_is_backed_up_silently_and_only_a_few_are_kept() -> None:
+    path = _settings_file(b"telemetry_interval_ms: 500\n")
+    for session in range(settings_module.KEEP_BACKUPS + 2):
+        settings = Settings.load()
+        settings.monitor.interval_ms = 1000 + session
+        assert settings.save() == []
+    backups = _backups(path)
+    assert len(backups) == settings_module.KEEP_BACKUPS
+    assert yaml.safe_load(backups[-1].read_text()) == {
+        "telemetry_interval_ms": 1000 + settings_module.KEEP_BACKUPS
+    }
+
+
+def test_a_missing_file_needs_no_backup() -> None:
+    settings = Settings.load()
+    settings.monitor.interval_ms = 1000
+    assert settings.save() == []
+    settings.monitor.interval_ms = 1100
+    assert settings.save() == []
+    assert _backups(paths.settings_file()) == []
+
+
+def test_no_backup_possible_means_no_save() -> None:
+    text = b"telemetry_interval_ms: 500\n"
+    path = _settings_file(text)
+    backups = paths.backups_dir()
+    backups.parent.mkdir(parents=True, exist_ok=True)
+    backups.write_text("a file where the backups folder belongs")
+    settings = Settings.load()
+    settings.monitor.interval_ms = 1000
+    with pytest.raises(PanelError) as caught:
+        settings.save()
+    assert caught.value.message == (
+        f"Settings not saved: {path} could not be backed up first (Could not create the "
+        f"backups folder {backups}: File exists). Nothing was changed."
+    )
+    assert path.read_bytes() == text
+
+
+def test_a_key_written_twice_is_a_problem_line_and_the_last_one_counts(capsys) -> None:
+    path = _settings_file(b"telemetry_interval_ms: 100\nfuture: 1\ntelemetry_interval_ms: 700\n")
+    settings = Settings.load()
+    assert settings.monitor.interval_ms == 700
+    assert settings.problems == [
+        f"{path}: the key 'telemetry_interval_ms' appears more than once; the last one is used."
+    ]
+    assert settings.damaged == ""
+    assert capsys.readouterr().err == "rocmpanel: " + settings.problems[0] + "\n"
+
+
+def test_the_smoke_test_writes_none_of_the_users_files_with_damaged_databases(
+    _private_home: Path,
+) -> None:
+    """Finding 15: damaged databases are reported, not moved aside or made anew."""
+    data = _private_home / "data"
+    data.mkdir()
+    (data / "chat.sqlite3").write_bytes(b"\x00\xff garbage" * 500)
+    os.mkfifo(data / "validation.sqlite3")
+    (data / "rocmpanel.sqlite3").mkdir()  # the old shared database, as a folder
+    path = _settings_file(TYPO)
+    result = _run_smoke_test()
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert path.read_bytes() == TYPO
+    assert (data / "chat.sqlite3").read_bytes() == b"\x00\xff garbage" * 500
+    assert _tree(_private_home) == [
+        "config",
+        "config/settings.yaml",
+        "data",
+        "data/chat.sqlite3",
+        "data/logs",
+        "data/logs/rocmpanel.log",
+        "data/rocmpanel.sqlite3",
+        "data/validation.sqlite3",
+        "user",
+    ]

@@ -405,3 +405,24 @@ def test_probe_of_this_python_reports_on_stdout(capsys: pytest.CaptureFixture[st
     assert main(["probe", "--json", "--python", sys.executable]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["python_executable"] == sys.executable and err == ""
+
+
+# -- FC: break-it round 6, finding 16: text that is not UTF-8 is no reading, with the reason --
+def test_a_perf_level_or_link_that_is_not_utf8_is_null_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "sys"
+    device = make_gpu(root)
+    (device / "power_dpm_force_performance_level").write_bytes(b"\xff\xfe\x80\n")
+    (device / "current_link_speed").write_bytes(b"16.0 GT/s \xff\n")
+    doc = telemetry_json(tmp_path, capsys)
+    (gpu,) = doc["gpus"]
+    assert (gpu["perf_level"], gpu["link"]) == (None, None)
+    assert gpu["invalid"] == {
+        "link": "the link is not UTF-8 text",
+        "perf_level": "the perf level is not UTF-8 text",
+    }
+    argv = ["telemetry", "--sysfs-root", str(root), "--proc-root", str(tmp_path / "proc")]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "\ufffd" not in text and "perf level n/a" in text

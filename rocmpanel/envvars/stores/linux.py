@@ -98,7 +98,24 @@ class ProfileStore(FileEnvStore):
     def check_content(self, plan: FilePlan) -> None:
         """The new ~/.profile must pass ``sh -n``: the block on its own, and the whole file
         unless the user's own lines (the file without the block) already fail on their own."""
-        text = decode(plan.after) or ""
+        problem = self.syntax_problem(plan.after or b"")
+        if problem is not None:
+            raise PanelError(
+                f"The new {self.path} would not pass `sh -n` ({problem}), so nothing was "
+                f"written. Check the lines between the rocmpanel markers in {self.path}, or "
+                "choose another value.",
+                problem,
+            )
+
+    def check_restored_content(self, data: bytes) -> str | None:
+        """A backup put back into ~/.profile passes the same ``sh -n`` check as a write."""
+        problem = self.syntax_problem(data)
+        return None if problem is None else f"would not pass `sh -n` ({problem})"
+
+    def syntax_problem(self, data: bytes) -> str | None:
+        """What ``sh -n`` finds wrong with ``data`` as ~/.profile: in rocmpanel's block on
+        its own, or in the whole file unless the user's own lines fail without the block."""
+        text = decode(data) or ""
         lines = env_formats.split_lines(text)
         try:
             span = env_formats.find_block(lines)
@@ -110,19 +127,13 @@ class ProfileStore(FileEnvStore):
             label = f"{self.path} (rocmpanel block)"
             problem = shell_syntax_problem(encode(block) or b"", label)
         if problem is None:
-            problem = shell_syntax_problem(plan.after or b"", str(self.path))
+            problem = shell_syntax_problem(data, str(self.path))
             if problem is not None:
                 own = text if span is None else "".join(lines[: span[0]] + lines[span[1] + 1 :])
                 if shell_syntax_problem(encode(own) or b"", str(self.path)) is not None:
                     log.info("%s does not pass sh -n without rocmpanel's block either.", self.path)
-                    return  # the user's lines fail on their own: not ours to refuse
-        if problem is not None:
-            raise PanelError(
-                f"The new {self.path} would not pass `sh -n` ({problem}), so nothing was "
-                f"written. Check the lines between the rocmpanel markers in {self.path}, or "
-                "choose another value.",
-                problem,
-            )
+                    return None  # the user's lines fail on their own: not ours to refuse
+        return problem
 
     def notes(self) -> list[str]:
         for name in (".bash_profile", ".bash_login"):

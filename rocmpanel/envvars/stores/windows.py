@@ -266,6 +266,18 @@ class WindowsUserStore(EnvStore):
             raise
 
     def _load_backup(self, record: dict[str, Any]) -> dict[str, tuple[str, int] | None]:
+        folder = paths.backups_dir().resolve()
+        try:
+            inside = Path(str(record["backup"])).resolve().is_relative_to(folder)
+        except (OSError, RuntimeError, ValueError):
+            inside = False
+        if not inside:
+            raise PanelError(
+                f"The backup {record['backup']} is not in the backups folder {folder}, so "
+                "nothing was restored. Change the variables with `rocmpanel env set` / "
+                "`rocmpanel env unset` instead.",
+                "backup outside the backups folder",
+            )
         try:
             raw = read_bytes(record["backup"], CONFIG_LIMIT)
             data = json.loads(raw.decode("utf-8", "surrogatepass"))

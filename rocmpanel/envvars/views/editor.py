@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.envvars.catalogue import Status, Verdict, load_catalogue
-from rocmpanel.envvars.plan import EnvChange, FilePlan
+from rocmpanel.envvars.catalogue import Status, Verdict, empty_value_refusal, load_catalogue
+from rocmpanel.envvars.plan import EnvChange, FilePlan, ValueRefusedError
 from rocmpanel.envvars.store import (
     ApplyResult,
     EnvConflictError,
@@ -123,6 +123,10 @@ class EnvEditor(QWidget):
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setMinimumHeight(70)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.about = QLabel(self)  # what holds on this computer: ~/.bash_profile wins, ...
+        self.about.setWordWrap(True)
+        self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.about.setVisible(False)
         self.status = StatusLine(self, self._notify)
         self.status.busy_changed.connect(lambda _busy: self._update_buttons())
 
@@ -142,6 +146,7 @@ class EnvEditor(QWidget):
         layout.addLayout(targets)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.details)
+        layout.addWidget(self.about)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
 
@@ -170,6 +175,8 @@ class EnvEditor(QWidget):
 
     def _show_read(self, read: StoresRead) -> None:
         self.snapshots = dict(read.snapshots)
+        self.about.setText("\n".join(f"Note: {line}" for line in read.about))
+        self.about.setVisible(bool(read.about))
         for error in read.errors:  # logs each detail; the problems are shown together below
             self.status.show_error(error, READING)
         problems = [s.problem for s in self.snapshots.values() if s.problem]
@@ -192,12 +199,31 @@ class EnvEditor(QWidget):
         needle = self.filter.text().strip().upper()
         return sorted(n for n in names if needle in n.upper())
 
+    def refusal(self, name: str, value: str) -> str | None:
+        """Why the editor will not write ``name=value`` although the catalogue accepts the
+        value: an empty value (environment.d cannot hold one) or a variable that can break
+        the next login (the CLI writes those only with --force)."""
+        if value == "":
+            return (
+                f"Refused: {empty_value_refusal(name)}, or Remove {name} here; nothing was changed."
+            )
+        danger = self.catalogue.danger(name, value, self.platform)
+        if danger is not None:
+            return (
+                f"Refused: {danger} The editor does not write it; if you really mean it, use "
+                f"`rocmpanel env set {name} VALUE --force`."
+            )
+        return None
+
     def verdict_for(self, name: str) -> Verdict | None:
         """The check of the value that matters: the staged one, else the stored one."""
         if name in self.staged:
             value = self.staged[name]
             if value is None:
                 return Verdict(Status.VALID, "Will be unset.")
+            refused = self.refusal(name, value)
+            if refused is not None:
+                return Verdict(Status.INVALID, refused)
             return self.catalogue.validate(name, value, self.platform)
         for snapshot in self.snapshots.values():
             if name in snapshot.values:
@@ -301,6 +327,14 @@ class EnvEditor(QWidget):
     def plans(self) -> list[FilePlan]:
         """The plans of the staged changes for the ticked stores (PanelError if refused)."""
         changes = [EnvChange(name, value) for name, value in self.staged.items()]
+        refused = [
+            text
+            for change in changes
+            if change.value is not None
+            and (text := self.refusal(change.name, change.value)) is not None
+        ]
+        if refused:
+            raise ValueRefusedError(" ".join(refused))
         plans = []
         for key in self.target_keys():
             snapshot = self.snapshots.get(key)

@@ -49,6 +49,7 @@ class EnvListing:
     envs: tuple[ManagedEnv, ...]
     registered: tuple[tuple[str, bool], ...]  # (interpreter, the file exists)
     damaged: tuple[DamagedEnv, ...] = ()  # listed as such: never made active
+    problem: str | None = None  # the list of registered interpreters is damaged
 
 
 def read_listing() -> EnvListing:
@@ -57,7 +58,7 @@ def read_listing() -> EnvListing:
     damaged = tuple(damaged_envs())
     unusable = {d.python for d in damaged}
     envs = tuple(e for e in workload.list_envs() if e.python not in unusable)
-    return EnvListing(envs, registered, damaged)
+    return EnvListing(envs, registered, damaged, workload.interpreters_damage())
 
 
 class TorchEnvsPanel(QWidget):
@@ -126,6 +127,8 @@ class TorchEnvsPanel(QWidget):
                 report(error, "Listing the PyTorch environments")
             return
         self._listing = listing
+        if listing.problem:
+            self.ctx.notify(listing.problem)
         self._fill()
         self.refreshed.emit()
 
@@ -231,14 +234,19 @@ class TorchEnvsPanel(QWidget):
     def register(self, path: str) -> None:
         """Add the interpreter at ``path`` to the list (checked and saved off the GUI thread)."""
 
-        def done(_value: str | None, error: BaseException | None) -> None:
+        def done(result: tuple[str, Path | None] | None, error: BaseException | None) -> None:
             if error is not None:
                 report(error, "Registering an interpreter", dialog_parent=self)
-            else:
-                self.refresh()
+                return
+            if result is not None and result[1] is not None:
+                self.ctx.notify(
+                    f"The damaged list of registered interpreters was kept as {result[1]}; "
+                    "a new list was started."
+                )
+            self.refresh()
 
         run_in_background(
-            partial(workload.register_interpreter, path),
+            partial(workload.add_interpreter, path),
             done,
             owner=self,
             what="registering an interpreter",
@@ -268,6 +276,10 @@ class TorchEnvsPanel(QWidget):
     def remove(self, env: ManagedEnv | DamagedEnv) -> None:
         """Delete ``env`` in the background; its row says "deleting…" until it is gone."""
         python = str(env.python)
+        if self.ctx.workload_python() == python:
+            # Before deleting: a deletion cut short must not leave GPU jobs pointed at a
+            # half-deleted environment.
+            self.activate(PANEL_OWN)
         self._deleting.add(python)
         self._fill()
         self.ctx.notify(f"Deleting {env.name}…")

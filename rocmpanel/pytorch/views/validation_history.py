@@ -35,7 +35,12 @@ from rocmpanel.base.enums import CheckStatus
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
 from rocmpanel.knowledge.torch_builds import Override
-from rocmpanel.pytorch.validation_report import compare_markdown, run_title, to_markdown
+from rocmpanel.pytorch.validation_report import (
+    compare_markdown,
+    damaged_text,
+    run_title,
+    to_markdown,
+)
 from rocmpanel.pytorch.validation_run import RunVerdict, ValidationRun
 from rocmpanel.pytorch.validation_store import ValidationStore
 
@@ -48,6 +53,8 @@ VERDICT_COLOURS = {
 
 def short_title(run: ValidationRun) -> str:
     """A history line: number, time, where, counts (the full title is the tooltip)."""
+    if run.damaged is not None:
+        return f"#{run.id} damaged run"
     counts = run.counts
     when = time.strftime("%m-%d %H:%M", time.localtime(run.created_at))
     if run.env_name:
@@ -199,7 +206,10 @@ class ValidationHistory(QWidget):
             return None
         older, newer = sorted(ids)
         a, b = self.runs.get(older), self.runs.get(newer)
-        return compare_markdown(a, b) if a and b else None
+        if a is None or b is None:
+            return None
+        bad = next((r for r in (a, b) if r.damaged is not None), None)
+        return damaged_text(bad) + "\n" if bad is not None else compare_markdown(a, b)
 
     @Slot()
     def _on_compare_clicked(self) -> None:

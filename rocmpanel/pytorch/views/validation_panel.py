@@ -48,6 +48,7 @@ from rocmpanel.pytorch.validation_job import (
 from rocmpanel.pytorch.validation_report import (
     STATUS_MARK,
     counts_text,
+    damaged_text,
     fix_for,
 )
 from rocmpanel.pytorch.validation_run import CheckResult, RunVerdict, ValidationRun
@@ -273,6 +274,9 @@ class TorchValidationPanel(QWidget):
         for check in run.checks:
             self._add_row(check, run)
         self.table.resizeRowsToContents()
+        if run.damaged is not None:
+            self.summary_label.setText(damaged_text(run))
+            return
         where = run.env_name or run.python
         device = run.device_name or "no GPU visible"
         ended = ""

@@ -393,6 +393,34 @@ def test_deleting_an_env_runs_in_the_background_and_says_so(qtbot, ctx, monkeypa
     assert "Removed torch-big." in ctx.messages
 
 
+def test_removing_the_active_env_resets_the_setting_before_deleting(qtbot, ctx, monkeypatch):
+    path = _fake_managed_env("torch-on")
+    ctx.settings.general.workload_python = str(path / "bin" / "python")
+    ctx.settings.save()
+    seen: list[str] = []
+
+    def killed_remove(name: str):  # what the file says when the deletion starts
+        seen.append(Settings.load().general.workload_python)
+        raise PanelError("killed during the rmtree")
+
+    monkeypatch.setattr(envs_panel, "remove_env", killed_remove)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(envs_panel, "report", lambda *a, **k: None)
+    tab = make_tab(qtbot, ctx)
+    envs = tab.envs
+    qtbot.waitUntil(lambda: "● torch-on" in _listed(envs), timeout=10_000)
+    row = next(
+        envs.tree.topLevelItem(i)
+        for i in range(envs.tree.topLevelItemCount())
+        if "torch-on" in envs.tree.topLevelItem(i).text(0)
+    )
+    envs.tree.setCurrentItem(row)
+    with qtbot.waitSignal(envs.removal_finished, timeout=10_000):
+        envs.remove_button.click()
+    assert seen == [""]
+    assert ctx.settings.general.workload_python == ""
+
+
 @pytest.mark.torch
 def test_cpu_validation_run_shows_not_rocm_with_fix_and_history(qtbot, ctx):
     pytest.importorskip("torch")
