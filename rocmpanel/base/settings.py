@@ -34,6 +34,7 @@ from rocmpanel.base import paths
 from rocmpanel.base.atomic import backup_file, remove_stale_temp_files, resolved, write_atomic
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.locking import locked
 
 log = logging.getLogger(__name__)
 
@@ -415,7 +416,6 @@ BAD_TAG = "bad"  # a damaged file replaced by a save is kept as settings.yaml.ba
 # The first save of a session copies the file it replaces into paths.backups_dir() (a save
 # writes YAML afresh, so comments and layout of a hand-written file go): the newest few.
 KEEP_BACKUPS = 5
-LOCK_TIMEOUT_S = 10.0
 
 # The notices already printed by this process (a command loads the settings more than once).
 _told: set[tuple[str, tuple[str, ...]]] = set()
@@ -552,30 +552,6 @@ def keep_aside(path: Path) -> Path:
     return target
 
 
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """One saver of ``path`` at a time, across processes (``.settings.yaml.lock``)."""
-    from filelock import FileLock, Timeout
-
-    lock_path = path.with_name(f".{path.name}.lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_S)
-        lock.acquire()
-    except Timeout as exc:
-        raise PanelError(
-            f"Settings not saved: another rocmpanel has been saving {path} for "
-            f"{LOCK_TIMEOUT_S:g} s. Try again.",
-            str(lock_path),
-        ) from exc
-    except OSError as exc:
-        raise PanelError(f"Could not save {path}: {exc.strerror or exc}.", str(exc)) from exc
-    try:
-        yield
-    finally:
-        lock.release()
-
-
 class Settings:
     """The settings file in memory: typed sections.
 
@@ -701,7 +677,7 @@ class Settings:
             if not changed or not self.writable:
                 return []
             notices: list[str] = []
-            with _file_lock(self.path):
+            with locked(self.path, refused="Settings not saved"):
                 state = _read(self.path)
                 if state.kind == _UNTOUCHABLE:
                     raise PanelError(

@@ -16,7 +16,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from rocmpanel.base import paths
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, is_regular, read_bytes
+from rocmpanel.base.locking import locked
 from rocmpanel.base.settings import Settings
 
 RECORD = "rocmpanel-env.json"  # written last by an install: a folder without it is partial
@@ -181,7 +182,6 @@ def env_for_python(python: str) -> ManagedEnv | None:
 
 # -- registered interpreters ------------------------------------------------------------------
 INTERPRETERS_BAD_TAG = "bad"  # a damaged list replaced by a register: interpreters.json.bad-<time>
-LOCK_TIMEOUT_S = 10.0
 NOT_REGULAR = "it is not a regular file"
 
 
@@ -242,32 +242,6 @@ def registered_interpreters() -> list[str]:
     return _read_interpreters(interpreters_file())[0]
 
 
-@contextlib.contextmanager
-def _interpreters_lock(path: Path) -> Iterator[None]:
-    """One writer of ``path`` at a time, across processes (``.interpreters.json.lock``)."""
-    from filelock import FileLock, Timeout
-
-    lock_path = path.with_name(f".{path.name}.lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_S)
-        lock.acquire()
-    except Timeout as exc:
-        raise PanelError(
-            f"Nothing registered: another rocmpanel has been writing {path} for "
-            f"{LOCK_TIMEOUT_S:g} s. Try again.",
-            str(lock_path),
-        ) from exc
-    except OSError as exc:
-        raise PanelError(
-            f"Nothing registered: {path} could not be locked ({exc.strerror or exc}).", str(exc)
-        ) from exc
-    try:
-        yield
-    finally:
-        lock.release()
-
-
 def _keep_aside(path: Path) -> Path:
     """Copy the damaged list ``path`` to a free ``interpreters.json.bad-<time>`` beside it."""
     import shutil
@@ -299,7 +273,7 @@ def add_interpreter(python: str) -> tuple[str, Path | None]:
     value = str(path.absolute())
     file = interpreters_file()
     kept: Path | None = None
-    with _interpreters_lock(file):
+    with locked(file, refused="Nothing registered"):
         current, problem = _read_interpreters(file)
         if problem is not None:
             if problem == NOT_REGULAR or not is_regular(file):
