@@ -255,3 +255,19 @@ def backup_file(
             f"Could not read {path} to back it up: {exc.strerror or exc}.", os_detail(exc)
         ) from exc
     return backup_bytes(path, data, backups, keep, protect=protect)
+
+
+def copy_aside(path: Path, target: Path) -> None:
+    """Copy the file ``path`` to ``target`` (a free name beside it, from ``paths.aside``),
+    complete before it gets that name. OSError when it cannot be made (nothing is left
+    behind)."""
+    import shutil
+
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        shutil.copy2(path, tmp)
+        os.replace(tmp, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

@@ -80,10 +80,26 @@ def folder(hint: str) -> Callable[[str], str]:
     """A folder that exists; ``hint`` says what it should hold ("a /sys-like tree")."""
 
     def convert(text: str) -> str:
+        if not text.strip():  # '' would be the current folder
+            raise argparse.ArgumentTypeError(f"is empty (give {hint})")
         if os.path.isdir(text):
             return text
         if os.path.lexists(text):
             raise argparse.ArgumentTypeError(f"{text} is not a folder (give {hint})")
         raise argparse.ArgumentTypeError(f"{text} does not exist (give {hint})")
 
+    return convert
+
+
+def nonempty(what: str, has_default: bool = True) -> Callable[[str], str]:
+    """A name or path that must not be empty: an empty one is an error, never "the
+    default" in disguise (``has_default``: the option may be left out for one)."""
+
+    def convert(text: str) -> str:
+        if not text.strip():
+            hint = " (leave the option out for the default)" if has_default else ""
+            raise argparse.ArgumentTypeError(f"{what} is empty{hint}")
+        return text
+
+    convert.__name__ = what  # argparse names the type in some of its messages
     return convert

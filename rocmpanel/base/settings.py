@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import os
 import sys
 import threading
 import types
@@ -31,7 +30,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rocmpanel.base import paths
-from rocmpanel.base.atomic import backup_file, remove_stale_temp_files, resolved, write_atomic
+from rocmpanel.base.atomic import (
+    backup_file,
+    copy_aside,
+    remove_stale_temp_files,
+    resolved,
+    write_atomic,
+)
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.locking import locked
@@ -534,16 +539,10 @@ def _read(path: Path) -> _FileState:
 def keep_aside(path: Path) -> Path:
     """Copy the regular file ``path`` to a free ``<name>.bad-<time>`` beside it (the copy
     is complete before this returns); the copy's path."""
-    import shutil
-
     target = paths.aside(path, BAD_TAG)
-    tmp = target.with_name(f".{target.name}.tmp")
     try:
-        shutil.copy2(path, tmp)
-        os.replace(tmp, target)
+        copy_aside(path, target)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise PanelError(
             f"Settings not saved: {path} could not be kept aside as {target.name} "
             f"({exc.strerror or exc}), so it was left as it is.",

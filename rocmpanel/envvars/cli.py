@@ -73,8 +73,6 @@ def _home_folder(text: str) -> Path:
     """``--home``: a folder that exists (never '' = the current folder)."""
     from rocmpanel.base.cliargs import folder
 
-    if not text.strip():
-        raise argparse.ArgumentTypeError("is empty (give your home folder)")
     return Path(folder("your home folder")(text))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -146,12 +145,7 @@ def save(entries: list[Entry]) -> None:
 def move_aside() -> Path:
     """Rename the (damaged) journal to ``env_undo.json.bad-<time>``; returns the new path."""
     path = journal_path()
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.bad-{stamp}")
-    number = 1
-    while target.exists() or target.is_symlink():
-        number += 1
-        target = path.with_name(f"{path.name}.bad-{stamp}-{number}")
+    target = paths.aside(path, "bad")
     try:
         os.replace(path, target)
     except OSError as exc:

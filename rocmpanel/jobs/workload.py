@@ -11,7 +11,6 @@ Every function here reads or writes small files: call them off the GUI thread.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rocmpanel.base import paths
-from rocmpanel.base.atomic import write_atomic
+from rocmpanel.base.atomic import copy_aside, write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, is_regular, read_bytes
 from rocmpanel.base.locking import locked
@@ -244,16 +243,10 @@ def registered_interpreters() -> list[str]:
 
 def _keep_aside(path: Path) -> Path:
     """Copy the damaged list ``path`` to a free ``interpreters.json.bad-<time>`` beside it."""
-    import shutil
-
     target = paths.aside(path, INTERPRETERS_BAD_TAG)
-    tmp = target.with_name(f".{target.name}.tmp")
     try:
-        shutil.copy2(path, tmp)
-        os.replace(tmp, target)
+        copy_aside(path, target)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise PanelError(
             f"Nothing registered: the damaged {path} could not be kept aside as "
             f"{target.name} ({exc.strerror or exc}), so it was left as it is. Move it away "

@@ -8,7 +8,7 @@ import re
 import sys
 from typing import Any
 
-from rocmpanel.base.cliargs import gfx_name, integer, version
+from rocmpanel.base.cliargs import gfx_name, integer, nonempty, version
 
 _PYTHON_VERSION_RE = re.compile(r"\d+\.\d+")
 _INDEX_SCHEMES = ("https://", "http://", "file://")
@@ -40,20 +40,6 @@ def index_url(text: str) -> str:
             f"{text!r} is not an index URL (expected https://…, http://… or file://…)"
         )
     return value
-
-
-def nonempty(what: str, has_default: bool = True) -> Any:
-    """An argparse ``type=`` for a name or path that must not be empty: an empty one is an
-    error, never "the default" in disguise."""
-
-    def convert(text: str) -> str:
-        if not text.strip():
-            hint = " (leave the option out for the default)" if has_default else ""
-            raise argparse.ArgumentTypeError(f"{what} is empty{hint}")
-        return text
-
-    convert.__name__ = what  # argparse names the type in some of its messages
-    return convert
 
 
 def register(subparsers: Any) -> None:
