@@ -39,6 +39,8 @@ _EXPORT_RE = re.compile(r"^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _SAFE_RE = re.compile(r"^[A-Za-z0-9_./:,+=@%${}\-]*$")
 
 Change = tuple[str, str | None]
+# What a backslash escapes inside "..." (sh, and systemd's env-file parser alike).
+_DQ_ESCAPABLE = '$`"\\'
 
 
 def unsafe_value_reason(value: str) -> str | None:
@@ -110,24 +112,47 @@ def quote_envd(value: str, references: bool = False) -> str:
 
 
 def unquote_envd(raw: str) -> str:
-    """The value of the right-hand side of an environment.d assignment."""
-    raw = raw.strip()
+    """The value of the right-hand side of an environment.d assignment, read as systemd's
+    env-file parser reads it. A quote opens only where the value or a quoted part starts
+    (``it's`` keeps its quote). Inside double quotes a backslash escapes only the four
+    characters of ``_DQ_ESCAPABLE`` and is kept before any other (a Windows path keeps its
+    backslashes). Unquoted, a backslash escapes any character, and trailing whitespace is
+    dropped unless escaped."""
     out: list[str] = []
-    quote: str | None = None
+    state = ""  # "" = a value may start here, "bare" = unquoted text, or the open quote
+    trim: int | None = None  # where unquoted trailing whitespace starts
     index = 0
     while index < len(raw):
         char = raw[index]
-        if quote is None and char in "\"'":
-            quote = char
-        elif quote is not None and char == quote:
-            quote = None
-        elif char == "\\" and quote != "'" and index + 1 < len(raw):
+        index += 1
+        if state == "'":
+            if char == "'":
+                state = ""
+            else:
+                out.append(char)
+        elif state == '"':
+            if char == '"':
+                state = ""
+            elif char == "\\":
+                escaped = raw[index : index + 1]
+                index += 1
+                out.append(escaped if escaped in _DQ_ESCAPABLE else "\\" + escaped)
+            else:
+                out.append(char)
+        elif char == "\\":
+            out.append(raw[index : index + 1])
             index += 1
-            out.append(raw[index])
+            state, trim = "bare", None
+        elif state == "" and char in "\"'":
+            state = char
+        elif char in " \t\r\n":
+            if state == "bare":
+                trim = len(out) if trim is None else trim
+                out.append(char)
         else:
             out.append(char)
-        index += 1
-    return "".join(out)
+            state, trim = "bare", None
+    return "".join(out[:trim])
 
 
 def _logical_lines(text: str) -> list[list[str]]:
@@ -145,10 +170,9 @@ def _logical_lines(text: str) -> list[list[str]]:
 
 
 def _assigned_name(group: Sequence[str]) -> str | None:
-    first = group[0]
-    if first.lstrip().startswith(("#", ";")):
-        return None
-    match = _ASSIGN_RE.match(first)
+    """The name a group assigns; None for a comment (``#`` or ``;``: no name can start there)
+    or any other line."""
+    match = _ASSIGN_RE.match(group[0])
     return match.group(1) if match else None
 
 
@@ -202,7 +226,7 @@ def render_environment_d(
         value = pending[name]
         if value is None or last_index[name] != index:
             continue  # unset, or an earlier assignment the new one replaces
-        ending = "\n" if group[-1].endswith("\n") else ""
+        ending = group[-1][len(group[-1].rstrip("\r\n")) :]  # CRLF stays CRLF
         out.append(f"{name}={quote_envd(value, name in references)}{ending}")
     result = "".join(out)
     for name, value in pending.items():
@@ -228,9 +252,6 @@ def quote_sh(value: str, references: bool = False) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-_DQ_ESCAPABLE = '$`"\\'
-
-
 def unquote_sh(raw: str) -> str:
     """The value of an assignment's right-hand side as sh reads it, quotes removed (``$``
     expansions are not performed: ``"$HOME/x"`` reads as ``$HOME/x``)."""
@@ -240,8 +261,8 @@ def unquote_sh(raw: str) -> str:
     length = len(text)
     while index < length:
         char = text[index]
-        if char in " \t":
-            break  # the word ends (what follows is a comment or another word)
+        if char in " \t;&|<>()":
+            break  # the word ends (what follows is a comment, another word or command)
         if char == "'":
             end = text.find("'", index + 1)
             end = length if end < 0 else end
@@ -280,7 +301,7 @@ def find_block(lines: Sequence[str]) -> tuple[int, int] | None:
 
 
 def _exported(line: str) -> str | None:
-    match = _EXPORT_RE.match(line.rstrip("\r\n"))
+    match = _EXPORT_RE.match(line)  # its $ matches before the line's final newline
     return match.group(1) if match else None
 
 
@@ -331,7 +352,7 @@ def render_profile(
     last: dict[str, int] = {}
     for index, line in enumerate(body):
         name = _exported(line)
-        if name is not None and name in pending:
+        if name in pending:
             last[name] = index
     new_body: list[str] = []
     for index, line in enumerate(body):
@@ -342,7 +363,7 @@ def render_profile(
         value = pending[name]
         if value is None or last[name] != index:
             continue
-        ending = line[len(line.rstrip("\r\n")) :] or "\n"
+        ending = line[len(line.rstrip("\r\n")) :]  # a body line always has one
         new_body.append(export_line(name, value, name in references, ending))
     for name, value in pending.items():
         if value is not None and name not in last:

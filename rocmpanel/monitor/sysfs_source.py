@@ -203,10 +203,8 @@ def _gfx_by_slot(root: Path) -> dict[str, str]:
     return {n.bdf: n.gfx for n in read_nodes(root) if n.bdf and n.gfx}
 
 
-def identify(dev: DrmDevice, gfx_by_slot: Mapping[str, str]) -> GpuIdentity | None:
-    """The identity of an AMD GPU's DRM device, or None when it is not an amdgpu device."""
-    if not _is_amdgpu(dev):
-        return None
+def identify(dev: DrmDevice, gfx_by_slot: Mapping[str, str]) -> GpuIdentity:
+    """The identity of an amdgpu device (callers keep to those: :func:`_is_amdgpu`)."""
     card = str(dev.card)
     pci_id = dev.pci_id
     slot = dev.slot
@@ -231,14 +229,12 @@ def discover_gpus(sysfs_root: Path | str = "/sys") -> list[SysfsGpu]:
     The cards come from the machine's one DRM scan (:func:`~rocmpanel.machine.drm_sysfs.
     scan_drm`), which reads only files that never wake a runtime-suspended GPU."""
     root = Path(sysfs_root)
-    devices = [d for d in scan_drm(root) if d.card and _is_amdgpu(d)]
+    devices = [d for d in scan_drm(root) if _is_amdgpu(d)]  # scan_drm names every card
     gfx_by_slot = _gfx_by_slot(root) if devices else {}
     gpus: list[SysfsGpu] = []
     keys: set[str] = set()
     for dev in devices:
         identity = identify(dev, gfx_by_slot)
-        if identity is None:
-            continue
         if identity.key in keys:  # two captured trees may share a slot: keep both apart
             identity = replace(identity, key=f"{identity.key} ({dev.card})")
         keys.add(identity.key)
@@ -253,19 +249,20 @@ def gpus_for(
     card name or PCI slot, keeping their names; and the GPUs that have no amdgpu device
     in the tree (driver not bound, another driver)."""
     root = Path(sysfs_root)
-    devices = [d for d in scan_drm(root) if d.card]
+    devices = scan_drm(root)
     by_name = {d.card: d for d in devices}
     by_slot = {d.slot.lower(): d for d in devices if d.slot}
     gfx_by_slot: dict[str, str] | None = None
     found: list[SysfsGpu] = []
     missing: list[GpuIdentity] = []
     for want in wanted:
-        dev = by_slot.get((want.pci_slot or "").lower()) or by_name.get(want.card or "")
-        if (
-            dev is not None
-            and want.pci_slot
-            and (dev.slot or want.pci_slot).lower() != (want.pci_slot.lower())
-        ):
+        slot = (want.pci_slot or "").lower()
+        dev = by_name.get(want.card or "")
+        if dev is None or (dev.slot or "").lower() != slot:
+            # The slot decides when the card numbers moved since detection; the card name
+            # when two captured trees share a slot, or when neither has a slot.
+            dev = by_slot.get(slot) or dev
+        if dev is not None and slot and (dev.slot or slot).lower() != slot:
             dev = None  # the card numbers moved since detection: the slot decides
         if dev is None or not _is_amdgpu(dev):
             missing.append(want)
@@ -278,9 +275,9 @@ def gpus_for(
             want,
             card=card,
             pci_slot=want.pci_slot or dev.slot,
-            pci_id=want.pci_id or (seen.pci_id if seen else None),
-            name=want.name or (seen.name if seen else f"AMD GPU ({card})"),
-            gfx=want.gfx or (seen.gfx if seen else None),
+            pci_id=want.pci_id or seen.pci_id,
+            name=want.name or seen.name,
+            gfx=want.gfx or seen.gfx,
         )
         found.append(SysfsGpu(identity, probe_gpu(_device_dir(root, dev))))
     return found, missing

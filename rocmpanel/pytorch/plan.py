@@ -7,7 +7,7 @@ marketing name: it works from the gfx target detection found (or the user passed
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -139,8 +139,8 @@ def pre_pip_args(build: TorchBuild, mirrors: Mirrors) -> tuple[tuple[str, ...], 
     return tuple(calls)
 
 
-def _refuse(base: dict[str, Any], reason: str, warnings: Sequence[str] = ()) -> InstallPlan:
-    return InstallPlan(supported=False, refusal=reason, warnings=tuple(warnings), **base)
+def _refuse(base: dict[str, Any], reason: str) -> InstallPlan:
+    return InstallPlan(supported=False, refusal=reason, **base)
 
 
 def plan(
@@ -242,7 +242,7 @@ def plan(
     pre = pre_pip_args(row, mirrors)
     url = index_url or mirrors.apply(row.url)
     if url.lower().startswith("http://"):
-        host = urlsplit(url).netloc.rsplit("@", 1)[-1] or url
+        host = urlsplit(url).netloc.rpartition("@")[2] or url
         warnings.append(
             f"The index {url} is plain http: pip ignores it unless {host} is a trusted host. "
             f"Use https, or add it as a trusted host (trusted-host = {host} in pip.conf, "

@@ -90,17 +90,13 @@ def verdict_for(
     if rocm_version is None:
         latest = data.latest_known[os_name]
         verdict = _judge(gpu, gfx, os_name, latest, data, kernels)
-        supporting = supporting_versions(gfx, os_name, data, gpu.pci_id)
+        supporting = supporting_versions(gfx, os_name, data)
         if supporting:
             span = _span(supporting, os_name, data)
             where = f"ROCm {span} on {_OS_LABEL[os_name]} would support {gfx}."
         else:
             where = f"No ROCm release in the panel's data supports {gfx} on {_OS_LABEL[os_name]}."
-        return replace(
-            verdict,
-            reason=f"No ROCm installed or stated. {where} {verdict.reason}",
-            rocm_version=latest,
-        )
+        return replace(verdict, reason=f"No ROCm installed or stated. {where} {verdict.reason}")
     return _judge(gpu, gfx, os_name, rocm_version, data, kernels)
 
 
@@ -111,7 +107,7 @@ def _span(series: list[str], os_name: str, data: CompatData) -> str:
         if release.series not in listed:
             listed.append(release.series)
     listed.sort(key=Version)
-    start = listed.index(series[0]) if series[0] in listed else -1
+    start = listed.index(series[0])  # the series come from the same releases
     if len(series) > 2 and listed[start : start + len(series)] == series:
         return f"{series[0]} to {series[-1]}"
     return ", ".join(series)
@@ -120,15 +116,15 @@ def _span(series: list[str], os_name: str, data: CompatData) -> str:
 def _judge(
     gpu: GpuInfo, gfx: str, os_name: str, version: str, data: CompatData, kernels: KernelDecision
 ) -> Verdict:
-    label = _OS_LABEL.get(os_name, os_name)
     judged = data.judge_release(os_name, version)
     if judged is None:
         return _no_release(gfx, os_name, version, data, kernels)
+    label = _OS_LABEL[os_name]  # a release was found: the data has only Linux and Windows
     release = judged.release
     note = f" {judged.note}" if judged.note else ""
     src = data.describe_sources(release.sources)
     where = f"ROCm {version} on {label}" if not judged.note else f"ROCm {release.series} on {label}"
-    knowledge = "official" if release.status == "official" else release.status
+    knowledge = release.status
 
     def verdict(
         status: VerdictStatus,
@@ -189,8 +185,8 @@ def _unlisted(
             "carry kernels for it, so no override is needed; AMD does not promise the "
             "libraries they bundle, so run the PyTorch tab's validation.",
         )
-    if kernels.mode is KernelMode.OVERRIDE and kernels.override is not None:
-        rule = kernels.override
+    rule = kernels.override  # set in KernelMode.OVERRIDE only
+    if rule is not None:
         return verdict(
             VerdictStatus.OVERRIDE,
             f"{gfx} is not in AMD's list for {where}; users run it as {rule.target} with "
@@ -239,9 +235,7 @@ def _no_release(
     )
 
 
-def supporting_versions(
-    gfx: str, os_name: str, data: CompatData | None = None, pci_id: str | None = None
-) -> list[str]:
+def supporting_versions(gfx: str, os_name: str, data: CompatData | None = None) -> list[str]:
     """The release series ("6.4") whose support (full or limited) covers ``gfx``."""
     data = data or load()
     series: list[str] = []
