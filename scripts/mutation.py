@@ -17,6 +17,7 @@ environment first. It is not part of every CI run: all seven modules take severa
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -189,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in args.modules if name not in modules]
     if unknown:
         parser.error(f"unknown module {', '.join(unknown)}; known: {', '.join(modules)}")
+    if args.max_children < 1:
+        parser.error("--max-children must be at least 1")
+    if (
+        importlib.util.find_spec("mutmut") is None
+        or not Path(sys.executable).with_name("mutmut").exists()
+    ):
+        parser.error(f"mutmut is not installed for {sys.executable}: run bash scripts/mutation.sh")
     chosen = [modules[name] for name in args.modules] if args.modules else list(modules.values())
     equivalent = load_equivalent()
 
@@ -254,4 +262,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: no score", file=sys.stderr)
+        sys.exit(130)
