@@ -18,6 +18,7 @@ import pytest
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.files import NotRegularFileError
 from rocmpanel.envvars import store as store_module
 from rocmpanel.envvars.plan import EnvChange, FilePlan
 from rocmpanel.envvars.store import (
@@ -191,6 +192,23 @@ def test_read_gives_values_raw_bytes_or_the_problem(envd) -> None:
         f'{session.path}: expected {{"variables": {{"NAME": "value", ...}}}}'
     )
     assert (dict(damaged.values), damaged.raw) == ({}, b"[1]")
+    assert (damaged.store, damaged.target) == ("session", str(session.path))
+
+
+def test_an_empty_file_parses_as_empty_text(envd, monkeypatch) -> None:
+    seen: list[str] = []
+    monkeypatch.setattr(envd, "parse", lambda text: seen.append(text) or {})
+    envd.path.write_bytes(b"")
+    assert dict(envd.read().values) == {} and seen == [""]
+
+
+def test_a_path_that_repeats_in_the_reason_is_shortened_once(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "f"
+    said = f"{path} is odd, says {path} "
+    monkeypatch.setattr(store_module, "read_bytes", raising(NotRegularFileError(said)))
+    with pytest.raises(PanelError) as info:
+        read_limited(path)
+    assert info.value.message.startswith(f"Could not read {path}: it is odd, says {path} . ")
 
 
 def test_a_damaged_store_says_how_to_move_it_aside(envd, monkeypatch) -> None:
@@ -308,6 +326,7 @@ def test_a_file_that_cannot_be_checked_is_named(envd, monkeypatch) -> None:
     with pytest.raises(PanelError) as info:
         envd._check_writable()
     assert info.value.message == f"Could not check {envd.path}: Input/output error."
+    assert info.value.detail == "[Errno 5] Input/output error"
 
 
 def test_preflight_asks_the_store_about_the_new_contents(tmp_path, monkeypatch) -> None:
@@ -630,3 +649,11 @@ def test_windows_has_the_registry_and_the_session_store() -> None:
 def test_the_platform_defaults_to_this_one(monkeypatch) -> None:
     monkeypatch.setattr(store_module, "current_platform", lambda: "linux")
     assert list(make_stores(keep=3)) == ["environment.d", "profile", "session"]
+
+
+def test_the_plan_follows_the_stores_platform(tmp_path) -> None:
+    profile = ProfileStore(tmp_path, 3)
+    change = [EnvChange("PATH", "$HOME/bin:$PATH")]
+    assert b'export PATH="$HOME/bin:$PATH"\n' in profile.plan(profile.read(), change).after
+    profile.platform = "windows"  # Windows keeps every value literal
+    assert b"export PATH='$HOME/bin:$PATH'\n" in profile.plan(profile.read(), change).after

@@ -254,6 +254,19 @@ def test_apply_plans_writes_reviewed_plans(stores) -> None:
     assert raw(stores["environment.d"]) == ENVD_A
 
 
+def test_apply_plans_first_finishes_an_interrupted_change(stores) -> None:
+    pending(stores, BOTH, ["environment.d"])  # killed after writing environment.d only
+    session = stores["session"]
+    result = apply_plans(stores, [session.plan(session.read(), [EnvChange("B_VAR", "2")])])
+    assert result.notes == (
+        "An interrupted change (A_VAR=1) was rolled back: "
+        f"{stores['environment.d'].path} restored.",
+    )
+    assert raw(stores["environment.d"]) is None and raw(stores["profile"]) == PROFILE
+    assert session.read().values == {"B_VAR": "2"}
+    assert [(e["state"], e["summary"]) for e in journal.load()] == [("complete", "B_VAR=2")]
+
+
 def test_the_backups_folder_is_probed_with_a_temp_file_recovery_knows(stores, monkeypatch):
     real = transaction.tempfile.mkstemp
     calls: list[dict[str, Any]] = []
@@ -283,7 +296,49 @@ def test_an_unwritable_backups_folder_is_named(stores, monkeypatch) -> None:
         "rocmpanel backs up every file before it changes it, so nothing was changed: make "
         "the folder writable and try again."
     )
+    assert info.value.detail == "[Errno 13] Permission denied"
     assert raw(stores["profile"]) == PROFILE and journal.load() == []
+
+
+def test_two_failed_restores_after_a_failed_write_are_both_named(stores, monkeypatch) -> None:
+    keys = ["environment.d", "session", "profile"]
+    monkeypatch.setattr(stores["profile"], "write", fail("Could not write ~/.profile."))
+    monkeypatch.setattr(stores["environment.d"], "restore", fail("Envd failed."))
+    monkeypatch.setattr(stores["session"], "restore", fail("Session failed."))
+    with pytest.raises(PanelError) as info:
+        apply_changes(stores, keys, SET_A)
+    assert info.value.message == (
+        "Could not write ~/.profile. Restoring the stores already written also failed: "
+        "Session failed. Envd failed. The next rocmpanel command will try again."
+    )  # restored newest first
+
+
+def test_a_journal_that_cannot_drop_a_rolled_back_entry_leaves_it_for_recovery(
+    stores, monkeypatch
+) -> None:
+    monkeypatch.setattr(stores["profile"], "write", fail("Could not write ~/.profile."))
+    real_save = journal.save
+    saves: list[int] = []
+
+    def save_once(entries: Any) -> None:  # the pending entry is saved, dropping it fails
+        saves.append(len(entries))
+        if len(saves) > 1:
+            raise PanelError("Could not write env_undo.json: disk full.")
+        real_save(entries)
+
+    monkeypatch.setattr(journal, "save", save_once)
+    with pytest.raises(PanelError) as info:
+        apply_changes(stores, BOTH, SET_A)
+    assert info.value.message == (
+        "Could not write ~/.profile. The stores already written were restored; nothing changed."
+    )
+    assert saves == [1, 0]
+    monkeypatch.setattr(journal, "save", real_save)
+    assert [e["state"] for e in journal.load()] == ["pending"]
+    assert recover(stores) == [
+        "An interrupted change (A_VAR=1) had not been written yet; nothing was changed."
+    ]
+    assert raw(stores["environment.d"]) is None and raw(stores["profile"]) == PROFILE
 
 
 # ---- undo ------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ linux:
   - {series: '6.0', supported: [gfx1100, gfx900, gfx908], limited: {gfx908: "Only on RHEL."},
      src: [m], status: transcribed}
   - {series: '6.1', supported: [gfx1100, gfx908], deprecated: [gfx906], src: [m]}
+  - {series: '5.7', supported: [gfx900], src: [m]}
 windows:
   - {series: '6.1', supported: [gfx1100], runtime_only: [gfx1031], src: [w]}
 """
@@ -156,7 +157,7 @@ def test_no_rocm_and_no_release_supporting_the_gpu(data: CompatData) -> None:
     [
         ("gfx1100", "6.0 to 6.2"),  # three in a row
         ("gfx908", "6.0, 6.1"),  # two in a row: listed, not a range
-        ("gfx900", "6.0, 6.2"),  # a gap
+        ("gfx900", "5.7, 6.0, 6.2"),  # three with a gap: not "5.7 to 6.2"
     ],
 )
 def test_the_span_of_supporting_releases(hand: CompatData, gfx: str, span: str) -> None:
