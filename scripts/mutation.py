@@ -11,7 +11,7 @@ left out of it. Prints one line per module and exits 1 when one is under the goa
                                [--show-survivors] [--keep DIR] [--json FILE]
 
 Run it through ``bash scripts/mutation.sh``, which installs mutmut into the test
-environment first. It is not part of every CI run: all seven modules take about 20 minutes
+environment first. It is not part of every CI run: all seven modules take about 30 minutes
 on two cores.
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of the modules that decide things (scripts/mutation.py; issue 19), in the
 # test environment of scripts/test.sh with mutmut added. Not run by .ci/run: the seven modules
-# take about 20 minutes on two cores. Arguments go to scripts/mutation.py (module names,
+# take about 30 minutes on two cores. Arguments go to scripts/mutation.py (module names,
 # --show-survivors, --json FILE, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
