@@ -223,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
                 f" {count.seconds:.0f} s) {verdict}",
                 flush=True,
             )
+            if count.other:  # mutmut did not run these: say so rather than drop them
+                print(f"{module.name}: {len(count.other)} mutants not run:", flush=True)
+                for mutant, status in sorted(count.other.items()):
+                    print(f"  {mutant}: {status}", flush=True)
             if args.show_survivors:
                 for mutant in count.survived + count.untested:
                     print(show(base / module.name, mutant), flush=True)
