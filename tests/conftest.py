@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -36,19 +37,34 @@ def shared_fixtures() -> Path:
     return FIXTURES
 
 
-@pytest.fixture(scope="session")
-def tiny_llama() -> ModuleType:
-    """tests/tiny_llama.py, loaded by path (tests/ is not a package)."""
-    name = "rocmpanel_tests_tiny_llama"
+def _test_module(filename: str) -> ModuleType:
+    """A helper module of tests/, loaded by path once (tests/ is not a package)."""
+    name = "rocmpanel_tests_" + filename.removesuffix(".py")
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).with_name("tiny_llama.py")
-        )
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(filename))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def tiny_llama() -> ModuleType:
+    """tests/tiny_llama.py."""
+    return _test_module("tiny_llama.py")
+
+
+@pytest.fixture(scope="session")
+def windows_fakes() -> ModuleType:
+    """tests/windows_fakes.py: the test doubles of the Windows seams."""
+    return _test_module("windows_fakes.py")
+
+
+@pytest.fixture
+def fake_registry(windows_fakes: ModuleType) -> Any:
+    """An empty in-memory registry with winreg's interface (``windows_fakes.FakeRegistry``)."""
+    return windows_fakes.FakeRegistry()
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rocmpanel.base import paths
+from rocmpanel.base import paths, subproc
 from rocmpanel.base.atomic import backup_bytes, resolved, write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, TooLargeError, read_bytes
@@ -440,7 +440,7 @@ def shell_syntax_problem(text: bytes, label: str) -> str | None:
         log.info("No sh found: %s was not checked with sh -n.", label)
         return None
     try:
-        done = subprocess.run(
+        done = subproc.run(
             [sh, "-n"],
             input=text,
             capture_output=True,

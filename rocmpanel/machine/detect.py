@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from rocmpanel.base import subproc
 from rocmpanel.machine import drm_sysfs, kfd_topology, pci_ids, rocm_version
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.parsers import lspci as lspci_parse
@@ -147,7 +148,7 @@ def run_rocminfo(timeout: float = 30.0) -> str | None:
     if exe is None:
         return None
     try:
-        done = subprocess.run(
+        done = subproc.run(
             [exe],
             capture_output=True,
             text=True,

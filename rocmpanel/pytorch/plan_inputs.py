@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from rocmpanel.base import subproc
 from rocmpanel.base.settings import Settings
 from rocmpanel.jobs.spec import resolve_python
 from rocmpanel.knowledge.torch_builds import Manifest
@@ -107,7 +108,7 @@ def python_version_of(python: str) -> str | None:
     if python in ("", sys.executable):
         return platform.python_version()
     try:
-        out = subprocess.run(
+        out = subproc.run(
             [python, "-c", "import platform; print(platform.python_version())"],
             capture_output=True,
             text=True,

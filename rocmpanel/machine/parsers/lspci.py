@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, replace
 
+from rocmpanel.base import subproc
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.machine.pci_ids import AMD_VENDOR_ID, is_amd_vendor
 
@@ -212,7 +213,7 @@ def run_lspci(timeout: float = 5.0) -> str | None:
     if exe is None:
         return None
     try:
-        done = subprocess.run(
+        done = subproc.run(
             [exe, "-nn"], capture_output=True, text=True, timeout=timeout, check=False
         )
     except (OSError, subprocess.SubprocessError):
