@@ -28,6 +28,11 @@ Values and $:
   ~/.profile and environment.d do not agree on what it means.
   Line breaks, NUL, ` and $( are refused in every value.
 
+On Windows (HKCU\\Environment) a value holding %NAME% is stored expandable
+  (REG_EXPAND_SZ). Only programs that Explorer starts after a change see the new values:
+  open terminals, running programs and rocmpanel itself keep the old ones until
+  restarted; rocmpanel's own jobs get the new ones.
+
 Every change is backed up first and can be undone with `rocmpanel env undo`.
 """
 
@@ -129,8 +134,9 @@ def run(args: argparse.Namespace) -> int:
             from rocmpanel.envvars.transaction import undo_last
 
             result = undo_last(stores)
-            _note(args, result.notes)
-            data = {"ok": True, "restored": list(result.targets), "notes": list(result.notes)}
+            notes = [*result.notes, *_registry_note(result.targets)]
+            _note(args, notes)
+            data = {"ok": True, "restored": list(result.targets), "notes": notes}
             _emit(args, data, result.message)
             return 0
         if not args.name:
@@ -170,6 +176,20 @@ def _recover(stores: dict[str, Any]) -> list[str]:
         return recover(stores)
     except PanelError as exc:
         return [exc.message]
+
+
+def _registry_note(targets: tuple[str, ...]) -> list[str]:
+    """Who sees a change of HKCU\\Environment (nothing when it was not written)."""
+    from rocmpanel.envvars.stores import windows
+
+    return [windows.APPLY_NOTE] if windows.TARGET in targets else []
+
+
+def _value_in(values: dict[str, str], name: str, platform: str) -> str | None:
+    """``values[name]``; on Windows whatever the case of the name (Path is PATH)."""
+    if platform != "windows":
+        return values.get(name)
+    return next((v for n, v in values.items() if n.upper() == name.upper()), None)
 
 
 def _targets(args: argparse.Namespace, stores: dict[str, Any]) -> list[Any]:
@@ -275,7 +295,7 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
         """The change for ``store``, from what it holds now (under the lock)."""
         value: str | None = None if args.action == "unset" else args.value
         if args.remove_entry and value is not None:
-            current = snapshot.values.get(args.name)
+            current = _value_in(snapshot.values, args.name, store.platform)
             if current is None or value not in env_plan.list_entries(current, store.platform):
                 return []  # nothing to remove here: the store is left as it is
             value = env_plan.without_entry(current, value, store.platform)
@@ -286,7 +306,7 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
                 ] = None
                 value = None
         elif edits_entry and value is not None:
-            current = snapshot.values.get(args.name)
+            current = _value_in(snapshot.values, args.name, store.platform)
             if current is None:
                 current = "$PATH" if args.name == "PATH" and store.platform == "linux" else ""
             value = env_plan.with_entry(current, value, store.platform, first=args.prepend)
@@ -303,7 +323,10 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
                 warnings[f"warning ({store.label}): written with --force: {danger}"] = None
             elif verdict.status is Status.WARNING:
                 warnings[f"warning ({store.label}): {verdict.message}"] = None
-        return [env_plan.EnvChange(args.name, value)]
+        wanted = [env_plan.EnvChange(args.name, value)]
+        for text in store.plan(snapshot, wanted).warnings:  # Path length, %NAME% at logon
+            warnings[f"warning ({store.label}): {text}"] = None
+        return wanted
 
     targets = _targets(args, stores)
     if args.dry_run:
@@ -318,11 +341,18 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
         if not args.json:
             for line in [*warnings, *(f"note: {text}" for text in about)]:
                 print(line, file=sys.stderr)
-        data = {"ok": True, "dry_run": True, "diff": diff, "notes": about}
+        data = {
+            "ok": True,
+            "dry_run": True,
+            "diff": diff,
+            "notes": about,
+            "warnings": list(warnings),
+        }
         _emit(args, data, diff or "Nothing to change.")
         return 0
     result = apply_changes(stores, [store.key for store in targets], changes)
     about = [*said, *store_notes(targets)] if result.targets else []
+    about += _registry_note(result.targets)
     if not args.json:
         for line in warnings:
             print(line, file=sys.stderr)

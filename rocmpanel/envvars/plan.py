@@ -39,7 +39,9 @@ class EnvChange:
 
 @dataclass(frozen=True)
 class FilePlan:
-    """One store's contents before and after (None = absent), with a readable diff."""
+    """One store's contents before and after (None = absent), with a readable diff and
+    ``warnings``: what may not work as expected once written (shown with the diff, never a
+    refusal; e.g. a Windows Path near its length limit)."""
 
     store: str
     target: str
@@ -47,6 +49,7 @@ class FilePlan:
     after: bytes | None
     changes: tuple[EnvChange, ...]
     diff: str
+    warnings: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:

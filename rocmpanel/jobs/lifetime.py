@@ -15,8 +15,15 @@ module keeps the jobs that are running and ends their process groups when the pa
   tells the worker so); its end of file means the panel is gone, and the worker then kills
   its own process group (the pip_install worker does; see ``workers/pip_install.py``).
 
-POSIX only: on Windows nothing here installs a handler or kills anything (its job
-handling is its own).
+Windows has no SIGTERM or SIGHUP, so no handler is installed there, but the live jobs and
+the exit hook work the same: at exit each job's whole tree is ended through its Job object
+(``JobProcess.cancel`` calls ``TerminateJobObject``; see :mod:`rocmpanel.jobs.winjob`). When
+nothing in the panel can run (killed from Task Manager, ``taskkill /F``, a crash) the kernel
+closes the panel's handles, and each job object was made with
+``JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`` and a handle no child inherits, so closing the last
+one ends every process in that job: no worker, pip or compiler outlives the panel. Only a
+worker that could not be put in a job (the panel itself runs in a job that forbids nesting)
+is left to ``taskkill /T /F``, which needs the panel alive.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ LIFELINE_STDIN = "stdin"
 # At exit, how long the jobs still running get to end on terminate before they are killed.
 EXIT_GRACE_S = 0.5
 
+# Signal handling (SIGTERM, SIGHUP): POSIX only. The live jobs and the exit hook work on
+# every platform.
 ENABLED = sys.platform != "win32"
 
 
@@ -90,8 +99,6 @@ def exit_signals() -> tuple[signal.Signals, ...]:
 def register(job: Ending) -> None:
     """Track ``job`` until :func:`unregister`; the first one arms the exit hook."""
     global _atexit_registered
-    if not ENABLED:
-        return
     with _lock:
         _live.append(job)
         if not _atexit_registered:

@@ -2,18 +2,24 @@
 
 :class:`JobProcess` starts a prepared job, reads stdout (protocol events) and stderr (log
 lines) on two threads, and reports one :class:`JobOutcome` when the process has exited and
-both pipes are drained. Cancel is terminate, then kill after a grace period, applied to the
-child's whole process group so a worker's own children (pip, a compiler) go too.
+both pipes are drained. Cancel ends the worker's whole process tree, so a worker's own
+children (pip, a compiler) go too:
 
-On POSIX every running job is known to :mod:`rocmpanel.jobs.lifetime`, which ends its group
-when the panel gets SIGTERM or SIGHUP and at exit; a one-shot worker's stdin is a pipe the
-panel holds open (its end of file tells the worker the panel is gone, even after kill -9).
+- POSIX: terminate, then kill after a grace period, sent to the worker's process group. A
+  one-shot worker's stdin is a pipe the panel holds open (its end of file tells the worker
+  the panel is gone, even after kill -9).
+- Windows: the worker runs in a Job object (:mod:`rocmpanel.jobs.winjob`), and cancel ends
+  the job at once; no signal is sent. When the job cannot be made, ``taskkill /T /F``.
+
+Every running job is known to :mod:`rocmpanel.jobs.lifetime`, which ends it at exit (and,
+on POSIX, when the panel gets SIGTERM or SIGHUP).
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -25,8 +31,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import IO, Any
 
+from rocmpanel.base import subproc
 from rocmpanel.base.errors import PanelError
-from rocmpanel.jobs import lifetime
+from rocmpanel.jobs import lifetime, winjob
 from rocmpanel.jobs.protocol import (
     Event,
     LogLine,
@@ -37,6 +44,8 @@ from rocmpanel.jobs.protocol import (
     parse_line,
 )
 from rocmpanel.jobs.spec import PreparedJob
+
+log = logging.getLogger(__name__)
 
 STDERR_TAIL_LINES = 20
 READ_LIMIT = 1_000_000
@@ -82,6 +91,36 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
+# The NTSTATUS codes a crashed Windows program most often exits with, in plain words. Values
+# from Microsoft's NTSTATUS list (MS-ERREF 2.3.1,
+# https://learn.microsoft.com/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-49e60bebca55)
+# and its note on common exit codes
+# (https://learn.microsoft.com/archive/blogs/joshpoley/common-process-termination-values).
+NTSTATUS_NAMES = {
+    0xC0000005: "access violation",
+    0xC000001D: "illegal instruction",
+    0xC00000FD: "stack overflow",
+    0xC0000135: "a DLL it needs was not found",
+    0xC0000142: "a DLL failed to initialize",
+    0xC0000374: "heap corruption",
+    0xC0000409: "stack buffer overrun",
+}
+# From here on an exit code reads as a 32-bit status (negative as a signed DWORD), in hex:
+# 3221225477 means nothing to anyone, 0xC0000005 is searchable.
+HEX_EXIT_CODES_FROM = 0x80000000
+
+
+def describe_exit_code(code: int) -> str:
+    """``code`` as a user should read it: small codes in decimal, 32-bit status codes (at or
+    above 0x80000000, or the same value reported as a negative 32-bit number) in hex, with
+    the name of a common NTSTATUS (``0xC0000005: access violation``)."""
+    status = code & 0xFFFFFFFF if -0x80000000 <= code < 0 else code
+    if not HEX_EXIT_CODES_FROM <= status <= 0xFFFFFFFF:
+        return str(code)
+    name = NTSTATUS_NAMES.get(status)
+    return f"0x{status:08X}: {name}" if name else f"0x{status:08X}"
+
+
 def decide_outcome(
     *,
     exit_code: int,
@@ -91,8 +130,10 @@ def decide_outcome(
     error: WorkerError | None,
     stderr_tail: tuple[str, ...],
     duration_s: float,
+    platform: str = sys.platform,
 ) -> JobOutcome:
-    """The pure rule that turns what was seen into an outcome."""
+    """The pure rule that turns what was seen into an outcome. A negative exit code is a
+    signal on POSIX; on Windows there are no signals, and it is a status code."""
     common: dict[str, Any] = {
         "exit_code": exit_code,
         "result": result,
@@ -102,7 +143,7 @@ def decide_outcome(
     }
     if cancelled:
         return JobOutcome(JobState.CANCELLED, message="Cancelled.", **common)
-    if exit_code < 0:  # a signal says more than any error reported before it
+    if exit_code < 0 and platform != "win32":  # a signal says more than any error before it
         name = _signal_name(exit_code)
         return JobOutcome(
             JobState.CRASHED,
@@ -116,7 +157,9 @@ def decide_outcome(
         return JobOutcome(JobState.FAILED, message=error.message, **common)
     if exit_code != 0:
         return JobOutcome(
-            JobState.CRASHED, message=f"The worker crashed (exit code {exit_code}).", **common
+            JobState.CRASHED,
+            message=f"The worker crashed (exit code {describe_exit_code(exit_code)}).",
+            **common,
         )
     if result is None and not interactive:
         return JobOutcome(
@@ -125,8 +168,19 @@ def decide_outcome(
     return JobOutcome(JobState.SUCCEEDED, message="Done.", **common)
 
 
+def _process_handle(proc: subprocess.Popen[bytes]) -> int:
+    """The Windows process handle Popen holds (``Popen._handle``, as asyncio's Windows
+    event loop reads it); the pid cannot be reused while it is open."""
+    return int(getattr(proc, "_handle"))  # noqa: B009 (private; absent from the stubs)
+
+
 class JobProcess:
-    """One running worker. Callbacks run on the reader threads: keep them cheap."""
+    """One running worker. Callbacks run on the reader threads: keep them cheap.
+
+    ``platform`` and ``job_api`` are seams: on ``"win32"`` the worker is put in a Job
+    object through ``job_api`` (default: kernel32's), so tests run the Windows branch with a
+    fake.
+    """
 
     def __init__(
         self,
@@ -134,11 +188,17 @@ class JobProcess:
         on_event: Callable[[Event], None],
         on_exit: Callable[[JobOutcome], None],
         grace_s: float = 3.0,
+        *,
+        platform: str = sys.platform,
+        job_api: winjob.JobApi | None = None,
     ) -> None:
         self.prepared = prepared
         self._on_event = on_event
         self._on_exit = on_exit
         self.grace_s = grace_s
+        self._platform = platform
+        self._job_api = job_api
+        self._tree: winjob.ProcessTree | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin_lock = threading.Lock()
         self._cancelled = threading.Event()
@@ -161,10 +221,13 @@ class JobProcess:
         kwargs: dict[str, Any] = {}
         env = dict(self.prepared.env)
         stdin: int = subprocess.PIPE if self.interactive else subprocess.DEVNULL
-        if sys.platform == "win32":
-            kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | getattr(
-                subprocess, "CREATE_NO_WINDOW", 0
+        tree: winjob.ProcessTree | None = None
+        if self._platform == "win32":
+            # Suspended until it is in its job (no console window: base.subproc adds that).
+            tree = winjob.ProcessTree(
+                self._job_api or winjob.real_job_api(self._platform), self._platform
             )
+            kwargs["creationflags"] = tree.creation_flags()
         else:
             kwargs["start_new_session"] = True
             if not self.interactive:
@@ -173,8 +236,9 @@ class JobProcess:
                 stdin = subprocess.PIPE
                 env[lifetime.LIFELINE_ENV] = lifetime.LIFELINE_STDIN
         try:
-            self._proc = subprocess.Popen(
+            self._proc = subproc.popen(
                 list(self.prepared.argv),
+                platform=self._platform,
                 stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -183,9 +247,13 @@ class JobProcess:
                 **kwargs,
             )
         except OSError as exc:
+            if tree is not None:
+                tree.close()
             raise PanelError(
                 f"Could not start {self.prepared.argv[0]}: {exc.strerror or exc}.", str(exc)
             ) from exc
+        if tree is not None:
+            self._adopt(tree, self._proc)
         lifetime.register(self)
         self._started_at = time.monotonic()
         assert self._proc.stdout is not None and self._proc.stderr is not None
@@ -202,6 +270,27 @@ class JobProcess:
         threading.Thread(
             target=self._wait, args=(out, err), name=f"job-wait-{name}", daemon=True
         ).start()
+
+    def _adopt(self, tree: winjob.ProcessTree, proc: subprocess.Popen[bytes]) -> None:
+        """Windows: the suspended worker joins its job and runs. A worker that cannot be
+        resumed is ended (it would wait forever) and the start fails."""
+        try:
+            tree.adopt(_process_handle(proc), proc.pid)
+        except Exception as exc:
+            tree.end()
+            with contextlib.suppress(Exception):
+                proc.kill()
+            tree.close()
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+            self._proc = None
+            raise PanelError(
+                f"Could not start {self.prepared.argv[0]}: Windows did not let it run.",
+                str(exc),
+            ) from exc
+        self._tree = tree
 
     # -- reading -----------------------------------------------------------------------
     def _lines(self, stream: IO[bytes]) -> Any:
@@ -235,14 +324,15 @@ class JobProcess:
         try:
             self._on_event(event)
         except Exception:  # a broken consumer must not kill the reader
-            import logging
-
-            logging.getLogger(__name__).exception("job event handler failed")
+            log.exception("job event handler failed")
 
     def _wait(self, *readers: threading.Thread) -> None:
         assert self._proc is not None
         try:
             code = self._proc.wait()
+            if self._tree is not None:
+                # Ends whatever the worker left in its job, whose pipes the readers wait on.
+                self._tree.close()
             for reader in readers:
                 reader.join()
             for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
@@ -250,6 +340,7 @@ class JobProcess:
                     with contextlib.suppress(OSError):
                         pipe.close()
             self.outcome = decide_outcome(
+                platform=self._platform,
                 exit_code=code,
                 cancelled=self._cancelled.is_set(),
                 interactive=self.interactive,
@@ -260,10 +351,10 @@ class JobProcess:
             )
             self._on_exit(self.outcome)
         except BaseException:  # a failing callback must not make wait() hang
-            import logging
-
-            logging.getLogger(__name__).exception("job exit handling failed")
+            log.exception("job exit handling failed")
         finally:
+            if self._tree is not None:
+                self._tree.close()
             lifetime.unregister(self)
             # Set last: once wait() returns, this job's threads call back no more.
             self._done.set()
@@ -284,7 +375,8 @@ class JobProcess:
             raise PanelError("The worker is no longer running.", str(exc)) from exc
 
     def cancel(self) -> None:
-        """Terminate now, kill after the grace period. Returns at once."""
+        """Terminate now, kill after the grace period (Windows: end the whole tree now).
+        Returns at once; never raises."""
         if self._proc is None or self._done.is_set():
             return
         self._cancelled.set()
@@ -296,7 +388,8 @@ class JobProcess:
             self._signal_group(kill=True)
 
     def kill_group(self) -> None:
-        """Kill the worker's whole process group now (the panel is going away)."""
+        """Kill the worker's whole process group (Windows: tree) now (the panel is going
+        away). Never raises."""
         if self._proc is None or self._done.is_set():
             return
         self._cancelled.set()
@@ -306,27 +399,32 @@ class JobProcess:
         proc = self._proc
         if proc is None:
             return
+        if self._platform == "win32":
+            self._end_tree(proc)
+            return
         # On POSIX the group outlives the worker while any child of it lives (a pip build
         # that ignores SIGTERM), and its id cannot be reused meanwhile, so it is signalled
-        # even after the worker itself has exited. On Windows a dead pid names nothing.
-        if proc.poll() is not None and sys.platform == "win32":
-            return
+        # even after the worker itself has exited.
         try:
-            if sys.platform == "win32":
-                if kill:
-                    # Takes the whole tree; the worker's own children (pip) included.
-                    subprocess.run(
-                        ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
-                        capture_output=True,
-                        check=False,
-                    )
-                else:
-                    proc.send_signal(signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined]
-            else:
-                os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
-        except (ProcessLookupError, PermissionError, OSError):
+            os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
+        except OSError:
             with contextlib.suppress(OSError):
                 proc.kill() if kill else proc.terminate()
+
+    def _end_tree(self, proc: subprocess.Popen[bytes]) -> None:
+        """Windows: end the worker and everything it started, now. No signal is sent (a
+        console control event cannot reach the worker; os.kill may raise SystemError). The
+        job is ended even after the worker has exited (what it left is still in it); a dead
+        worker's pid names no tree for taskkill. Never raises."""
+        try:
+            tree = self._tree
+            ended = False
+            if tree is not None and (tree.in_job or proc.poll() is None):
+                ended = tree.end()
+            if not ended and proc.poll() is None:
+                proc.kill()  # the worker alone: better than nothing
+        except Exception:
+            log.exception("ending the job's process tree failed")
 
     def wait(self, timeout: float | None = None) -> JobOutcome | None:
         """Block until the outcome is known (tests and the CLI use this)."""

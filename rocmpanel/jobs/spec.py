@@ -3,10 +3,24 @@
 ``prepare`` checks the preconditions (the interpreter exists and is executable, the worker
 script exists) and fails with a :class:`PanelError` that says which, before any process
 is started.
+
+Two Windows rules live here (``platform`` is a parameter so tests run them anywhere):
+
+- Workers run with ``python.exe``, never ``pythonw.exe``: the ``rocmpanel-gui`` entry runs
+  under pythonw.exe, a GUI program, and the console programs a worker under it starts
+  (venv, pip, compilers) each get a visible console window, which ``CREATE_NO_WINDOW``
+  does not prevent, and closing one kills the install.
+- Environment names are case-insensitive. Setting ``Path`` must replace ``PATH``, not add a
+  second key: the child would see both and take the first, on Pythons that pass the
+  block unsorted and with duplicates (https://github.com/python/cpython/issues/87868;
+  later fixed by https://github.com/python/cpython/pull/102731). A name keeps the spelling
+  it already has in the environment (``PATH`` stays ``PATH``, so code that reads
+  ``env["PATH"]`` finds it); a new name keeps the override's spelling.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -16,6 +30,8 @@ from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.workers import worker_script
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,14 +60,55 @@ class PreparedJob:
     env: Mapping[str, str]
 
 
-def resolve_python(python: str) -> str:
-    """The interpreter to use: ``python`` (a path or a command on PATH) or our own."""
+def resolve_python(python: str, platform: str = sys.platform) -> str:
+    """The interpreter to use: ``python`` (a path or a command on PATH) or our own; on
+    Windows the console ``python.exe`` next to a ``pythonw.exe``."""
     if not python:
-        return sys.executable
-    if os.sep in python or (os.altsep and os.altsep in python):
+        resolved = sys.executable
+    elif os.sep in python or (os.altsep and os.altsep in python):
+        resolved = python
+    else:
+        resolved = shutil.which(python) or python
+    return console_python(resolved, platform)
+
+
+def console_python(python: str, platform: str = sys.platform) -> str:
+    """``python``, or on Windows the ``python.exe`` in the same folder when ``python`` is
+    ``pythonw.exe`` (any case). Without one there, pythonw.exe is kept and the log says why
+    console windows may appear."""
+    path = Path(python)
+    if platform != "win32" or path.name.lower() != "pythonw.exe":
         return python
-    found = shutil.which(python)
-    return found if found else python
+    console = path.with_name("python.exe")
+    if console.is_file():
+        return str(console)
+    log.warning(
+        "%s has no python.exe next to it; workers run with pythonw.exe, so the programs they "
+        "start (pip, compilers) may open console windows",
+        python,
+    )
+    return python
+
+
+def set_env(
+    env: dict[str, str], name: str, value: str | None, platform: str = sys.platform
+) -> None:
+    """Set ``name`` in ``env`` to ``value``, or remove it when ``value`` is None. On Windows
+    every key equal to ``name`` in any case is replaced or removed, and the name keeps the
+    spelling the first such key had; elsewhere names are case-sensitive."""
+    if platform != "win32":
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+        return
+    # Windows compares names upper-cased (as cpython's fix does), not case-folded.
+    upper = name.upper()
+    same = [key for key in env if key.upper() == upper]
+    for key in same:
+        del env[key]
+    if value is not None:
+        env[same[0] if same else name] = value
 
 
 def script_path(worker: str | Path) -> Path:
@@ -60,9 +117,11 @@ def script_path(worker: str | Path) -> Path:
     return worker_script(worker)
 
 
-def prepare(spec: JobSpec, base_env: Mapping[str, str] | None = None) -> PreparedJob:
+def prepare(
+    spec: JobSpec, base_env: Mapping[str, str] | None = None, platform: str = sys.platform
+) -> PreparedJob:
     """Build the argv and environment for ``spec``; raise PanelError if it cannot run."""
-    python = resolve_python(spec.python)
+    python = resolve_python(spec.python, platform)
     path = Path(python)
     if not path.exists():
         raise PanelError(
@@ -76,14 +135,11 @@ def prepare(spec: JobSpec, base_env: Mapping[str, str] | None = None) -> Prepare
         raise PanelError(f"The worker script {script} is missing; reinstall rocmpanel.")
     env = dict(os.environ if base_env is None else base_env)
     for key, value in spec.env.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
+        set_env(env, key, value, platform)
     # Workers speak UTF-8 JSON lines and must not buffer them.
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
+    set_env(env, "PYTHONUNBUFFERED", "1", platform)
+    set_env(env, "PYTHONIOENCODING", "utf-8", platform)
     # A workload venv must not see the panel's own packages through PYTHONPATH.
-    env.pop("PYTHONPATH", None)
+    set_env(env, "PYTHONPATH", None, platform)
     argv = (python, "-u", str(script), *spec.args)
     return PreparedJob(spec, argv, env)

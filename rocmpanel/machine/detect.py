@@ -3,9 +3,10 @@
 Linux sources, best first: rocminfo (what ROCm itself sees), KFD topology, DRM sysfs with
 amdgpu's IP discovery table, and ``lspci -nn`` as a last resort; Windows: PowerShell CIM +
 registry, and hipInfo. Records are matched by PCI slot (BDF), then KFD node, then PCI id or
-gfx target, and each field is taken from the source that knows it best. A GPU no source
-names a target for gets its gfx target and family name from the PCI id table
-(:mod:`rocmpanel.machine.pci_ids`).
+gfx target, and last by a name that each side lists once (CIM knows the PCI id, hipInfo the
+gfx target, and pasted CIM text has no slot); each field is taken from the source that
+knows it best. A GPU no source names a target for gets its gfx target and family name from
+the PCI id table (:mod:`rocmpanel.machine.pci_ids`).
 
 :func:`rocmpanel.machine.inventory.detect_inventory` is the entry point that also gathers
 the host facts; ``detect`` is the GPU part (live, or a captured /sys tree), and
@@ -18,9 +19,11 @@ import os
 import platform
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocmpanel.base import subproc
 from rocmpanel.machine import drm_sysfs, kfd_topology, pci_ids, rocm_version
@@ -28,6 +31,9 @@ from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.parsers import lspci as lspci_parse
 from rocmpanel.machine.parsers.rocminfo import RocminfoReport, gpus_from_rocminfo, parse_rocminfo
 from rocmpanel.machine.sysfs import printable
+
+if TYPE_CHECKING:
+    from rocmpanel.machine.windows_gpu import WindowsGpuQuery
 
 # For each field, the sources in the order they are trusted.
 _NAME_ORDER = (
@@ -42,9 +48,11 @@ _NAME_ORDER = (
     "kfd",
 )
 _GFX_ORDER = ("rocminfo", "kfd", "ip_discovery", "hipinfo", "collect_env", "amd-smi", "rocm-smi")
-_VRAM_ORDER = ("drm", "kfd", "rocm-smi", "amd-smi", "rocminfo", "hipinfo", "cim")
+# CIM's VRAM is the registry's exact byte count (or AdapterRAM below its cap); hipInfo's
+# is rounded to 0.01 GiB.
+_VRAM_ORDER = ("drm", "kfd", "rocm-smi", "amd-smi", "rocminfo", "cim", "hipinfo")
 _PCI_ORDER = ("drm", "kfd", "lspci", "rocminfo", "rocm-smi", "amd-smi", "cim")
-_BDF_ORDER = ("drm", "kfd", "lspci", "rocminfo", "rocm-smi", "amd-smi", "hipinfo")
+_BDF_ORDER = ("drm", "kfd", "lspci", "rocminfo", "rocm-smi", "amd-smi", "hipinfo", "cim")
 
 
 @dataclass(frozen=True)
@@ -70,11 +78,51 @@ def _pick(records: list[GpuInfo], attr: str, order: tuple[str, ...]) -> object:
     return None
 
 
-def _matches(group: list[GpuInfo], rec: GpuInfo) -> bool:
+def _domainless(record: GpuInfo) -> bool:
+    """A CIM record's slot comes from LocationInformation, which has no PCI domain."""
+    return record.sources[:1] == ("cim",)
+
+
+def _name_key(record: GpuInfo) -> tuple[str, str]:
+    return (record.sources[0] if record.sources else "", " ".join(record.name.lower().split()))
+
+
+def _integrated(record: GpuInfo, table: pci_ids.PciTable) -> bool | None:
+    if record.integrated is not None:
+        return record.integrated
+    entry = table.lookup(record.pci_id)
+    return entry.integrated if entry else None
+
+
+def _same_unique_name(
+    group: list[GpuInfo],
+    rec: GpuInfo,
+    counts: Mapping[tuple[str, str], int],
+    table: pci_ids.PciTable,
+) -> bool:
+    """The last resort: the same name, listed once by each source (two identical cards stay
+    two), and never an integrated GPU with a discrete one."""
+    key = _name_key(rec)
+    if not key[1] or counts.get(key, 0) != 1:
+        return False
+    kinds = {_integrated(r, table) for r in [*group, rec]} - {None}
+    if len(kinds) > 1:
+        return False
+    return all(_name_key(g)[1] == key[1] and counts.get(_name_key(g), 0) == 1 for g in group)
+
+
+def _matches(
+    group: list[GpuInfo],
+    rec: GpuInfo,
+    counts: Mapping[tuple[str, str], int] | None = None,
+    table: pci_ids.PciTable | None = None,
+) -> bool:
     if any(rec.sources[0] in g.sources for g in group if rec.sources):
         return False  # one source never reports the same GPU twice
     bdfs = {g.bdf for g in group if g.bdf}
     if rec.bdf and bdfs:
+        if _domainless(rec) or any(_domainless(g) for g in group if g.bdf):
+            return rec.bdf[-7:] in {b[-7:] for b in bdfs}  # bus:device.function
         return rec.bdf in bdfs
     nodes = {g.kfd_node for g in group if g.kfd_node is not None}
     if rec.kfd_node is not None and nodes:
@@ -83,7 +131,11 @@ def _matches(group: list[GpuInfo], rec: GpuInfo) -> bool:
     if rec.pci_id and ids:
         return rec.pci_id in ids
     gfxs = {g.gfx for g in group if g.gfx}
-    return bool(rec.gfx and rec.gfx in gfxs)
+    if rec.gfx and gfxs:
+        return rec.gfx in gfxs
+    if counts is None or table is None:
+        return False
+    return _same_unique_name(group, rec, counts, table)
 
 
 def merge_gpus(
@@ -91,15 +143,19 @@ def merge_gpus(
 ) -> tuple[GpuInfo, ...]:
     """One GpuInfo per physical GPU from single-source records, completed from the PCI table."""
     table = table or pci_ids.load_table()
-    groups: list[list[GpuInfo]] = []
-    for rec in records:
-        rec = replace(
+    recs = [
+        replace(
             rec,
             pci_id=rec.pci_id.lower() if rec.pci_id else None,
             bdf=rec.bdf.lower() if rec.bdf else None,
         )
+        for rec in records
+    ]
+    counts = Counter(_name_key(rec) for rec in recs)
+    groups: list[list[GpuInfo]] = []
+    for rec in recs:
         for group in groups:
-            if _matches(group, rec):
+            if _matches(group, rec, counts, table):
                 group.append(rec)
                 break
         else:
@@ -235,10 +291,11 @@ def detect(
     return Detection(system=system, rocminfo=report, live=live, notes=tuple(notes))
 
 
-def _detect_windows(env: Mapping[str, str]) -> Detection:
+def _detect_windows(env: Mapping[str, str], query: WindowsGpuQuery | None = None) -> Detection:
+    """The Windows sources: CIM + registry, then hipInfo (``query`` is a fake in tests)."""
     from rocmpanel.machine.windows_gpu import WindowsGpuQuery, parse_hipinfo
 
-    query = WindowsGpuQuery()
+    query = query or WindowsGpuQuery(env=env)
     gpus, notes = query.controllers()
     hip_text = query.hipinfo()
     if hip_text:

@@ -112,9 +112,44 @@ def os_release(etc_root: Path | str = "/etc") -> str | None:
     return name[:128] if name else None
 
 
-def os_description(etc_root: Path | str = "/etc") -> str:
-    """A one-line description of this OS ("Ubuntu 24.04.1 LTS, kernel 6.8.0-47")."""
-    if platform.system() == "Windows":
-        return f"Windows {platform.release()} ({platform.version()})"
+# Windows 11 is NT 10.0 like Windows 10; only its build number, from 22000 (version 21H2)
+# on, tells it apart (https://learn.microsoft.com/en-us/windows/release-health/
+# windows11-release-information). Python before 3.12 reports release "10" on Windows 11
+# (bpo-45382, python/cpython#91025; 3.12 asks WMI instead), and "10" on Windows Server
+# 2016-2025 too, whose builds reach 26100, so a server edition is never renamed.
+WINDOWS_11_FIRST_BUILD = 22000
+
+
+def windows_description(release: str, version: str, edition: str | None = None) -> str:
+    """ "Windows 11 (10.0.22631)" from ``platform.release()``, ``platform.version()`` and
+    ``platform.win32_edition()``; pure, so every Python's answers can be tested."""
+    parts = version.split(".")
+    build = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else None
+    server = "server" in (edition or "").lower()
+    name = release.strip() or "?"
+    if name == "10" and build is not None and build >= WINDOWS_11_FIRST_BUILD and not server:
+        name = "11"
+    if server and "server" not in name.lower():
+        name = "Server"
+    return f"Windows {name} ({version})" if version else f"Windows {name}"
+
+
+def os_description(
+    etc_root: Path | str = "/etc", *, system: str | None = None, windows: tuple[str, ...] = ()
+) -> str:
+    """A one-line description of this OS ("Ubuntu 24.04.1 LTS, kernel 6.8.0-47",
+    "Windows 11 (10.0.22631)"). ``system`` and ``windows`` (release, version, edition)
+    stand in for the live values in tests."""
+    if (system or platform.system()) == "Windows":
+        if not windows:
+            windows = (platform.release(), platform.version(), _win32_edition())
+        return windows_description(*windows)
     name = os_release(etc_root) or platform.system()
     return f"{name}, kernel {platform.release()}"
+
+
+def _win32_edition() -> str:
+    try:
+        return platform.win32_edition() or ""
+    except OSError:
+        return ""

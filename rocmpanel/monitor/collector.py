@@ -4,14 +4,15 @@ The sources come from :func:`~rocmpanel.monitor.source_factory.open_sources`, wh
 the platforms; the collector only paces them. A GPU source whose readings need a minimum
 interval (PDH) is read at most that often and its last reading reused in between. The
 process scan is the dearest part, so it runs at most every ``process_interval_s`` and the
-last result is reused in between.
+last result is reused in between. A process's VRAM is checked against its GPU's total,
+found by PCI slot or, for a GPU without one (Windows without the inventory's slot), by key.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from rocmpanel.machine.live import LiveGpuMemory
@@ -30,10 +31,21 @@ def publish_vram(sample: Sample, store: LiveGpuMemory) -> None:
             store.publish(slot, gpu.vram_used_bytes, gpu.vram_total_bytes)
 
 
+def vram_totals(gpus: Sequence[GpuSample]) -> dict[str, int]:
+    """Each GPU's VRAM total by lower-case PCI slot, and by key for a GPU without a slot
+    (a process row names its GPU by either: pdh_source's rows without a slot)."""
+    totals = ranges.vram_totals(gpus)
+    for g in gpus:
+        if not g.identity.pci_slot and g.vram_total_bytes:
+            totals.setdefault(g.identity.key.lower(), g.vram_total_bytes)
+    return totals
+
+
 class TelemetryCollector:
     """Owns the sources; ``collect()`` reads them all once. Built once, on the sampler thread.
 
     ``gpus``: the GPUs to read (the app's inventory), or None to find them in the tree.
+    ``clock``: what paces the sources (tests pass a fake one).
     """
 
     def __init__(
@@ -47,7 +59,9 @@ class TelemetryCollector:
         allow_fallbacks: bool | None = None,
         gpus: Sequence[GpuIdentity] | None = None,
         platform: str = sys.platform,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        self._clock = clock
         self.sysfs_root = Path(sysfs_root)
         self.proc_root = Path(proc_root)
         self._processes_wanted = processes
@@ -92,7 +106,7 @@ class TelemetryCollector:
 
     def read_gpus(self) -> tuple[GpuSample, ...]:
         source = self.sources.gpus
-        now = time.monotonic()
+        now = self._clock()
         wait = source.capabilities.min_interval_s
         if wait and self._gpus_at is not None and now - self._gpus_at < wait:
             return self._gpus
@@ -104,7 +118,7 @@ class TelemetryCollector:
         self, worker_pids: Mapping[int, str] | None = None, *, force: bool = False
     ) -> tuple[ProcessSample, ...]:
         source = self.sources.processes
-        now = time.monotonic()
+        now = self._clock()
         interval = max(self.process_interval_s, source.min_interval_s)
         due = self._processes_at is None or now - self._processes_at >= interval
         if force or due:
@@ -120,7 +134,7 @@ class TelemetryCollector:
         host = self._host.read() if self._host is not None else None
         processes = self.read_processes(worker_pids)
         if processes:
-            processes = ranges.check_processes(processes, ranges.vram_totals(gpus))
+            processes = ranges.check_processes(processes, vram_totals(gpus))
         return Sample(t, gpus, host, processes)
 
     def _close_sources(self) -> None:

@@ -11,16 +11,27 @@ Temperatures and power need AMD's ADLX and are not read here. The parsing functi
 pure and tested on Linux with recorded counter values; ``PdhQuery`` imports ``win32pdh``
 only when built. One query serves both sources: ``PdhGpuSource`` (adapters) and
 ``PdhProcessSource`` (the Monitor's process table on Windows).
+
+PDH knows an adapter only by its LUID. :func:`named_adapters` maps each LUID to the DXGI
+adapter with that LUID (:mod:`~rocmpanel.monitor.dxgi`): only AMD adapters are kept (the
+Basic Render Driver, other vendors, remote and software adapters are dropped), named by
+their description, with their PCI id, VRAM total and, when the machine inventory has
+exactly one GPU with that PCI id, its slot and gfx target. Without DXGI every adapter PDH
+lists is shown under its LUID, as before. The GPU counters exist from Windows 10 version
+1709 (WDDM 2.0 drivers) on: https://devblogs.microsoft.com/directx/gpus-in-the-task-manager/
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocmpanel.base.errors import PanelError
+from rocmpanel.machine import pci_ids
+from rocmpanel.monitor.dxgi import AMD_VENDOR, DxgiAdapter
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, ProcessSample
 from rocmpanel.monitor.source import Capabilities
 
@@ -61,6 +72,125 @@ def parse_instance(name: str) -> PdhInstance | None:
     )
 
 
+def luid_of(adapter: str) -> tuple[int, int] | None:
+    """(HighPart, LowPart) of a PDH adapter key or instance name, as unsigned numbers."""
+    inst = parse_instance(adapter)
+    if inst is None:
+        return None
+    _, hi, lo, _ = inst.adapter.split("_", 3)
+    return (int(hi, 16), int(lo, 16))
+
+
+def pdh_key(luid: tuple[int, int], phys: int = 0) -> str:
+    """The adapter key PDH's instance names give for ``luid`` (lower case, 8 hex digits)."""
+    return f"luid_0x{luid[0]:08x}_0x{luid[1]:08x}_phys_{phys}"
+
+
+@dataclass(frozen=True)
+class NamedAdapter:
+    """A PDH adapter (by LUID) as the Monitor shows it, with its VRAM total (DXGI's
+    DedicatedVideoMemory)."""
+
+    luid: tuple[int, int]
+    identity: GpuIdentity
+    vram_total_bytes: int | None = None
+
+
+Lookup = Callable[[str], "pci_ids.PciEntry | None"]
+
+
+def _entry(adapter: DxgiAdapter, lookup: Lookup) -> pci_ids.PciEntry | None:
+    """The PCI table's entry for ``adapter``; None when unknown or the table is unreadable."""
+    try:
+        return lookup(adapter.pci_id)
+    except PanelError:
+        return None
+
+
+def _integrated(adapter: DxgiAdapter, lookup: Lookup) -> bool:
+    entry = _entry(adapter, lookup)
+    return bool(entry is not None and entry.integrated)
+
+
+def named_adapters(
+    adapters: Sequence[DxgiAdapter],
+    inventory: Sequence[GpuIdentity] = (),
+    lookup: Lookup = pci_ids.lookup,
+) -> tuple[list[NamedAdapter], str]:
+    """The AMD adapters among DXGI's, as the Monitor names them, and a note on what was left
+    out ("" when nothing was).
+
+    Kept: VendorId 0x1002 without the remote or software flag (that drops the Basic Render
+    Driver, vendor 0x1414, and every other vendor). An integrated AMD GPU is dropped when a
+    discrete one is present; DXGI has no such flag, so the shipped PCI id table
+    (``pci_ids``, which marks APU device ids) decides; an id it does not know counts as
+    discrete, and a machine with only an APU keeps it. Two adapters with one description
+    are told apart as "#1", "#2" in LUID order. An adapter takes its slot, gfx and key from
+    ``inventory`` when exactly one inventory GPU and exactly one kept adapter have its PCI
+    id; else its key is its PDH adapter key and its gfx the table's.
+    """
+    amd = [a for a in adapters if a.vendor_id == AMD_VENDOR and not a.is_software_or_remote]
+    amd.sort(key=lambda a: a.luid)
+    integrated = [a for a in amd if _integrated(a, lookup)]
+    note = ""
+    if integrated and len(integrated) < len(amd):
+        amd = [a for a in amd if a not in integrated]
+        listed = ", ".join(a.description.strip() or a.pci_id for a in integrated)
+        note = f"Not shown: {listed} (integrated; a discrete AMD GPU is present)."
+    counts: dict[str, int] = {}
+    for a in amd:
+        counts[a.description.strip()] = counts.get(a.description.strip(), 0) + 1
+    numbered: dict[str, int] = {}
+    named: list[NamedAdapter] = []
+    for a in amd:
+        entry = _entry(a, lookup)
+        base = a.description.strip() or (entry.name if entry else f"AMD GPU {a.pci_id}")
+        name = base
+        if counts.get(a.description.strip(), 0) > 1:
+            numbered[base] = numbered.get(base, 0) + 1
+            name = f"{base} #{numbered[base]}"
+        same_id = [g for g in inventory if g.pci_id == a.pci_id]
+        twins = [b for b in amd if b.pci_id == a.pci_id]
+        if len(same_id) == 1 and len(twins) == 1:
+            known = same_id[0]
+            identity = GpuIdentity(
+                key=known.key,
+                card=known.card,
+                pci_slot=known.pci_slot,
+                pci_id=a.pci_id,
+                name=name,
+                gfx=known.gfx or (entry.gfx if entry else None),
+            )
+        else:
+            key = pdh_key(a.luid)
+            identity = GpuIdentity(key, None, None, a.pci_id, name, entry.gfx if entry else None)
+        total = a.dedicated_video_memory if a.dedicated_video_memory > 0 else None
+        named.append(NamedAdapter(a.luid, identity, total))
+    return named, note
+
+
+class AdapterNames:
+    """Which GPU each PDH adapter is shown as. ``named`` None (DXGI did not answer): every
+    adapter, under its PDH key; else only the named adapters, found by LUID."""
+
+    def __init__(self, named: Sequence[NamedAdapter] | None = None) -> None:
+        self.known = named is not None
+        self._by_luid = {n.luid: n for n in named or ()}
+
+    def get(self, adapter: str) -> NamedAdapter | None:
+        """The adapter ``adapter`` (a PDH adapter key) is shown as; None: not shown."""
+        luid = luid_of(adapter)
+        if luid is None:
+            return None
+        if not self.known:
+            return NamedAdapter(luid, GpuIdentity(adapter, None, None, None, adapter))
+        return self._by_luid.get(luid)
+
+    def identities(self) -> tuple[GpuIdentity, ...]:
+        """The named GPUs (none when DXGI did not answer: they are learnt while reading)."""
+        return tuple(n.identity for n in self._by_luid.values())
+
+
 def utilisation_by_adapter(engine_values: Mapping[str, float]) -> dict[str, float]:
     """Per adapter: the max over its engines of each engine's sum over processes (0–100)."""
     per_engine: dict[tuple[str, int], float] = {}
@@ -93,37 +223,57 @@ class _ProcessRow:
     engines: dict[str, float] = field(default_factory=dict)
 
 
+def _slot(named: NamedAdapter) -> str:
+    """What a process row names its GPU by: the GPU's PCI slot, else its key (the process
+    table and the VRAM check look a GPU up by either)."""
+    return named.identity.pci_slot or named.identity.key
+
+
 def processes_from_counters(
     engine_values: Mapping[str, float],
     dedicated: Mapping[str, float],
     shared: Mapping[str, float],
     names: Mapping[int, str],
     workers: Mapping[int, str] | None = None,
+    adapters: AdapterNames | None = None,
 ) -> list[ProcessSample]:
-    """One row per (pid, adapter): dedicated memory as VRAM, shared as GTT, busiest engine.
+    """One row per (pid, GPU): dedicated memory as VRAM, shared as GTT, busiest engine.
 
-    ``pci_slot`` of a row is the adapter key ("luid_..._phys_0"), the key of that
-    adapter's GpuIdentity. Processes with neither memory nor engine time are left out.
+    ``pci_slot`` of a row is its GPU's PCI slot when known, else the GPU's key (the PDH
+    adapter key without DXGI). Adapters ``adapters`` does not show (Basic Render, other
+    vendors) have no rows; nor have processes with neither memory nor engine time.
     """
+    adapters = adapters or AdapterNames()
     rows: dict[tuple[int, str], _ProcessRow] = {}
+
+    def row_of(name: str) -> tuple[PdhInstance, _ProcessRow] | None:
+        inst = parse_instance(name)
+        if inst is None or inst.pid is None:
+            return None
+        named = adapters.get(inst.adapter)
+        if named is None:
+            return None
+        return inst, rows.setdefault((inst.pid, _slot(named)), _ProcessRow())
+
     for counter, is_vram in ((dedicated, True), (shared, False)):
         for name, value in counter.items():
-            inst = parse_instance(name)
-            if inst is None or inst.pid is None:
+            found = row_of(name)
+            if found is None:
                 continue
-            row = rows.setdefault((inst.pid, inst.adapter), _ProcessRow())
+            row = found[1]
             if is_vram:
-                row.vram = int(value)
+                row.vram = (row.vram or 0) + int(value)
             else:
-                row.gtt = int(value)
+                row.gtt = (row.gtt or 0) + int(value)
     for name, value in engine_values.items():
-        inst = parse_instance(name)
-        if inst is None or inst.pid is None or inst.engine_type is None:
+        found = row_of(name)
+        engine = found[0].engine_type if found is not None else None
+        if found is None or engine is None:
             continue
-        busy = rows.setdefault((inst.pid, inst.adapter), _ProcessRow()).engines
-        busy[inst.engine_type] = min(100.0, busy.get(inst.engine_type, 0.0) + value)
+        busy = found[1].engines
+        busy[engine] = min(100.0, busy.get(engine, 0.0) + value)
     samples = []
-    for (pid, adapter), data in sorted(rows.items()):
+    for (pid, slot), data in sorted(rows.items()):
         engines = tuple(sorted((k, round(float(v), 1)) for k, v in data.engines.items()))
         if not any(v for _, v in engines) and not data.vram and not data.gtt:
             continue  # every process that once drew a window has idle engine instances
@@ -131,7 +281,7 @@ def processes_from_counters(
             ProcessSample(
                 pid=pid,
                 name=names.get(pid, str(pid)),
-                pci_slot=adapter,
+                pci_slot=slot,
                 vram_bytes=data.vram,
                 gtt_bytes=data.gtt,
                 engine_percent=max((v for _, v in engines), default=None),
@@ -155,35 +305,68 @@ def pids_in(*counters: Mapping[str, float]) -> set[int]:
 
 
 def gpu_samples(
-    identities: Mapping[str, GpuIdentity],
+    adapters: AdapterNames,
     engine_values: Mapping[str, float],
     dedicated: Mapping[str, float],
     shared: Mapping[str, float],
 ) -> list[GpuSample]:
-    """One GpuSample per adapter seen in any counter."""
+    """One GpuSample per GPU ``adapters`` shows that any counter lists (an adapter's
+    ``phys_N`` parts summed; busy: the busiest part), in key order."""
     busy = utilisation_by_adapter(engine_values)
     vram = memory_by_adapter(dedicated)
     gtt = memory_by_adapter(shared)
-    samples = []
+    by_gpu: dict[str, tuple[NamedAdapter, list[str]]] = {}
     for adapter in sorted(set(busy) | set(vram) | set(gtt)):
-        identity = identities.get(adapter) or GpuIdentity(adapter, None, None, None, adapter)
+        named = adapters.get(adapter)
+        if named is not None:
+            by_gpu.setdefault(named.identity.key, (named, []))[1].append(adapter)
+
+    def total(values: Mapping[str, int], parts: list[str]) -> int | None:
+        found = [values[p] for p in parts if p in values]
+        return sum(found) if found else None
+
+    samples = []
+    for key in sorted(by_gpu):
+        named, parts = by_gpu[key]
+        busiest = [busy[p] for p in parts if p in busy]
         samples.append(
             GpuSample(
-                identity,
+                named.identity,
                 asleep=False,
-                busy_percent=round(busy[adapter], 1) if adapter in busy else None,
-                vram_used_bytes=vram.get(adapter),
-                gtt_used_bytes=gtt.get(adapter),
+                busy_percent=round(max(busiest), 1) if busiest else None,
+                vram_used_bytes=total(vram, parts),
+                vram_total_bytes=named.vram_total_bytes,
+                gtt_used_bytes=total(gtt, parts),
             )
         )
     return samples
 
 
+NO_DATA = "reading"
+"""The key in a GpuSample's ``invalid`` map that says why a whole reading is missing."""
+
+
+def pdh_error_text(exc: BaseException) -> str:
+    """A pywintypes.error (winerror, funcname, strerror) or any error, in words."""
+    strerror = getattr(exc, "strerror", None)
+    funcname = getattr(exc, "funcname", None)
+    winerror = getattr(exc, "winerror", None)
+    if isinstance(strerror, str) and strerror:
+        text = strerror.strip().rstrip(".")
+        where = [str(funcname)] if funcname else []
+        if isinstance(winerror, int):
+            where.append(f"error 0x{winerror & 0xFFFFFFFF:08X}")
+        return f"{text} ({', '.join(where)})" if where else text
+    return str(exc) or type(exc).__name__
+
+
 class PdhQuery:
     """One PDH query holding every counter both PDH sources read, through pywin32's
-    ``win32pdh`` (Windows only). It collects at most once per ``MIN_INTERVAL_S``, so the
-    GPU and the process source of one tick share a collection and rates stay meaningful.
-    ``pdh``: the win32pdh module (tests pass a recorded stand-in)."""
+    ``win32pdh`` (Windows only). The first reading comes ``MIN_INTERVAL_S`` after the
+    baseline collection made here (a rate needs two collections that far apart), then at
+    most one collection per ``MIN_INTERVAL_S``, so the GPU and the process source of one
+    tick share a collection. ``pdh``: the win32pdh module (tests pass a stand-in);
+    ``error``: why the last collection failed (None when it worked)."""
 
     COUNTERS = (
         ENGINE_COUNTER,
@@ -201,22 +384,31 @@ class PdhQuery:
         self._pdh: Any = pdh
         self._clock = clock
         self._query = pdh.OpenQuery()
-        self._counters = {path: pdh.AddEnglishCounter(self._query, path) for path in self.COUNTERS}
-        pdh.CollectQueryData(self._query)  # the first collection only sets the baseline
-        self._collected_at: float | None = None
+        try:
+            self._counters = {
+                path: pdh.AddEnglishCounter(self._query, path) for path in self.COUNTERS
+            }
+            pdh.CollectQueryData(self._query)  # the first collection only sets the baseline
+        except BaseException:
+            self.close()
+            raise
+        self._collected_at = clock()
         self._values: dict[str, dict[str, float]] = {}
+        self.error: str | None = None
 
     def refresh(self) -> None:
         """Collect now unless the last collection is under ``MIN_INTERVAL_S`` old."""
         now = self._clock()
-        if self._collected_at is not None and now - self._collected_at < MIN_INTERVAL_S:
+        if now - self._collected_at < MIN_INTERVAL_S:
             return
         self._collected_at = now
         try:
             self._pdh.CollectQueryData(self._query)
-        except Exception:  # pywintypes.error: keep nothing rather than stale figures
+        except Exception as exc:  # pywintypes.error: keep nothing rather than stale figures
             self._values = {}
+            self.error = f"Windows GPU counters stopped answering: {pdh_error_text(exc)}."
             return
+        self.error = None
         self._values = {path: self._read(path) for path in self.COUNTERS}
 
     def _read(self, path: str) -> dict[str, float]:
@@ -240,12 +432,17 @@ class PdhQuery:
 
 
 class PdhGpuSource:
-    """The Windows :class:`~rocmpanel.monitor.source.GpuSource`: one GPU per adapter seen."""
+    """The Windows :class:`~rocmpanel.monitor.source.GpuSource`: one GPU per adapter shown.
 
-    def __init__(self, query: PdhQuery, names: Mapping[str, GpuIdentity] | None = None) -> None:
+    ``adapters``: the named AMD adapters (DXGI), known from the start; None: every adapter
+    PDH lists, learnt while reading. When a collection fails, each GPU known so far gets a
+    reading without figures whose ``invalid`` says why (never the last figures again).
+    """
+
+    def __init__(self, query: PdhQuery, adapters: Sequence[NamedAdapter] | None = None) -> None:
         self.query = query
-        self._names = dict(names or {})
-        self._seen: tuple[GpuIdentity, ...] = ()
+        self.adapters = AdapterNames(adapters)
+        self._seen: tuple[GpuIdentity, ...] = self.adapters.identities()
 
     @property
     def capabilities(self) -> Capabilities:
@@ -256,15 +453,20 @@ class PdhGpuSource:
 
     def read(self) -> tuple[GpuSample, ...]:
         self.query.refresh()
+        if self.query.error is not None:
+            reason = (NO_DATA, f"no data: {self.query.error}")
+            return tuple(GpuSample(i, asleep=False, invalid=(reason,)) for i in self._seen)
         samples = tuple(
             gpu_samples(
-                self._names,
+                self.adapters,
                 self.query.values(ENGINE_COUNTER),
                 self.query.values(ADAPTER_DEDICATED),
                 self.query.values(ADAPTER_SHARED),
             )
         )
-        self._seen = tuple(s.identity for s in samples)
+        if not self.adapters.known:
+            known = {i.key for i in self._seen}
+            self._seen += tuple(s.identity for s in samples if s.identity.key not in known)
         return samples
 
     def close(self) -> None:
@@ -288,17 +490,22 @@ class PdhProcessSource:
     """The Windows :class:`~rocmpanel.monitor.source.ProcessSource`: GPU process counters.
 
     PDH lists every user's processes (Windows grants that without admin rights). Names
-    are looked up once per pid and forgotten when the pid leaves the counters.
+    are looked up once per pid and forgotten when the pid leaves the counters. Rows name
+    their GPU as ``adapters`` shows it (its slot or key), and only GPUs it shows.
     """
 
     name = "pdh"
     min_interval_s = MIN_INTERVAL_S
 
     def __init__(
-        self, query: PdhQuery, names: Callable[[set[int]], dict[int, str]] | None = None
+        self,
+        query: PdhQuery,
+        names: Callable[[set[int]], dict[int, str]] | None = None,
+        adapters: AdapterNames | None = None,
     ) -> None:
         self._query = query
         self._lookup = names or process_names
+        self._adapters = adapters or AdapterNames()
         self._names: dict[int, str] = {}
 
     def scan(
@@ -314,7 +521,9 @@ class PdhProcessSource:
         if unnamed:  # a pid psutil may not name (a system process) keeps its number
             looked_up = self._lookup(unnamed)
             self._names.update({pid: looked_up.get(pid, str(pid)) for pid in unnamed})
-        rows = processes_from_counters(engines, dedicated, shared, self._names, worker_pids)
+        rows = processes_from_counters(
+            engines, dedicated, shared, self._names, worker_pids, self._adapters
+        )
         return tuple(rows)
 
     def close(self) -> None:

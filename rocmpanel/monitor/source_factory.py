@@ -1,7 +1,9 @@
 """Picks the telemetry sources for this platform, so nothing else branches on it.
 
-- Windows, live: PDH counters for GPUs and processes (one shared query); without pywin32
-  or PDH, no GPU source and no process list, said in the note.
+- Windows, live: PDH counters for GPUs and processes (one shared query), the adapters
+  named, filtered to AMD and given VRAM totals through DXGI (``pdh_source.named_adapters``);
+  without pywin32 or PDH, no GPU source and no process list, and the note says why and
+  what to do; without DXGI, every PDH adapter under its LUID, said in the note.
 - Linux, any other OS, or a captured tree anywhere: amdgpu sysfs; when the live /sys
   shows no amdgpu device and amdsmi imports, amdsmi; processes from DRM fdinfo + KFD.
 - No GPU found: the null source, whose reason the Monitor shows next to host telemetry.
@@ -15,14 +17,21 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.monitor.amdsmi_source import AmdSmiSource
+from rocmpanel.monitor.dxgi import AdapterLister, list_adapters
 from rocmpanel.monitor.fdinfo_source import FdinfoScanner
-from rocmpanel.monitor.pdh_source import PdhGpuSource, PdhProcessSource, PdhQuery
+from rocmpanel.monitor.pdh_source import (
+    PdhGpuSource,
+    PdhProcessSource,
+    PdhQuery,
+    named_adapters,
+    pdh_error_text,
+)
 from rocmpanel.monitor.sample import GpuIdentity
 from rocmpanel.monitor.source import GpuSource, NullGpuSource, NullProcessSource, ProcessSource
 from rocmpanel.monitor.sysfs_source import SysfsSource, discover_gpus, gpus_for
@@ -54,6 +63,62 @@ def identity_of(gpu: GpuInfo) -> GpuIdentity:
     )
 
 
+# The seams of the Windows sources (tests replace them): the PDH query and DXGI's adapters.
+open_pdh_query: Callable[[], PdhQuery] = PdhQuery
+dxgi_adapters: AdapterLister = list_adapters
+
+
+def console_python(executable: str | None = None) -> str:
+    """The interpreter a user can run pip with: python.exe, not the panel's pythonw.exe
+    (which has no console to show pip's output)."""
+    executable = executable or sys.executable
+    suffix = "pythonw.exe"
+    if executable.lower().endswith(suffix):  # a Windows path, whatever this OS's is
+        return executable[: -len(suffix)] + "python.exe"
+    return executable
+
+
+def pdh_unavailable(exc: BaseException, executable: str | None = None) -> str:
+    """Why the Windows GPU counters cannot be read, and what to do, for the Monitor."""
+    if isinstance(exc, ImportError):
+        return (
+            "Windows GPU counters need the pywin32 package, which is missing: run "
+            f"`{console_python(executable)} -m pip install pywin32` (or reinstall rocmpanel), "
+            "then restart the panel."
+        )
+    return (
+        f"Windows GPU counters (PDH) could not be opened: {pdh_error_text(exc)}. They need "
+        "Windows 10 version 1709 or later and a WDDM 2.0 display driver: update Windows "
+        "and the AMD graphics driver."
+    )
+
+
+def open_pdh_source(gpus: Sequence[GpuIdentity] | None) -> tuple[GpuSource, str]:
+    """The Windows GPU source: PDH counters, the adapters named through DXGI."""
+    try:
+        query = open_pdh_query()
+    except Exception as exc:  # pywin32 missing, or PDH refused the counters
+        log.info("no PDH GPU counters", exc_info=True)
+        reason = pdh_unavailable(exc)
+        return NullGpuSource(reason), reason
+    try:
+        adapters = dxgi_adapters()
+    except Exception as exc:  # OSError from DXGI; ctypes errors on an odd system
+        log.info("no DXGI adapter list", exc_info=True)
+        note = (
+            f"GPU names and VRAM totals are not available (DXGI: {exc}): every adapter "
+            "Windows lists is shown under its LUID."
+        )
+        return PdhGpuSource(query), note
+    named, note = named_adapters(adapters, gpus or ())
+    if not named:
+        query.close()
+        listed = ", ".join(a.description.strip() or a.pci_id for a in adapters) or "none"
+        reason = f"No AMD GPU found: Windows lists these display adapters: {listed}."
+        return NullGpuSource(reason), reason
+    return PdhGpuSource(query, named), note
+
+
 def open_gpu_source(
     sysfs_root: Path,
     gpus: Sequence[GpuIdentity] | None,
@@ -63,14 +128,7 @@ def open_gpu_source(
 ) -> tuple[GpuSource, str]:
     """The GPU source and a note on what is missing."""
     if platform == "win32" and fallbacks:
-        try:
-            query = PdhQuery()
-        except Exception as exc:  # pywin32 missing, or PDH refused the counters
-            log.info("no PDH GPU counters", exc_info=True)
-            reason = f"Windows GPU counters (PDH) are not available: {exc}"
-            return NullGpuSource(reason), reason
-        names = {g.key: g for g in gpus or ()}
-        return PdhGpuSource(query, names), ""
+        return open_pdh_source(gpus)
     note = ""
     if gpus is None:
         source = SysfsSource(discover_gpus(sysfs_root))
@@ -113,7 +171,7 @@ def open_sources(
     if not processes:
         process_source = NullProcessSource()
     elif isinstance(gpu_source, PdhGpuSource):
-        process_source = PdhProcessSource(gpu_source.query)
+        process_source = PdhProcessSource(gpu_source.query, adapters=gpu_source.adapters)
     elif platform == "win32" and fallbacks:
         process_source = NullProcessSource()  # PDH failed: Windows has no /proc to scan
     else:

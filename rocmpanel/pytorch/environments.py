@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any
 
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.registry import RegistryLike, open_registry, read_value
 from rocmpanel.base.settings import Settings
 from rocmpanel.base.units import format_download
 from rocmpanel.jobs.process import JobOutcome
@@ -72,19 +74,117 @@ def check_name(name: str) -> str:
     return name
 
 
+def _taken() -> set[str]:
+    root = envs_dir()
+    return {child.name for child in root.iterdir()} if root.is_dir() else set()
+
+
 def unique_name(base: str) -> str:
     """``base``, or ``base-2``, ``base-3``... whichever no folder under envs/ uses yet."""
-    root = envs_dir()
-    taken = {child.name for child in root.iterdir()} if root.is_dir() else set()
+    taken = _taken()
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
     return name
 
 
-def default_env_name(install_plan: InstallPlan) -> str:
-    """A free name for a new environment of ``install_plan``'s build."""
-    return unique_name(install_plan.build_id or "torch")
+# -- Windows' path limit ------------------------------------------------------------------
+# With long paths off, Windows refuses paths of 260 characters or more (MAX_PATH counts the
+# terminating NUL) and directories whose path leaves no room for an 8.3 name (MAX_PATH - 12):
+# https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation
+# python.exe is long-path aware (its manifest), so with LongPathsEnabled = 1 pip is not
+# limited: https://docs.python.org/3/using/windows.html#removing-the-max-path-limitation
+WINDOWS_MAX_FILE = 259  # characters of a file's path
+WINDOWS_MAX_DIR = 247  # characters of a directory's path
+SITE_PACKAGES = len("\\Lib\\site-packages\\")  # 19: from the environment folder down
+# The deepest paths in a torch wheel below site-packages lie in torch-<version>.dist-info/
+# licenses/third_party/kineto/... Measured on torch 2.13.0+cpu: 171 characters for a file,
+# 160 for a directory; less its 10-character version that leaves these:
+TORCH_DEEPEST_FILE = 161
+TORCH_DEEPEST_DIR = 150
+TORCH_VERSION_ROOM = 24  # the longest version in the data, 2.9.1+rocmsdk20260116, has 21
+# The longest environment folder path whose torch install stays within both limits: 54.
+ENV_PATH_LIMIT = min(
+    WINDOWS_MAX_FILE - SITE_PACKAGES - TORCH_DEEPEST_FILE - TORCH_VERSION_ROOM,
+    WINDOWS_MAX_DIR - SITE_PACKAGES - TORCH_DEEPEST_DIR - TORCH_VERSION_ROOM,
+)
+TORCH_DEPTH = SITE_PACKAGES + TORCH_DEEPEST_FILE + TORCH_VERSION_ROOM  # below the env folder
+LONG_PATHS_KEY = "SYSTEM\\CurrentControlSet\\Control\\FileSystem"
+ENABLE_LONG_PATHS = (
+    'New-ItemProperty -Path "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem" '
+    "-Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force"
+)
+SHORT_HOME = "C:\\rp"  # suggested for ROCMPANEL_HOME when even a short name does not fit
+SHORT_NAME_MIN = 2  # "t1"
+
+
+def env_path_limit(platform: str = sys.platform, reg: RegistryLike | None = None) -> int | None:
+    """The longest environment folder path a PyTorch install fits in, or None when there is
+    no such limit: not Windows, or Windows with long paths on (``LongPathsEnabled`` = 1 under
+    HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem). A value that cannot be read
+    counts as off. ``reg``: the registry (winreg on Windows when not given)."""
+    if platform != "win32":
+        return None
+    if reg is None:
+        reg = open_registry(platform)
+    enabled = reg is not None and read_value(reg, "HKLM", LONG_PATHS_KEY, "LongPathsEnabled")
+    return None if enabled == 1 else ENV_PATH_LIMIT
+
+
+def _too_long(path: Path, limit: int) -> PanelError:
+    """The refusal of an environment folder ``path`` longer than ``limit``, with the fix."""
+    room = limit - len(str(path.parent)) - 1
+    enable = f"turn on Windows long paths (in an elevated PowerShell: {ENABLE_LONG_PATHS})"
+    if room >= SHORT_NAME_MIN:
+        fix = f"Use a name of at most {room} characters, or {enable}."
+    else:
+        fix = (
+            f"The folder of environments, {path.parent}, is {len(str(path.parent))} "
+            f"characters long, which leaves no room for a name. {enable[0].upper()}"
+            f"{enable[1:]}, then restart rocmpanel; or set ROCMPANEL_HOME to a short folder "
+            f"such as {SHORT_HOME}."
+        )
+    # The fix is part of the message: the panel shows the message only (the detail is logged).
+    return PanelError(
+        f"The environment folder {path} is {len(str(path))} characters long, but with long "
+        f"paths off Windows refuses paths over {WINDOWS_MAX_FILE} characters and PyTorch's "
+        f"files lie up to {TORCH_DEPTH} characters below that folder: pip would fail "
+        f"(Errno 2 or WinError 206). The folder may be at most {limit} characters long. {fix}"
+    )
+
+
+def check_env_path(
+    path: Path, *, platform: str = sys.platform, reg: RegistryLike | None = None
+) -> None:
+    """Raise PanelError when a PyTorch install into ``path`` would exceed Windows' path limit
+    (long paths off); nothing elsewhere."""
+    limit = env_path_limit(platform, reg)
+    if limit is not None and len(str(path)) > limit:
+        raise _too_long(path, limit)
+
+
+def default_env_name(
+    install_plan: InstallPlan, *, platform: str = sys.platform, reg: RegistryLike | None = None
+) -> str:
+    """A free name for a new environment of ``install_plan``'s build: its build id (with
+    ``-2``... when taken). On Windows with long paths off, when that makes the folder's path
+    too long for PyTorch, the first free short name ``t1``, ``t2``... (the record keeps the
+    build id); PanelError when even that does not fit."""
+    name = unique_name(install_plan.build_id or "torch")
+    limit = env_path_limit(platform, reg)
+    if limit is None:
+        return name
+    root = envs_dir()
+    room = limit - len(str(root)) - 1
+    if len(name) <= room:
+        return name
+    taken, n = _taken(), 1
+    while f"t{n}" in taken:
+        n += 1
+    short = f"t{n}"
+    if len(short) > room:
+        raise _too_long(root / short, limit)
+    return short
 
 
 def check_free_disk(path: Path, needed_bytes: int) -> None:
@@ -110,12 +210,16 @@ def begin_install(
     torch_version: str | None = None,
     index_url: str | None = None,
     job_env: Mapping[str, str] | None = None,
+    platform: str = sys.platform,
+    reg: RegistryLike | None = None,
 ) -> InstallTicket:
-    """Check the name and the disk, and reserve a new directory for the install."""
+    """Check the name, the path's length (Windows) and the disk, and reserve a new directory
+    for the install."""
     check_name(name)
     root = envs_dir()
-    root.mkdir(parents=True, exist_ok=True)
     target = root / name
+    check_env_path(target, platform=platform, reg=reg)  # before anything is created
+    root.mkdir(parents=True, exist_ok=True)
     if target.exists():
         raise PanelError(
             f"An environment named {name!r} already exists.",
@@ -140,7 +244,12 @@ def install_job_spec(
 
 
 def prepare_install(
-    install_plan: InstallPlan, name: str, settings: Settings
+    install_plan: InstallPlan,
+    name: str,
+    settings: Settings,
+    *,
+    platform: str = sys.platform,
+    reg: RegistryLike | None = None,
 ) -> tuple[InstallTicket, JobSpec]:
     """Reserve a new environment folder for ``install_plan`` and the job that fills it."""
     ticket = begin_install(
@@ -151,6 +260,8 @@ def prepare_install(
         torch_version=install_plan.torch_version,
         index_url=install_plan.index_url,
         job_env=install_plan.job_env,
+        platform=platform,
+        reg=reg,
     )
     spec = install_job_spec(
         ticket, base_python(settings), isolate_pip_config=not settings.pytorch.use_pip_config

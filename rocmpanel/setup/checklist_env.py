@@ -1,9 +1,15 @@
 """Checklist items about the environment: HSA_OVERRIDE_GFX_VERSION, GPU selection
-(an iGPU next to a dGPU, ROCR_VISIBLE_DEVICES) and the workload Python's torch build."""
+(an iGPU next to a dGPU, ROCR_VISIBLE_DEVICES), the workload Python's torch build and, on
+Windows, whether long paths are on."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
+from typing import Any
+
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.registry import RegistryLike, open_registry, read_values
 from rocmpanel.knowledge import community
 from rocmpanel.knowledge.compat_data import version_key
 from rocmpanel.knowledge.kernels import KernelMode, harm_advice
@@ -274,4 +280,113 @@ def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
         title,
         CheckStatus.PASS,
         f"torch {probe.torch_version} ({hip_text}) sees {', '.join(sorted(seen)) or 'the GPU'}.",
+    )
+
+
+# -- Windows long paths -------------------------------------------------------------------
+# https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation: paths
+# of MAX_PATH (260, the NUL included) or more fail unless LongPathsEnabled (REG_DWORD 1) is set
+# and the program is long-path aware, as python.exe is
+# (https://docs.python.org/3/using/windows.html#removing-the-max-path-limitation). The value
+# is read once per process, so programs started before the change keep the old limit.
+LONG_PATHS_KEY = "SYSTEM\\CurrentControlSet\\Control\\FileSystem"
+LONG_PATHS_VALUE = "LongPathsEnabled"
+REG_DWORD = 4
+ENABLE_LONG_PATHS = (
+    'New-ItemProperty -Path "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem" '
+    "-Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force"
+)
+_LONG_PATHS_TITLE = "Windows long paths"
+# torch wheels hold paths over 180 characters below site-packages (torch-<version>.dist-info/
+# licenses/third_party/kineto/...: 171 on torch 2.13.0+cpu, more with a ROCm version).
+_TORCH_DEPTH_TEXT = "over 180 characters"
+
+
+@dataclass(frozen=True)
+class LongPaths:
+    """What the registry says about long paths on this Windows, and where rocmpanel puts its
+    environments. ``readable`` False: the key could not be read; ``data``/``kind`` None: the
+    value is not set."""
+
+    readable: bool
+    data: Any = None
+    kind: int | None = None
+    envs_path: str = ""
+
+    @property
+    def enabled(self) -> bool:
+        return self.kind == REG_DWORD and self.data == 1
+
+
+def read_long_paths(reg: RegistryLike | None, envs_path: str) -> LongPaths:
+    """``LongPathsEnabled`` from HKLM through ``reg`` (winreg, or a fake in tests). The
+    FileSystem key always holds values, so an empty read means it could not be opened."""
+    values = read_values(reg, "HKLM", LONG_PATHS_KEY) if reg is not None else {}
+    if not values:
+        return LongPaths(readable=False, envs_path=envs_path)
+    found = next((v for n, v in values.items() if n.lower() == LONG_PATHS_VALUE.lower()), None)
+    if found is None:
+        return LongPaths(readable=True, envs_path=envs_path)
+    return LongPaths(readable=True, data=found[0], kind=found[1], envs_path=envs_path)
+
+
+def live_long_paths(
+    system_os: str, platform: str = sys.platform, reg: RegistryLike | None = None
+) -> LongPaths | None:
+    """The long-path facts of this machine when it is the Windows being diagnosed, else None
+    (Linux, or output pasted from another machine judged here)."""
+    if system_os != "windows" or platform != "win32":
+        return None
+    from rocmpanel.jobs.workload import envs_dir
+
+    return read_long_paths(reg if reg is not None else open_registry(platform), str(envs_dir()))
+
+
+def long_paths_check(facts: LongPaths | None) -> Check:
+    """Windows only: whether PyTorch can be installed into deep folders."""
+    if facts is None:
+        return Check(
+            "long_paths",
+            _LONG_PATHS_TITLE,
+            CheckStatus.SKIP,
+            "Not known (not in the pasted output).",
+        )
+    where = (
+        f" The environments folder, {facts.envs_path}, is {len(facts.envs_path)} characters long."
+        if facts.envs_path
+        else ""
+    )
+    if not facts.readable:
+        return Check(
+            "long_paths",
+            _LONG_PATHS_TITLE,
+            CheckStatus.SKIP,
+            f"HKLM\\{LONG_PATHS_KEY} could not be read, so whether long paths are on is not "
+            "known. PowerShell shows it: Get-ItemProperty "
+            f'"HKLM:\\{LONG_PATHS_KEY}" -Name {LONG_PATHS_VALUE}.' + where,
+        )
+    if facts.enabled:
+        return Check(
+            "long_paths",
+            _LONG_PATHS_TITLE,
+            CheckStatus.PASS,
+            "On (LongPathsEnabled is 1): Python and pip may use paths over 260 characters.",
+        )
+    if facts.kind is None:
+        state = "Off (LongPathsEnabled is not set; Windows' default is off)"
+    elif facts.kind != REG_DWORD:
+        state = f"Off (LongPathsEnabled is {facts.data!r}, but Windows reads only a REG_DWORD)"
+    else:
+        state = f"Off (LongPathsEnabled is {facts.data!r})"
+    return Check(
+        "long_paths",
+        _LONG_PATHS_TITLE,
+        CheckStatus.WARN,
+        f"{state}: Windows refuses paths of 260 characters or more, and PyTorch's wheels hold "
+        f"files {_TORCH_DEPTH_TEXT} deep, so installs into deep folders fail (pip: Errno 2 or "
+        "WinError 206). rocmpanel gives new environments short folder names to fit; turning "
+        "long paths on lifts the limit: run the command in an elevated PowerShell (or enable "
+        "the Group Policy Computer Configuration > Administrative Templates > System > "
+        "Filesystem > Enable Win32 long paths), then restart rocmpanel." + where,
+        Fix(FixKind.COMMAND, ENABLE_LONG_PATHS),
     )

@@ -6,7 +6,8 @@ import json
 import logging
 import sys
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rocmpanel import __version__
 from rocmpanel.base import paths
@@ -147,6 +148,50 @@ def missing_xcb_library() -> str | None:
     return None
 
 
+# The taskbar groups windows by AppUserModelID; without one, rocmpanel-gui's windows fall
+# under pythonw.exe's button and icon. Form: CompanyName.ProductName[.SubProduct], at most
+# 128 characters, no spaces; no version, so pins survive updates. It must be set before any
+# window shows: https://learn.microsoft.com/en-us/windows/win32/shell/appids and
+# https://learn.microsoft.com/en-us/windows/win32/api/shobjidl_core/nf-shobjidl_core-setcurrentprocessexplicitappusermodelid
+APP_USER_MODEL_ID = "rocmpanel.rocmpanel.Panel"
+
+
+def _real_set_app_id() -> Callable[[str], int]:
+    """shell32's SetCurrentProcessExplicitAppUserModelID (Windows only): HRESULT (PCWSTR)."""
+    import ctypes
+
+    # WinDLL exists only on Windows (hence getattr); c_long keeps the HRESULT a number
+    # (ctypes.HRESULT would raise on failure instead of returning it).
+    shell32: Any = getattr(ctypes, "WinDLL")("shell32")  # noqa: B009
+    function = shell32.SetCurrentProcessExplicitAppUserModelID
+    function.argtypes = [ctypes.c_wchar_p]
+    function.restype = ctypes.c_long
+    return function
+
+
+def set_app_user_model_id(
+    platform: str = sys.platform,
+    set_app_id: Callable[[str], int] | None = None,
+    app_id: str = APP_USER_MODEL_ID,
+) -> bool:
+    """Give this process rocmpanel's AppUserModelID (Windows; elsewhere nothing happens), so
+    the taskbar shows rocmpanel's own button and icon. A failure is logged, never raised: the
+    window works without it. ``set_app_id``: shell32's function (a fake in tests)."""
+    if platform != "win32":
+        return False
+    try:
+        result = int((set_app_id or _real_set_app_id())(app_id))
+    except Exception as exc:  # a missing shell32 or ctypes: the default grouping stays
+        log.warning("The taskbar id %s could not be set: %s", app_id, exc)
+        return False
+    if result != 0:  # S_OK is 0; HRESULTs are shown as unsigned hex, as Windows documents them
+        log.warning(
+            "The taskbar id %s could not be set: HRESULT 0x%08X", app_id, result & 0xFFFFFFFF
+        )
+        return False
+    return True
+
+
 def run_gui(smoke_test: bool = False) -> int:
     """Open the window; with ``smoke_test``, exit after the first paint with a JSON line."""
     import os
@@ -202,6 +247,7 @@ def run_gui(smoke_test: bool = False) -> int:
             print(f"Qt: {message}", file=sys.stderr)
 
     qInstallMessageHandler(on_qt_message)
+    set_app_user_model_id()  # before the first window
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("rocmpanel")

@@ -74,6 +74,18 @@ DEVICES = ("auto", "gpu", "cpu")
 ROLES = ("system", "user", "assistant")
 
 
+# -- no console windows on Windows ------------------------------------------------------
+# Copy of rocmpanel.base.subproc.CREATE_NO_WINDOW (tests/workers/test_pip_install.py checks
+# it): the console programs a worker starts (venv, pip, compilers) get no console window.
+CREATE_NO_WINDOW = 0x08000000
+
+
+def no_window(platform: str = sys.platform) -> dict[str, Any]:
+    """Popen keyword arguments that start a console program without a window on Windows;
+    none elsewhere (``creationflags`` is Windows-only). Pass them on every subprocess call."""
+    return {"creationflags": CREATE_NO_WINDOW} if platform == "win32" else {}
+
+
 # -- the lifeline: no worker runs on after the panel is gone ------------------------------
 # Copies of rocmpanel.jobs.lifetime's names (tests/workers/test_pip_install.py checks them).
 LIFELINE_ENV = "ROCMPANEL_LIFELINE"
@@ -103,14 +115,17 @@ def _wait_for_panel(fd: int) -> None:
     end_own_group()
 
 
-def end_own_group() -> None:
-    """Kill this worker and everything it started. The panel starts it as the leader of a
-    process group of its own, which its children share: one signal takes them all.
-    Otherwise (not a group leader) only the running children are killed, then this process."""
-    if os.getpgrp() == os.getpid():
-        os.killpg(os.getpid(), signal.SIGKILL)
+def end_own_group(posix: bool = os.name == "posix") -> None:
+    """Kill this worker and everything it started. On POSIX the panel starts it as the
+    leader of a process group of its own, which its children share: one signal takes them
+    all. Otherwise (not a group leader, or Windows, where the panel's Job object ends the
+    tree) only the running children are killed, then this process. Never raises."""
+    if posix:
+        with contextlib.suppress(OSError, AttributeError):
+            if os.getpgrp() == os.getpid():
+                os.killpg(os.getpid(), signal.SIGKILL)
     for child in list(running_children):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(Exception):
             child.kill()
     os._exit(1)
 

@@ -139,6 +139,7 @@ def stream_lines(argv: list[str], env: dict[str, str], on_line: Callable[[str], 
         text=True,
         encoding="utf-8",
         errors="replace",
+        **_wire.no_window(),
     )
     assert proc.stdout is not None
     _wire.running_children.add(proc)
@@ -171,6 +172,7 @@ def pip_version(python: str, env: dict[str, str]) -> tuple[int, ...]:
         text=True,
         env=env,
         check=False,
+        **_wire.no_window(),
     )
     match = re.match(r"pip (\d+)\.(\d+)", out.stdout)
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
@@ -585,6 +587,7 @@ def installed_versions(python: str, names: list[str], env: dict[str, str]) -> di
         text=True,
         env=env,
         check=False,
+        **_wire.no_window(),
     )
     try:
         data = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -664,6 +667,7 @@ def main() -> None:
         text=True,
         env=env,
         check=False,
+        **_wire.no_window(),
     ).stdout.strip()
     _wire.progress(1.0, "Done")
     _wire.result(

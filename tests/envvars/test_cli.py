@@ -106,3 +106,42 @@ def test_warnings_and_json_output_of_a_change(tmp_path: Path, capsys) -> None:
         "and the desktop session find no programs (not even ls or bash)."
     ]
     assert "+PATH=/opt/rocm/bin" in data["diff"] and err == ""
+
+
+MACHINE_ENV = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
+
+
+def test_windows_change_warns_about_path_length_and_says_who_sees_it(
+    capsys, monkeypatch, fake_registry
+) -> None:
+    from rocmpanel.envvars import store as env_store
+    from rocmpanel.envvars.stores import windows
+
+    fake = fake_registry
+    fake.set(MACHINE_ENV, "Path", "M" * 29_990, fake.REG_EXPAND_SZ)
+    fake.set("HKCU\\Environment", "Path", "C:\\a", fake.REG_SZ)
+    broadcasts: list[int] = []
+    real = env_store.make_stores
+    monkeypatch.setattr(
+        env_store,
+        "make_stores",
+        lambda **kw: real("windows", registry=fake, broadcast=lambda: broadcasts.append(1)),
+    )
+    warning = (
+        "warning (Windows user): Path: programs get the machine Path (29,990 characters) and "
+        "your user Path (16) joined, 30,007 characters, 2,760 characters below Windows' limit "
+        "of 32,767; past it programs may not find what is on it. Remove folders you no longer "
+        "need from your user Path."
+    )
+    argv = ("set", "PATH", "C:\\rocm\\bin", "--append", "--store", "registry")
+    code, out, err = _run(capsys, *argv, "--dry-run", "--json")
+    assert code == 0 and json.loads(out)["warnings"] == [warning] and broadcasts == []
+    code, out, err = _run(capsys, *argv)
+    assert code == 0 and out == "Wrote HKCU\\Environment.\n"
+    assert err == f"{warning}\nnote: {windows.APPLY_NOTE}\n"
+    assert fake.values_of("HKCU\\Environment") == {"Path": ("C:\\a;C:\\rocm\\bin", fake.REG_SZ)}
+    code, out, err = _run(capsys, "undo", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["restored"] == ["HKCU\\Environment"]
+    assert data["notes"] == [windows.APPLY_NOTE] and broadcasts == [1, 1]
+    assert fake.values_of("HKCU\\Environment") == {"Path": ("C:\\a", fake.REG_SZ)}

@@ -82,6 +82,20 @@ def test_end_all_terminates_then_kills_only_what_is_left(registered: list[FakeJo
     assert done.calls == []
 
 
+def test_without_signal_handling_windows_jobs_are_still_ended_at_exit(
+    registered: list[FakeJob], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lifetime, "ENABLED", False)  # as on Windows
+    job = FakeJob()
+    lifetime.register(job)
+    registered.append(job)
+    assert lifetime.exit_signals() == ()
+    assert lifetime.install_handlers(also_sigint=True) == {}
+    assert lifetime.live_jobs() == [job]
+    lifetime.end_all_at_exit()
+    assert job.calls == ["cancel", "wait"]
+
+
 def test_unregistered_jobs_are_left_alone(registered: list[FakeJob]) -> None:
     job = FakeJob()
     lifetime.register(job)

@@ -1,30 +1,33 @@
 """Exact outcomes of jobs/process.py (issue 19): every rule of decide_outcome, the text a
 user reads for each way a job ends, and the reader/cancel/exit paths against small real
 child processes (one-line scripts; none sleeps for a race: each waits on a pipe or an
-event) and, for the Windows branch, a fake Popen."""
+event); the Windows branch, with a fake Popen and JobApi, is in test_windows_jobs.py."""
 
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import psutil
 import pytest
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.jobs import lifetime
-from rocmpanel.jobs import process as process_module
-from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState, decide_outcome
+from rocmpanel.jobs.process import (
+    JobOutcome,
+    JobProcess,
+    JobState,
+    decide_outcome,
+    describe_exit_code,
+)
 from rocmpanel.jobs.protocol import Event, LogLine, Progress, Result, WorkerError
 from rocmpanel.jobs.spec import JobSpec, PreparedJob, prepare
 
@@ -100,6 +103,84 @@ def test_decide_outcome_exactly(
         duration_s=1.25,
         signal_name=signal_name,
     )
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        (1, "1"),
+        (255, "255"),
+        (0x7FFFFFFF, "2147483647"),  # the last code read in decimal
+        (0x80000000, "0x80000000"),  # the first read as a 32-bit status
+        (0x80000003, "0x80000003"),
+        (0xC0000001, "0xC0000001"),  # an NTSTATUS without a common name
+        (3221225477, "0xC0000005: access violation"),
+        (0xC000001D, "0xC000001D: illegal instruction"),
+        (0xC00000FD, "0xC00000FD: stack overflow"),
+        (0xC0000135, "0xC0000135: a DLL it needs was not found"),
+        (0xC0000142, "0xC0000142: a DLL failed to initialize"),
+        (0xC0000374, "0xC0000374: heap corruption"),
+        (0xC0000409, "0xC0000409: stack buffer overrun"),
+        (0xFFFFFFFF, "0xFFFFFFFF"),
+        (0x100000000, "4294967296"),  # not a 32-bit value: as it came
+        # The same statuses reported as negative 32-bit numbers.
+        (-1073741819, "0xC0000005: access violation"),
+        (-1, "0xFFFFFFFF"),
+        (-0x80000000, "0x80000000"),
+        (-0x80000001, "-2147483649"),
+    ],
+)
+def test_exit_codes_read_in_decimal_or_as_a_32_bit_status(code: int, text: str) -> None:
+    assert describe_exit_code(code) == text
+
+
+@pytest.mark.parametrize(
+    ("code", "platform", "message", "signal_name"),
+    [
+        (3221225477, "win32", "The worker crashed (exit code 0xC0000005: access violation).", None),
+        (
+            -1073741819,
+            "win32",
+            "The worker crashed (exit code 0xC0000005: access violation).",
+            None,
+        ),
+        (-1073741571, "win32", "The worker crashed (exit code 0xC00000FD: stack overflow).", None),
+        (2, "win32", "The worker crashed (exit code 2).", None),
+        # On POSIX a negative code is a signal, whatever the platform of the numbers.
+        (-11, "linux", "The worker was killed by SIGSEGV.", "SIGSEGV"),
+        (-11, "win32", "The worker crashed (exit code 0xFFFFFFF5).", None),
+    ],
+)
+def test_a_windows_crash_reads_its_status_in_hex(
+    code: int, platform: str, message: str, signal_name: str | None
+) -> None:
+    outcome = decide_outcome(
+        exit_code=code,
+        cancelled=False,
+        interactive=False,
+        result=None,
+        error=None,
+        stderr_tail=(),
+        duration_s=0.0,
+        platform=platform,
+    )
+    assert (outcome.state, outcome.exit_code, outcome.message, outcome.signal_name) == (
+        JobState.CRASHED,
+        code,
+        message,
+        signal_name,
+    )
+    cancelled = decide_outcome(
+        exit_code=code,
+        cancelled=True,
+        interactive=False,
+        result=None,
+        error=None,
+        stderr_tail=(),
+        duration_s=0.0,
+        platform=platform,
+    )
+    assert (cancelled.state, cancelled.message) == (JobState.CANCELLED, "Cancelled.")
 
 
 @pytest.mark.parametrize(
@@ -562,115 +643,7 @@ def test_sending_to_a_worker_that_closed_its_stdin_is_a_clear_error(tmp_path: Pa
     assert run.outcome().state is JobState.CANCELLED
 
 
-# -- the Windows branch, with a fake Popen ------------------------------------------------------
-class FakePopen:
-    """Records how it was started and signalled; exits when told to."""
-
-    started: ClassVar[list[FakePopen]] = []
-
-    def __init__(self, argv: list[str], **kwargs: Any) -> None:
-        self.argv = argv
-        self.kwargs = kwargs
-        self.pid = 4242
-        self.stdin = io.BytesIO() if kwargs["stdin"] == subprocess.PIPE else None
-        self.stdout = io.BytesIO(b'{"event": "result", "data": {"win": 1}}\n')
-        self.stderr = io.BytesIO(b"")
-        self.calls: list[object] = []
-        self.exited = threading.Event()
-        self.returncode: int | None = None
-        FakePopen.started.append(self)
-
-    def wait(self) -> int:
-        self.exited.wait(30)
-        return 1 if self.returncode is None else self.returncode
-
-    def poll(self) -> int | None:
-        return self.returncode
-
-    def send_signal(self, sig: int) -> None:
-        self.calls.append(("signal", sig))
-        self.returncode = 1
-        self.exited.set()
-
-    def kill(self) -> None:
-        self.calls.append("kill")
-        raise PermissionError("access denied")  # a process that is gone or protected
-
-    def terminate(self) -> None:
-        self.calls.append("terminate")
-
-
-@pytest.fixture
-def windows(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """sys.platform says win32 inside jobs/process.py; Popen and taskkill are recorded."""
-    FakePopen.started = []
-    runs: list[Any] = []
-    fake_sys = type("FakeSys", (), {"platform": "win32", "executable": sys.executable})
-    monkeypatch.setattr(process_module, "sys", fake_sys)
-    monkeypatch.setattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200, raising=False)
-    monkeypatch.setattr(subprocess, "CREATE_NO_WINDOW", 0x8000000, raising=False)
-    monkeypatch.setattr(signal, "CTRL_BREAK_EVENT", 1, raising=False)
-    monkeypatch.setattr(subprocess, "Popen", FakePopen)
-    monkeypatch.setattr(subprocess, "run", lambda argv, **kw: runs.append((argv, kw)))
-    return runs
-
-
-def test_on_windows_without_create_no_window_only_the_group_flag_is_set(
-    tmp_path: Path, windows: list[Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delattr(subprocess, "CREATE_NO_WINDOW")
-    run = Run(tmp_path, "pass\n").start()
-    assert FakePopen.started[0].kwargs["creationflags"] == 0x200
-    FakePopen.started[0].exited.set()
-    assert run.outcome().state is JobState.CRASHED  # the fake exits 1
-
-
-def test_on_windows_a_job_gets_its_own_group_and_no_lifeline(
-    tmp_path: Path, windows: list[Any]
-) -> None:
-    run = Run(tmp_path, "pass\n").start()
-    fake = FakePopen.started[0]
-    assert fake.kwargs["creationflags"] == 0x200 | 0x8000000
-    assert "start_new_session" not in fake.kwargs
-    assert fake.kwargs["stdin"] == subprocess.DEVNULL
-    assert lifetime.LIFELINE_ENV not in fake.kwargs["env"]
-    assert fake.argv == list(run.job.prepared.argv)
-    run.job.cancel()  # CTRL_BREAK to the group; the fake exits on it
-    outcome = run.outcome()
-    assert fake.calls == [("signal", 1)]
-    assert (outcome.state, outcome.result) == (JobState.CANCELLED, {"win": 1})
-    assert windows == []
-
-
-def test_on_windows_kill_is_taskkill_of_the_tree(tmp_path: Path, windows: list[Any]) -> None:
-    run = Run(tmp_path, "pass\n", interactive=True).start()
-    fake = FakePopen.started[0]
-    assert fake.kwargs["stdin"] == subprocess.PIPE
-    run.job._signal_group(kill=True)
-    assert windows == [
-        (["taskkill", "/T", "/F", "/PID", "4242"], {"capture_output": True, "check": False})
-    ]
-    fake.returncode = 0
-    run.job._signal_group(kill=True)  # a dead pid names nothing on Windows
-    run.job._signal_group(kill=False)
-    assert len(windows) == 1 and fake.calls == []
-    fake.exited.set()
-    assert run.outcome().state is JobState.SUCCEEDED
-
-
-def test_on_windows_without_taskkill_the_worker_alone_is_killed(
-    tmp_path: Path, windows: list[Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def no_taskkill(argv: list[str], **kwargs: Any) -> None:
-        raise FileNotFoundError(2, "No such file or directory", argv[0])
-
-    monkeypatch.setattr(subprocess, "run", no_taskkill)
-    run = Run(tmp_path, "pass\n").start()
-    fake = FakePopen.started[0]
-    run.job._signal_group(kill=True)  # proc.kill() raises too: nothing escapes
-    assert fake.calls == ["kill"]
-    fake.exited.set()
-    assert run.outcome().state is JobState.CRASHED
+# -- the Windows branch: tests/jobs/test_windows_jobs.py (a fake JobApi and Popen) -----------
 
 
 @posix

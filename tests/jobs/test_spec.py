@@ -8,7 +8,7 @@ import pytest
 from rocmpanel.base.errors import PanelError
 from rocmpanel.jobs.process import JobState, decide_outcome
 from rocmpanel.jobs.protocol import WorkerError
-from rocmpanel.jobs.spec import JobSpec, prepare
+from rocmpanel.jobs.spec import JobSpec, console_python, prepare, resolve_python, set_env
 
 
 def test_prepare_builds_argv_with_the_worker_by_path() -> None:
@@ -76,3 +76,104 @@ def test_outcome_rules() -> None:
     assert _outcome(exit_code=0, interactive=True, error=stale).state is JobState.SUCCEEDED
     assert _outcome(exit_code=-9, interactive=True, error=stale).state is JobState.CRASHED
     assert _outcome(exit_code=1, interactive=True, error=stale).state is JobState.FAILED
+
+
+# -- Windows: python.exe for workers, case-insensitive environment names ---------------------
+def _interpreters(folder: Path, *names: str) -> Path:
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_bytes(b"MZ")
+    return folder
+
+
+@pytest.mark.parametrize("gui_name", ["pythonw.exe", "PythonW.EXE"])
+def test_on_windows_pythonw_becomes_the_python_exe_next_to_it(
+    tmp_path: Path, gui_name: str
+) -> None:
+    folder = _interpreters(tmp_path / "Python311", gui_name, "python.exe")
+    gui = str(folder / gui_name)
+    assert resolve_python(gui, platform="win32") == str(folder / "python.exe")
+    assert console_python(gui, platform="win32") == str(folder / "python.exe")
+
+
+def test_pythonw_is_kept_without_a_python_exe_and_the_log_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    gui = str(_interpreters(tmp_path / "embedded", "pythonw.exe") / "pythonw.exe")
+    with caplog.at_level("WARNING", logger="rocmpanel.jobs.spec"):
+        assert resolve_python(gui, platform="win32") == gui
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{gui} has no python.exe next to it; workers run with pythonw.exe, so the programs "
+        "they start (pip, compilers) may open console windows"
+    ]
+
+
+def test_pythonw_is_left_alone_off_windows_and_other_names_everywhere(tmp_path: Path) -> None:
+    folder = _interpreters(tmp_path / "py", "pythonw.exe", "python.exe", "pythonw3.exe")
+    assert console_python(str(folder / "pythonw.exe"), platform="linux") == str(
+        folder / "pythonw.exe"
+    )
+    assert console_python(str(folder / "pythonw3.exe"), platform="win32") == str(
+        folder / "pythonw3.exe"
+    )
+    assert console_python(str(folder / "python.exe"), platform="win32") == str(
+        folder / "python.exe"
+    )
+
+
+def test_the_panels_own_pythonw_gives_workers_python_exe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _interpreters(tmp_path / "venv", "pythonw.exe", "python.exe")
+    monkeypatch.setattr(sys, "executable", str(folder / "pythonw.exe"))
+    assert resolve_python("", platform="win32") == str(folder / "python.exe")
+    assert resolve_python("", platform="linux") == str(folder / "pythonw.exe")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "windows"),
+    [
+        # An existing name keeps its first spelling; every other spelling of it goes.
+        ("Path", "C:\\new", {"PATH": "C:\\new", "Keep": "1"}),
+        ("path", None, {"Keep": "1"}),
+        # A new name keeps the override's spelling; other names are left as they are.
+        ("Temp", "C:\\t", {"PATH": "C:\\a", "Path": "C:\\b", "Keep": "1", "Temp": "C:\\t"}),
+        ("KEEP", "2", {"PATH": "C:\\a", "Path": "C:\\b", "Keep": "2"}),
+        ("Gone", None, {"PATH": "C:\\a", "Path": "C:\\b", "Keep": "1"}),
+    ],
+)
+def test_set_env_is_case_insensitive_on_windows_only(
+    name: str, value: str | None, windows: dict[str, str]
+) -> None:
+    base = {"PATH": "C:\\a", "Path": "C:\\b", "Keep": "1"}
+    on_windows = dict(base)
+    set_env(on_windows, name, value, platform="win32")
+    assert on_windows == windows
+    on_linux = dict(base)
+    set_env(on_linux, name, value, platform="linux")
+    expected = {**base, name: value}
+    assert on_linux == {k: v for k, v in expected.items() if v is not None}
+
+
+def test_prepare_on_windows_replaces_mixed_case_names() -> None:
+    base = {"PATH": "C:\\Windows", "PYTHONPATH": "C:\\panel", "PythonIOEncoding": "cp1252"}
+    spec = JobSpec("p", "probe", env={"Path": "C:\\rocm\\bin;C:\\Windows", "hip_path": None})
+    env = prepare(spec, base_env={**base, "HIP_PATH": "C:\\hip"}, platform="win32").env
+    assert env == {
+        "PATH": "C:\\rocm\\bin;C:\\Windows",
+        "PythonIOEncoding": "utf-8",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def test_prepare_elsewhere_keeps_names_case_sensitive() -> None:
+    base = {"PATH": "/bin", "pythonpath": "/mine", "PYTHONPATH": "/panel"}
+    spec = JobSpec("p", "probe", env={"Path": "/other", "path": None})
+    env = prepare(spec, base_env=base, platform="linux").env
+    assert env == {
+        "PATH": "/bin",
+        "Path": "/other",
+        "pythonpath": "/mine",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }

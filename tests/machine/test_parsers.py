@@ -256,32 +256,37 @@ def test_cim_listing_with_wrapped_values() -> None:
     controllers = windows_gpu.parse_cim_listing(CIM)
     assert [c.pci_id for c in controllers] == ["1002:744c", "1002:164e", None]
     assert controllers[0].pnp_device_id.endswith("3A4B&0&00000019")  # type: ignore[union-attr]
-    gpus, notes = windows_gpu.gpus_from_controllers(controllers)
-    assert len(gpus) == 2
-    assert gpus[0].vram_bytes is None and "capped" in notes[0]
-    assert gpus[1].vram_bytes == 536870912
+    gpus, notes = windows_gpu.gpus_from_controllers(controllers)  # pasted: no registry
+    assert [(g.pci_id, g.bdf, g.vram_bytes) for g in gpus] == [
+        ("1002:744c", None, None),
+        ("1002:164e", None, 536870912),
+    ]
+    assert notes == [windows_gpu.capped_note("AMD Radeon RX 7900 XTX", 4293918720)]
+    assert notes[0].startswith(
+        "AMD Radeon RX 7900 XTX: Windows lists 4,293,918,720 bytes of video memory (AdapterRAM), "
+        "a 32-bit value capped just under 4 GiB"
+    )
 
 
-def test_powershell_json_uses_registry_vram() -> None:
-    payload = {
-        "controllers": {
-            "Name": "AMD Radeon RX 7900 XTX",
-            "AdapterRAM": 4293918720,
-            "PNPDeviceID": "PCI\\VEN_1002&DEV_744C&SUBSYS_1&REV_C8\\1",
-            "DriverVersion": "32.0.21013.1000",
-        },
-        "registry": [
-            {
-                "DriverDesc": "AMD Radeon RX 7900 XTX",
-                "MatchingDeviceId": "pci\\ven_1002&dev_744c",
-                "HardwareInformation.qwMemorySize": 25753026560,
-            },
-            {"DriverDesc": "Other", "MatchingDeviceId": None},
-        ],
-    }
-    controllers, vram = windows_gpu.parse_powershell_json(json.dumps(payload))
-    gpus, notes = windows_gpu.gpus_from_controllers(controllers, vram)
-    assert gpus[0].vram_bytes == 25753026560 and notes == []
+def test_powershell_json_single_controller_and_odd_fields() -> None:
+    # ConvertTo-Json writes a one-element list as a bare object; PowerShell 5.1 escapes "&".
+    text = (
+        r'{"controllers":{"Name":"AMD Radeon RX 7900 XTX","AdapterRAM":4293918720,'
+        r'"PNPDeviceID":"PCI\\VEN_1002\u0026DEV_744C\u0026SUBSYS_1\u0026REV_C8\\1",'
+        r'"DriverVersion":"32.0.21013.1000"}}'
+    )
+    (ctl,) = windows_gpu.parse_powershell_json(text)
+    assert ctl == windows_gpu.VideoController(
+        "AMD Radeon RX 7900 XTX",
+        4293918720,
+        "PCI\\VEN_1002&DEV_744C&SUBSYS_1&REV_C8\\1",
+        "32.0.21013.1000",
+    )
+    odd = {"controllers": [{"Name": None, "AdapterRAM": "4 GB", "PNPDeviceID": 7}, "x"]}
+    assert windows_gpu.parse_powershell_json(json.dumps(odd)) == [
+        windows_gpu.VideoController("Unknown display adapter", None, None, None)
+    ]
+    assert windows_gpu.parse_powershell_json("{}") == []
 
 
 HIPINFO = """
@@ -311,5 +316,5 @@ def test_hipinfo() -> None:
     assert windows_gpu.looks_like_hipinfo(HIPINFO)
     gpus = windows_gpu.parse_hipinfo(HIPINFO)
     assert [(g.gfx, g.integrated) for g in gpus] == [("gfx1100", False), ("gfx1036", True)]
-    assert gpus[0].bdf == "0000:03:00.0"
+    assert [g.bdf for g in gpus] == ["0000:03:00.0", "0000:13:00.0"]  # pciBusID is decimal
     assert gpus[0].vram_bytes == int(23.98 * 2**30)

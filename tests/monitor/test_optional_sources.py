@@ -5,6 +5,8 @@ from __future__ import annotations
 from rocmpanel.monitor.amdsmi_source import na, sample_from_metrics
 from rocmpanel.monitor.host_source import HostSource
 from rocmpanel.monitor.pdh_source import (
+    AdapterNames,
+    NamedAdapter,
     gpu_samples,
     parse_instance,
     processes_from_counters,
@@ -47,15 +49,18 @@ def test_utilisation_is_the_busiest_engine_summed_over_processes() -> None:
 
 def test_gpu_samples_and_processes() -> None:
     ident = GpuIdentity(ADAPTER, None, None, None, "Radeon RX 7900 XTX")
-    samples = {s.identity.key: s for s in gpu_samples({ADAPTER: ident}, ENGINES, DEDICATED, SHARED)}
-    main = samples[ADAPTER]
+    names = AdapterNames([NamedAdapter((0, 0xC3B4), ident, 24 * 2**30)])
+    (main,) = gpu_samples(names, ENGINES, DEDICATED, SHARED)  # 0x...aaaa is not named
     assert main.identity.name == "Radeon RX 7900 XTX"
-    assert (main.busy_percent, main.vram_used_bytes, main.gtt_used_bytes) == (
+    assert (main.busy_percent, main.vram_used_bytes, main.vram_total_bytes) == (
         60.0,
         6 * 2**30,
-        2**28,
+        24 * 2**30,
     )
+    assert main.gtt_used_bytes == 2**28
     assert main.temp_edge_c is None  # PDH has no temperatures
+    unnamed = gpu_samples(AdapterNames(), ENGINES, DEDICATED, SHARED)  # DXGI did not answer
+    assert [s.identity.key for s in unnamed] == ["luid_0x00000000_0x0000aaaa_phys_0", ADAPTER]
     rows = processes_from_counters(
         ENGINES,
         {f"pid_5678_{ADAPTER}": 2**30},

@@ -1,83 +1,24 @@
-"""The source factory per platform, the null source, the Windows process list (recorded PDH
-counter values), GPUs taken from the machine inventory, and VRAM published for Chat."""
+"""The source factory per platform, the null source, Windows without pywin32 (the PDH source
+itself: tests/monitor/test_pdh.py), GPUs taken from the machine inventory, and VRAM
+published for Chat."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.machine.live import LiveGpuMemory
-from rocmpanel.monitor import source_factory
 from rocmpanel.monitor.amdsmi_source import AmdSmiSource
 from rocmpanel.monitor.collector import TelemetryCollector, publish_vram
 from rocmpanel.monitor.fdinfo_source import FdinfoScanner
-from rocmpanel.monitor.pdh_source import (
-    ADAPTER_DEDICATED,
-    ADAPTER_SHARED,
-    ENGINE_COUNTER,
-    PROCESS_DEDICATED,
-    PROCESS_SHARED,
-    PdhGpuSource,
-    PdhProcessSource,
-    PdhQuery,
-)
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, Sample
 from rocmpanel.monitor.source import NullGpuSource, NullProcessSource
 from rocmpanel.monitor.source_factory import identity_of, open_sources
 from rocmpanel.monitor.sysfs_source import SysfsSource, gpus_for
 
 SLOT = "0000:03:00.0"
-ADAPTER = "luid_0x00000000_0x0000c3b4_phys_0"
-LUID = "luid_0x00000000_0x0000C3B4_phys_0"
-
-# Counter values as win32pdh.GetFormattedCounterArray returned them on a Windows 11 box
-# running a compute job (pid 5678) next to the desktop compositor (pid 1234).
-RECORDED: dict[str, dict[str, float]] = {
-    ENGINE_COUNTER: {
-        f"pid_1234_{LUID}_eng_0_engtype_3D": 4.0,
-        f"pid_5678_{LUID}_eng_0_engtype_3D": 1.5,
-        f"pid_5678_{LUID}_eng_3_engtype_Compute 0": 87.25,
-        f"pid_5678_{LUID}_eng_5_engtype_Copy": 3.0,
-        f"pid_9999_{LUID}_eng_0_engtype_3D": 0.0,
-    },
-    ADAPTER_DEDICATED: {LUID: 9.5 * 2**30},
-    ADAPTER_SHARED: {LUID: 2**28},
-    PROCESS_DEDICATED: {
-        f"pid_1234_{LUID}": 3 * 2**20,
-        f"pid_5678_{LUID}": 8 * 2**30,
-        f"pid_9999_{LUID}": 0.0,
-    },
-    PROCESS_SHARED: {f"pid_5678_{LUID}": 2**26},
-}
-
-
-class RecordedPdh:
-    """Stands in for the win32pdh module: counters answer with RECORDED."""
-
-    PDH_FMT_DOUBLE = 0x200
-
-    def __init__(self) -> None:
-        self.collections = 0
-        self.closed = False
-
-    def OpenQuery(self) -> str:  # win32pdh's names
-        return "query"
-
-    def AddEnglishCounter(self, query: str, path: str) -> str:
-        return path
-
-    def CollectQueryData(self, query: str) -> None:
-        self.collections += 1
-
-    def GetFormattedCounterArray(self, handle: str, fmt: int) -> Mapping[str, float]:
-        return RECORDED[handle]
-
-    def CloseQuery(self, query: str) -> None:
-        self.closed = True
 
 
 def make_device(root: Path, card: str = "card0", slot: str = SLOT) -> Path:
@@ -114,58 +55,14 @@ def test_no_gpu_is_the_null_source_with_its_reason(tmp_path: Path) -> None:
 
 
 def test_windows_without_pdh_says_why_and_has_no_process_list(tmp_path: Path) -> None:
-    sources = open_sources("/sys", tmp_path, platform="win32")  # no win32pdh here
+    sources = open_sources("/sys", tmp_path, platform="win32")  # no win32pdh here: really
     assert isinstance(sources.gpus, NullGpuSource)
     assert isinstance(sources.processes, NullProcessSource)
-    assert "PDH" in sources.note
-
-
-def test_windows_process_list_comes_from_pdh_counters(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pdh = RecordedPdh()
-    monkeypatch.setattr(source_factory, "PdhQuery", lambda: PdhQuery(pdh))
-    monkeypatch.setattr(
-        "rocmpanel.monitor.pdh_source.process_names",
-        lambda pids: {pid: f"app{pid}.exe" for pid in pids},
+    assert sources.note == (
+        "Windows GPU counters need the pywin32 package, which is missing: run "
+        f"`{sys.executable} -m pip install pywin32` (or reinstall rocmpanel), then restart "
+        "the panel."
     )
-    collector = TelemetryCollector("/sys", tmp_path, platform="win32", host=False)
-    assert isinstance(collector.sources.gpus, PdhGpuSource)
-    assert isinstance(collector.sources.processes, PdhProcessSource)
-    sample = collector.collect({5678: "chat"})
-    (gpu,) = sample.gpus
-    assert gpu.identity.key == ADAPTER and gpu.busy_percent == 87.2
-    assert gpu.vram_used_bytes == int(9.5 * 2**30)
-    rows = {p.pid: p for p in sample.processes}
-    assert set(rows) == {1234, 5678}  # pid 9999 holds nothing and does nothing
-    job = rows[5678]
-    assert (job.vram_bytes, job.gtt_bytes, job.engine_percent) == (8 * 2**30, 2**26, 87.2)
-    assert job.worker == "chat" and job.name == "app5678.exe" and job.pci_slot == ADAPTER
-    assert dict(job.engines) == {"3D": 1.5, "Compute 0": 87.2, "Copy": 3.0}
-    assert rows[1234].name == "app1234.exe" and rows[1234].worker is None
-    assert pdh.collections == 2  # the baseline, then one collection shared by both sources
-    collector.close()
-    assert pdh.closed
-
-
-def test_pdh_query_collects_at_most_once_a_second() -> None:
-    now = [100.0]
-    pdh = RecordedPdh()
-    query = PdhQuery(pdh, clock=lambda: now[0])
-    names: list[set[int]] = []
-    processes = PdhProcessSource(query, lambda pids: names.append(pids) or {})
-    gpus = PdhGpuSource(query, {ADAPTER: GpuIdentity(ADAPTER, None, None, None, "RX 7900 XTX")})
-    assert gpus.identities() == ()  # learnt while reading
-    gpus.read()
-    processes.scan()
-    now[0] += 0.5
-    gpus.read()
-    assert pdh.collections == 2  # baseline + one
-    now[0] += 0.6
-    processes.scan()
-    assert pdh.collections == 3
-    assert [i.name for i in gpus.identities()] == ["RX 7900 XTX"]
-    assert len(names) == 1  # names are looked up once per pid; none found stays unnamed
 
 
 def test_gpus_follow_the_inventory_by_slot_with_its_names(tmp_path: Path) -> None:

@@ -144,6 +144,31 @@ def test_integrated_gpu_missing_from_one_listing_does_not_split() -> None:
     assert analyse_texts([ROCMINFO_7900, json.dumps(with_igpu)]).machines == ()
     windows = analyse_texts([HIPINFO, CIM])  # the same 7900 XTX and Raphael iGPU
     assert windows.machines == ()
+    # Pasted CIM has no slot and hipInfo no PCI id: each name, listed once on each side,
+    # pairs them (issue 18 item 3: this gave 4 GPUs for 2).
+    assert [
+        (g.name, g.pci_id, g.gfx, g.bdf, g.vram_bytes, g.integrated, g.sources)
+        for g in windows.system.gpus
+    ] == [
+        (
+            "AMD Radeon RX 7900 XTX",
+            "1002:744c",
+            "gfx1100",
+            "0000:03:00.0",
+            int(23.98 * GIB),  # hipInfo's; CIM's AdapterRAM is at its 4 GiB cap
+            False,
+            ("hipinfo", "cim"),
+        ),
+        (
+            "AMD Radeon(TM) Graphics",
+            "1002:164e",
+            "gfx1036",
+            "0000:13:00.0",
+            536870912,  # CIM's exact AdapterRAM over hipInfo's rounded 0.50 GB
+            True,
+            ("hipinfo", "cim"),
+        ),
+    ]
 
 
 def test_three_inputs_two_machines() -> None:

@@ -4,6 +4,7 @@ each test gets the collector back as it found it."""
 from __future__ import annotations
 
 import gc
+import logging
 
 import pytest
 
@@ -21,3 +22,16 @@ def _collector_restored():
         gc.enable()
     else:
         gc.disable()
+
+
+@pytest.fixture
+def root_logger():
+    """The root logger's handlers and level, restored (and ours closed) afterwards."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    yield root
+    for handler in root.handlers:
+        if handler not in saved[0]:
+            handler.close()
+    root.handlers[:] = saved[0]
+    root.setLevel(saved[1])

@@ -38,19 +38,6 @@ def test_no_check_off_x11(monkeypatch) -> None:
     assert missing_xcb_library() is None
 
 
-@pytest.fixture
-def root_logger():
-    """The root logger's handlers and level, restored (and ours closed) afterwards."""
-    root = logging.getLogger()
-    saved = (list(root.handlers), root.level)
-    yield root
-    for handler in root.handlers:
-        if handler not in saved[0]:
-            handler.close()
-    root.handlers[:] = saved[0]
-    root.setLevel(saved[1])
-
-
 def test_the_log_starts_plain_and_rotates_after_the_first_paint(root_logger) -> None:
     setup_logging(rotating=False)
     [plain] = [h for h in root_logger.handlers if getattr(h, "_rocmpanel", False)]

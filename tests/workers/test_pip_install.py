@@ -1,24 +1,29 @@
 """The pip_install worker's lifeline: once the panel is gone (its end of the stdin pipe
-closed, as a kill -9 closes it), the worker ends itself and everything it started."""
+closed, as a kill -9 closes it), the worker ends itself and everything it started. And on
+Windows no program it starts (venv, pip, the checks) gets a console window."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import io
 import os
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import psutil
 import pytest
 
+from rocmpanel.base import subproc
 from rocmpanel.jobs import lifetime
 from rocmpanel.workers import WORKERS_DIR, worker_script
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
+posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 
 
 def _load_worker() -> ModuleType:
@@ -114,6 +119,7 @@ def _script(tmp_path: Path) -> list[str]:
     return [sys.executable, str(path), str(WORKERS_DIR), str(worker_script("pip_install"))]
 
 
+@posix
 def test_end_of_stdin_kills_the_worker_and_its_group(tmp_path: Path) -> None:
     proc = _start(_script(tmp_path), lifeline=True)
     try:
@@ -127,6 +133,7 @@ def test_end_of_stdin_kills_the_worker_and_its_group(tmp_path: Path) -> None:
         _finish(proc)
 
 
+@posix
 def test_not_a_group_leader_it_kills_its_child_and_exits(tmp_path: Path) -> None:
     # A shell leads the group: the worker must not take the shell with it.
     argv = ["/bin/sh", "-c", '"$@"; echo "worker exited $?"', "sh", *_script(tmp_path)]
@@ -142,6 +149,7 @@ def test_not_a_group_leader_it_kills_its_child_and_exits(tmp_path: Path) -> None
         _finish(proc)
 
 
+@posix
 def test_without_the_panels_word_stdin_is_not_watched(tmp_path: Path) -> None:
     proc = _start(_script(tmp_path), lifeline=False)
     try:
@@ -164,8 +172,112 @@ def test_pip_does_not_inherit_the_lifeline(monkeypatch: pytest.MonkeyPatch) -> N
     )
 
 
+@posix
 def test_pip_reads_nothing_from_the_lifeline() -> None:
     lines: list[str] = []
     code = "import sys; print(repr(sys.stdin.read()))"
     assert WORKER.stream_lines([sys.executable, "-c", code], dict(os.environ), lines.append) == 0
     assert lines == ["''"]
+
+
+# -- Windows: no console window for anything the worker starts ---------------------------------
+def test_the_no_window_flag_is_base_subprocs_and_only_for_windows() -> None:
+    wire = WORKER._wire
+    assert wire.CREATE_NO_WINDOW == subproc.CREATE_NO_WINDOW == 0x08000000
+    assert wire.no_window("win32") == {"creationflags": 0x08000000}
+    assert wire.no_window("linux") == {}
+
+
+def test_every_subprocess_call_of_the_worker_passes_the_flag() -> None:
+    tree = ast.parse(worker_script("pip_install").read_text(encoding="utf-8"))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "subprocess"
+    ]
+    flagged = [
+        any(k.arg is None and ast.unparse(k.value) == "_wire.no_window()" for k in c.keywords)
+        for c in calls
+    ]
+    assert [c.func.attr for c in calls] == ["Popen", "run", "run", "run"]  # type: ignore[attr-defined]
+    assert flagged == [True] * 4
+
+
+def test_on_windows_pip_and_the_checks_run_without_a_console(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[str, list[str], dict[str, Any]]] = []
+
+    class Done:
+        def __init__(self, out: str) -> None:
+            self.stdout = out
+
+    class Child:
+        def __init__(self, argv: list[str], **kwargs: Any) -> None:
+            seen.append(("Popen", argv, kwargs))
+            self.stdout = io.StringIO("Collecting tinypkg\n")
+
+        def wait(self) -> int:
+            return 0
+
+    def run(argv: list[str], **kwargs: Any) -> Done:
+        seen.append(("run", argv, kwargs))
+        return Done("pip 24.2 from x\n" if "pip" in argv else '{"tinypkg": "1.0"}\n')
+
+    fake = SimpleNamespace(
+        Popen=Child, run=run, DEVNULL=subprocess.DEVNULL, PIPE=subprocess.PIPE, STDOUT=-2
+    )
+    real_no_window = WORKER._wire.no_window
+    monkeypatch.setattr(WORKER, "subprocess", fake)
+    monkeypatch.setattr(WORKER._wire, "no_window", lambda: real_no_window("win32"))
+    lines: list[str] = []
+    assert WORKER.stream_lines(["pip", "install", "tinypkg"], {}, lines.append) == 0
+    assert WORKER.pip_version("python.exe", {}) == (24, 2)
+    assert WORKER.installed_versions("python.exe", ["tinypkg"], {}) == {"tinypkg": "1.0"}
+    assert lines == ["Collecting tinypkg"]
+    assert [(kind, kwargs["creationflags"]) for kind, _argv, kwargs in seen] == [
+        ("Popen", 0x08000000),
+        ("run", 0x08000000),
+        ("run", 0x08000000),
+    ]
+
+
+def test_ending_itself_on_windows_kills_the_children_and_never_raises(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wire = WORKER._wire
+    killed: list[str] = []
+
+    class Child:
+        def __init__(self, name: str, error: BaseException | None) -> None:
+            self.name, self.error = name, error
+
+        def kill(self) -> None:
+            killed.append(self.name)
+            if self.error is not None:
+                raise self.error
+
+    class Exited(Exception):
+        pass
+
+    def exit_(code: int) -> None:
+        raise Exited(code)
+
+    children = {Child("gone", SystemError("kill failed")), Child("pip", None)}
+    monkeypatch.setattr(wire, "running_children", children)
+    monkeypatch.setattr(wire.os, "_exit", exit_)
+    monkeypatch.delattr(wire.os, "getpgrp")  # as on Windows
+    for posix_flag in (False, True):
+        with pytest.raises(Exited) as exited:
+            wire.end_own_group(posix=posix_flag)
+        assert exited.value.args == (1,)
+    assert sorted(killed) == ["gone", "gone", "pip", "pip"]
+
+
+def test_no_lifeline_is_watched_off_posix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(lifetime.LIFELINE_ENV, lifetime.LIFELINE_STDIN)
+    monkeypatch.setattr(WORKER._wire.os, "name", "nt")
+    assert WORKER._wire.watch_lifeline() is None

@@ -3,8 +3,12 @@
 Validation runs, benchmarks and chat get these on top of the panel's environment; nothing
 else on the computer sees them. Tuning presets use this store. The values live in
 ``session_env.json`` in the config folder. As in the other stores, values are literal,
-except that paths and PATH-like lists keep ``$NAME`` / ``${NAME}`` references, expanded
-against the panel's environment when a job starts.
+except that paths and PATH-like lists keep ``$NAME`` / ``${NAME}`` references (on Windows
+``%NAME%`` as well), expanded against the panel's environment when a job starts.
+
+On Windows variable names are case-insensitive: ``Path`` and ``PATH`` are one variable in
+the file, in the references and in what jobs get (before Python 3.13 a second spelling in
+a child's environment could be the one Windows takes: cpython issue 87868).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +28,9 @@ from rocmpanel.envvars.store import KEEP_BACKUPS, FileEnvStore, read_limited
 
 SESSION_FILE = "session_env.json"
 _REF_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_WINDOWS_REF_RE = re.compile(
+    r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|%([^%;]+)%"
+)
 
 
 def session_file() -> Path:
@@ -53,9 +61,12 @@ class SessionStore(FileEnvStore):
     )
     persistent = False
 
-    def __init__(self, path: Path | None = None, keep: int = KEEP_BACKUPS) -> None:
+    def __init__(
+        self, path: Path | None = None, keep: int = KEEP_BACKUPS, platform: str | None = None
+    ) -> None:
+        """``platform``: "windows" or "linux" (default: this computer's)."""
         super().__init__(path or session_file(), keep)
-        self.platform = current_platform()
+        self.platform = platform or current_platform()
 
     def parse(self, text: str) -> dict[str, str]:
         return _parse(text)
@@ -68,6 +79,8 @@ class SessionStore(FileEnvStore):
     ) -> str | None:
         values = _parse(old) if old is not None else {}
         for name, value in changes:
+            if self.platform == "windows":  # PATH edits the "Path" that is there
+                name = _spelled(values, name)
             if value is None:
                 values.pop(name, None)
             else:
@@ -77,15 +90,36 @@ class SessionStore(FileEnvStore):
         return json.dumps({"version": 1, "variables": values}, indent=2) + "\n"
 
 
-def expand_references(value: str, base: Mapping[str, str]) -> str:
+def _spelled(values: Mapping[str, str], name: str) -> str:
+    """The spelling ``values`` already has for ``name``, compared case-insensitively."""
+    return next((n for n in values if n.upper() == name.upper()), name)
+
+
+def expand_references(value: str, base: Mapping[str, str], platform: str = "linux") -> str:
     """``$NAME`` and ``${NAME}`` replaced from ``base`` (unset names become empty, as in
-    environment.d)."""
-    return _REF_RE.sub(lambda m: base.get(m.group(1) or m.group(2), ""), value)
+    environment.d). On Windows (``platform`` "win32") names are compared case-insensitively
+    and ``%NAME%`` is replaced too; an unset ``%NAME%`` stays as it is, as Windows leaves it."""
+    if platform != "win32":
+        return _REF_RE.sub(lambda m: base.get(m.group(1) or m.group(2), ""), value)
+    upper = {name.upper(): text for name, text in base.items()}
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(3) is not None:
+            return upper.get(match.group(3).upper(), match.group(0))
+        return upper.get((match.group(1) or match.group(2)).upper(), "")
+
+    return _WINDOWS_REF_RE.sub(one, value)
 
 
-def job_env_overrides(base: Mapping[str, str] | None = None) -> dict[str, str]:
+def job_env_overrides(
+    base: Mapping[str, str] | None = None, platform: str = sys.platform
+) -> dict[str, str]:
     """The variables jobs should get on top of ``base`` (default: this process's environment),
-    references expanded. Feed it into ``JobSpec.env``. PanelError when the file is damaged."""
+    references expanded. Feed it into ``JobSpec.env``. PanelError when the file is damaged.
+
+    On Windows (``platform`` "win32") names are one variable whatever their case: a file
+    holding both ``Path`` and ``PATH`` gives one of them (the later), and references find
+    ``Path`` in ``base`` as ``%PATH%``."""
     path = session_file()
     raw = read_limited(path)
     if raw is None:
@@ -98,10 +132,13 @@ def job_env_overrides(base: Mapping[str, str] | None = None) -> dict[str, str]:
             f"The job variables in {path} are damaged: {exc}. Fix or delete the file.", str(exc)
         ) from exc
     environ = os.environ if base is None else base
+    windows = platform == "win32"
     catalogue = load_catalogue()
-    out = {}
+    out: dict[str, str] = {}
     for name, value in values.items():
-        info = catalogue.lookup(name)
+        info = catalogue.lookup(name.upper() if windows else name)
         expands = info is not None and info.takes_references
-        out[name] = expand_references(value, environ) if expands else value
+        if windows:
+            out.pop(_spelled(out, name), None)
+        out[name] = expand_references(value, environ, platform) if expands else value
     return out

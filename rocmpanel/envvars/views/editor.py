@@ -4,9 +4,10 @@ One row per variable: the value in this process, in each store, and whether the 
 accepts it. Changes are staged first (shown as "old → new"), can be previewed as diffs,
 and are written to the ticked stores in one step that can be undone.
 
-Reading, applying and undoing touch files, the registry and (on Windows) broadcast
-WM_SETTINGCHANGE to every top-level window: they run off the GUI thread through the status
-line (``gui.status_line``), one at a time, with the buttons disabled meanwhile.
+Reading, applying and undoing touch files and the registry: they run off the GUI thread
+through the status line (``gui.status_line``), one at a time, with the buttons disabled
+meanwhile. On Windows the WM_SETTINGCHANGE broadcast that follows runs in a thread of its
+own (``stores.windows.broadcast_environment_change``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from rocmpanel.envvars.store import (
     make_stores,
     read_stores,
 )
+from rocmpanel.envvars.stores import windows as windows_store
 from rocmpanel.envvars.transaction import apply_plans, recover_and_read, undo_last
 from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog, conflict_box
 from rocmpanel.envvars.views.variable_table import VariableTable
@@ -346,8 +348,13 @@ class EnvEditor(QWidget):
         return plans
 
     def preview_text(self) -> str:
-        parts = [plan.diff for plan in self.plans() if plan.changed]
-        return "\n".join(parts) if parts else "Nothing would change."
+        """The diffs of the staged changes, after the warnings of their plans (a Windows
+        Path near its length limit, a %NAME% that will not expand at logon)."""
+        plans = [plan for plan in self.plans() if plan.changed]
+        parts = [plan.diff for plan in plans]
+        text = "\n".join(parts) if parts else "Nothing would change."
+        warnings = [f"Warning: {warning}" for plan in plans for warning in plan.warnings]
+        return "\n\n".join([*warnings, text])
 
     def show_preview(self) -> None:
         try:
@@ -413,7 +420,10 @@ class EnvEditor(QWidget):
         self._show_read(read)
         self._refresh()
         if not any(snapshot.problem for snapshot in read.snapshots.values()):
-            text = result.message + (APPLY_NOTE if written else "")
+            if windows_store.TARGET in result.targets:
+                text = f"{result.message} {windows_store.APPLY_NOTE}"
+            else:
+                text = result.message + (APPLY_NOTE if written else "")
             self.status.show_message(" ".join([text, *result.notes]))
         self.write_finished.emit(True)
         self.applied.emit()

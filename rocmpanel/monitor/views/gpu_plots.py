@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from rocmpanel.base.units import GIB, MIB, format_gib
 from rocmpanel.monitor.history import Window
+from rocmpanel.monitor.pdh_source import NO_DATA
 from rocmpanel.monitor.sample import GpuSample
 
 # Colours that read on light and dark themes alike.
@@ -110,6 +111,12 @@ class GpuHeader(QFrame):
         if g.perf_level:
             parts.append(f"perf level {g.perf_level}")
         self.details.setText("  ·  ".join(parts))
+        missing = dict(g.invalid).get(NO_DATA)
+        if missing is not None:  # the source read nothing this tick: say why, show no figures
+            self.state.setText("no data")
+            self.state.setStyleSheet("color: #b03a2e; font-weight: bold;")
+            self.figures.setText(missing[:1].upper() + missing[1:])
+            return
         if g.asleep:
             self.state.setText("asleep (not woken)")
             self.state.setStyleSheet("color: #2e86ab; font-weight: bold;")

@@ -34,6 +34,7 @@ from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.monitor.alerts import AlertMonitor, AlertRules
+from rocmpanel.monitor.pdh_source import CAPABILITIES as PDH_CAPABILITIES
 from rocmpanel.monitor.sample import GpuIdentity, Sample
 from rocmpanel.monitor.sampler import SamplerThread
 from rocmpanel.monitor.source import FoundGpus
@@ -271,10 +272,11 @@ class MonitorTab(QWidget):
                 model.gpu_names[g.identity.pci_slot] = g.identity.name
         model.set_rows(sample.processes)
         count = len(sample.processes)
+        found = self.roster.found
+        # Windows' PDH counters list every user's processes; /proc shows only yours.
+        whose = "all users" if found and found.capabilities == PDH_CAPABILITIES else "yours only"
         self.process_label.setText(
-            f"Processes using a GPU (yours only): {count}"
-            if count
-            else "Processes using a GPU (yours only): none right now"
+            f"Processes using a GPU ({whose}): {count if count else 'none right now'}"
         )
         self.sampler.set_workers(self._worker_pids())
         self._dirty = True

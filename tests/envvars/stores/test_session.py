@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rocmpanel.base.errors import PanelError
@@ -46,3 +48,42 @@ def test_damaged_file_is_a_clear_error() -> None:
     with pytest.raises(PanelError, match="damaged"):
         job_env_overrides({})
     assert "not valid JSON" in SessionStore().read().problem
+
+
+def _file(variables: dict[str, str]) -> None:
+    session_file().parent.mkdir(parents=True, exist_ok=True)
+    session_file().write_text(json.dumps({"variables": variables}))
+
+
+def test_windows_store_edits_path_whatever_the_case_of_the_name() -> None:
+    store = SessionStore(platform="windows")
+    _apply(store, EnvChange("Path", "C:\\a;%Path%"))
+    _apply(store, EnvChange("PATH", "C:\\b;%PATH%"))
+    assert json.loads(session_file().read_text())["variables"] == {"Path": "C:\\b;%PATH%"}
+    _apply(store, EnvChange("path", None))
+    assert json.loads(session_file().read_text())["variables"] == {}
+
+
+def test_linux_store_keeps_names_apart() -> None:
+    store = SessionStore(platform="linux")
+    _apply(store, EnvChange("Path", "/a"), EnvChange("PATH", "/b:$PATH"))
+    assert json.loads(session_file().read_text())["variables"] == {
+        "Path": "/a",
+        "PATH": "/b:$PATH",
+    }
+
+
+def test_windows_references_and_names_are_case_insensitive() -> None:
+    _file({"PATH": "C:\\x;%path%;${Path};$PATH", "Path": "C:\\rocm;%Path%;%NOT_SET%;$NOT_SET"})
+    base = {"PATH": "C:\\Windows"}
+    assert job_env_overrides(base, "win32") == {"Path": "C:\\rocm;C:\\Windows;%NOT_SET%;"}
+    _file({"PATH": "C:\\x;%path%;${Path};$PATH"})
+    assert job_env_overrides(base, "win32") == {"PATH": "C:\\x;C:\\Windows;C:\\Windows;C:\\Windows"}
+
+
+def test_linux_references_are_case_sensitive_and_percent_is_literal() -> None:
+    _file({"PATH": "/x:${Path}:$PATH:%PATH%", "Path": "/y"})
+    assert job_env_overrides({"PATH": "/usr/bin"}, "linux") == {
+        "PATH": "/x::/usr/bin:%PATH%",
+        "Path": "/y",
+    }
