@@ -29,6 +29,17 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_registry_changes():
+    """The Windows store remembers, per process, the names the panel changed (its jobs get
+    their new values): no test sees another's."""
+    from rocmpanel.envvars.stores import windows
+
+    windows.forget_changes()
+    yield
+    windows.forget_changes()
+
+
 @pytest.fixture
 def shared_fixtures() -> Path:
     """../shared/fixtures, or skip when this checkout has no ../shared next to it."""

@@ -44,6 +44,11 @@ def log_dir() -> Path:
     return data_dir() / "logs"
 
 
+def envs_dir() -> Path:
+    """The folder holding one folder per managed environment."""
+    return data_dir() / "envs"
+
+
 def backups_dir() -> Path:
     return data_dir() / "backups"
 

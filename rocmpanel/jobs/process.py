@@ -199,6 +199,7 @@ class JobProcess:
         self._platform = platform
         self._job_api = job_api
         self._tree: winjob.ProcessTree | None = None
+        self._ending: threading.Thread | None = None  # Windows: a taskkill running
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin_lock = threading.Lock()
         self._cancelled = threading.Event()
@@ -380,7 +381,15 @@ class JobProcess:
         if self._proc is None or self._done.is_set():
             return
         self._cancelled.set()
-        self._signal_group(kill=False)
+        tree = self._tree
+        if self._platform == "win32" and not (tree is not None and tree.in_job):
+            # The fallback, taskkill, may take seconds: never on the caller's (GUI) thread.
+            self._ending = threading.Thread(
+                target=self._signal_group, kwargs={"kill": False}, name="job-end", daemon=True
+            )
+            self._ending.start()
+        else:
+            self._signal_group(kill=False)
         threading.Thread(target=self._kill_later, name="job-kill", daemon=True).start()
 
     def _kill_later(self) -> None:

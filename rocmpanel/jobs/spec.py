@@ -33,6 +33,8 @@ from rocmpanel.workers import worker_script
 
 log = logging.getLogger(__name__)
 
+PYTHONW = "pythonw.exe"
+
 
 @dataclass(frozen=True)
 class JobSpec:
@@ -72,16 +74,19 @@ def resolve_python(python: str, platform: str = sys.platform) -> str:
     return console_python(resolved, platform)
 
 
-def console_python(python: str, platform: str = sys.platform) -> str:
+def console_python(python: str, platform: str = sys.platform, *, must_exist: bool = True) -> str:
     """``python``, or on Windows the ``python.exe`` in the same folder when ``python`` is
     ``pythonw.exe`` (any case). Without one there, pythonw.exe is kept and the log says why
-    console windows may appear."""
-    path = Path(python)
-    if platform != "win32" or path.name.lower() != "pythonw.exe":
+    console windows may appear (``must_exist`` False: python.exe all the same, for a command
+    shown to the user)."""
+    lowered = python.lower()
+    if platform != "win32" or not (
+        lowered == PYTHONW or lowered.endswith(("\\" + PYTHONW, "/" + PYTHONW))
+    ):
         return python
-    console = path.with_name("python.exe")
-    if console.is_file():
-        return str(console)
+    console = python[: -len(PYTHONW)] + "python.exe"
+    if not must_exist or Path(console).is_file():
+        return console
     log.warning(
         "%s has no python.exe next to it; workers run with pythonw.exe, so the programs they "
         "start (pip, compilers) may open console windows",

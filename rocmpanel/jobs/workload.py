@@ -58,7 +58,7 @@ class Interpreter:
 
 def envs_dir() -> Path:
     """The folder holding one folder per managed environment."""
-    return paths.data_dir() / "envs"
+    return paths.envs_dir()
 
 
 def venv_python(env_path: Path, windows: bool | None = None) -> Path:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from rocmpanel.machine.long_paths import LongPaths
+
 
 @dataclass(frozen=True)
 class GpuInfo:
@@ -56,3 +58,4 @@ class HostFacts:
     wsl: bool = False
     hsa_status: str | None = None  # rocminfo's HSA_STATUS_ERROR_*, if any
     env: Mapping[str, str] = field(default_factory=dict)
+    long_paths: LongPaths | None = None  # Windows only: LongPathsEnabled, as read

@@ -12,7 +12,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from rocmpanel.base import paths
+from rocmpanel.base.registry import RegistryLike, open_registry
 from rocmpanel.machine.gpu_model import HostFacts
+from rocmpanel.machine.long_paths import read_long_paths
 from rocmpanel.machine.parsers.rocminfo import RocminfoReport
 from rocmpanel.machine.rocm_version import find_rocm_installs
 
@@ -111,7 +114,12 @@ def linux_host_facts(
     )
 
 
-def windows_host_facts(env: Mapping[str, str] | None = None) -> HostFacts:
-    """Windows: only the environment is known (no /dev nodes or groups to look at)."""
+def windows_host_facts(
+    env: Mapping[str, str] | None = None, reg: RegistryLike | None = None
+) -> HostFacts:
+    """Windows: the environment and whether long paths are on (no /dev nodes or groups to
+    look at). ``reg``: the registry (winreg when not given; tests pass a fake)."""
     env = os.environ if env is None else env
-    return HostFacts(env=relevant_env(env))
+    if reg is None:
+        reg = open_registry()
+    return HostFacts(env=relevant_env(env), long_paths=read_long_paths(reg, str(paths.envs_dir())))

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rocmpanel.jobs import spec
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.monitor.amdsmi_source import AmdSmiSource
 from rocmpanel.monitor.dxgi import AdapterLister, list_adapters
@@ -71,11 +72,7 @@ dxgi_adapters: AdapterLister = list_adapters
 def console_python(executable: str | None = None) -> str:
     """The interpreter a user can run pip with: python.exe, not the panel's pythonw.exe
     (which has no console to show pip's output)."""
-    executable = executable or sys.executable
-    suffix = "pythonw.exe"
-    if executable.lower().endswith(suffix):  # a Windows path, whatever this OS's is
-        return executable[: -len(suffix)] + "python.exe"
-    return executable
+    return spec.console_python(executable or sys.executable, "win32", must_exist=False)
 
 
 def pdh_unavailable(exc: BaseException, executable: str | None = None) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.registry import RegistryLike, open_registry, read_value
+from rocmpanel.base.registry import RegistryLike, open_registry
 from rocmpanel.base.settings import Settings
 from rocmpanel.base.units import format_download
 from rocmpanel.jobs.process import JobOutcome
@@ -44,6 +44,7 @@ from rocmpanel.jobs.workload import (
     read_record,
     venv_python,
 )
+from rocmpanel.machine.long_paths import ENABLE_LONG_PATHS, read_long_paths
 from rocmpanel.pytorch.plan import InstallPlan
 from rocmpanel.pytorch.plan_inputs import base_python
 
@@ -109,11 +110,6 @@ ENV_PATH_LIMIT = min(
     WINDOWS_MAX_DIR - SITE_PACKAGES - TORCH_DEEPEST_DIR - TORCH_VERSION_ROOM,
 )
 TORCH_DEPTH = SITE_PACKAGES + TORCH_DEEPEST_FILE + TORCH_VERSION_ROOM  # below the env folder
-LONG_PATHS_KEY = "SYSTEM\\CurrentControlSet\\Control\\FileSystem"
-ENABLE_LONG_PATHS = (
-    'New-ItemProperty -Path "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem" '
-    "-Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force"
-)
 SHORT_HOME = "C:\\rp"  # suggested for ROCMPANEL_HOME when even a short name does not fit
 SHORT_NAME_MIN = 2  # "t1"
 
@@ -127,8 +123,7 @@ def env_path_limit(platform: str = sys.platform, reg: RegistryLike | None = None
         return None
     if reg is None:
         reg = open_registry(platform)
-    enabled = reg is not None and read_value(reg, "HKLM", LONG_PATHS_KEY, "LongPathsEnabled")
-    return None if enabled == 1 else ENV_PATH_LIMIT
+    return None if read_long_paths(reg).enabled else ENV_PATH_LIMIT
 
 
 def _too_long(path: Path, limit: int) -> PanelError:

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.probe_report import ProbeReport
-
-if TYPE_CHECKING:
-    from rocmpanel.setup.checklist_env import LongPaths
 
 
 class FixKind(str, Enum):
@@ -71,11 +67,8 @@ def run_checks(
     verdicts: tuple[Verdict, ...],
     host: HostFacts,
     probe: ProbeReport | None = None,
-    long_paths: LongPaths | None = None,
 ) -> tuple[Check, ...]:
-    """Every checklist item, in the order the tab shows them. ``long_paths``: this Windows'
-    long-path facts (``checklist_env.live_long_paths``); None when not known (pasted
-    output), which the Windows item then says."""
+    """Every checklist item, in the order the tab shows them."""
     # The environment items (checklist_env) build this module's records; importing them
     # when called keeps the two modules free of an import cycle.
     from rocmpanel.setup.checklist_env import (
@@ -98,7 +91,7 @@ def run_checks(
         checks += [_amdgpu(system, host), _kfd(host), _render(host), _groups(host)]
     checks.append(_rocm(system, host))
     if system.os == "windows":
-        checks.append(long_paths_check(long_paths))
+        checks.append(long_paths_check(host.long_paths))
     checks.append(hsa_override_check(system, verdicts, host))
     checks += [visible_devices_check(system, host), torch_check(system, probe)]
     return tuple(checks)

@@ -4,17 +4,19 @@ Windows, whether long paths are on."""
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
-from typing import Any
-
 from rocmpanel.base.enums import CheckStatus
-from rocmpanel.base.registry import RegistryLike, open_registry, read_values
 from rocmpanel.knowledge import community
 from rocmpanel.knowledge.compat_data import version_key
 from rocmpanel.knowledge.kernels import KernelMode, harm_advice
 from rocmpanel.machine.gfx import parse_override
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
+from rocmpanel.machine.long_paths import (
+    ENABLE_LONG_PATHS,
+    LONG_PATHS_KEY,
+    LONG_PATHS_VALUE,
+    REG_DWORD,
+    LongPaths,
+)
 from rocmpanel.setup.checklist import Check, Fix, FixKind
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.probe_report import ProbeReport
@@ -284,62 +286,10 @@ def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
 
 
 # -- Windows long paths -------------------------------------------------------------------
-# https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation: paths
-# of MAX_PATH (260, the NUL included) or more fail unless LongPathsEnabled (REG_DWORD 1) is set
-# and the program is long-path aware, as python.exe is
-# (https://docs.python.org/3/using/windows.html#removing-the-max-path-limitation). The value
-# is read once per process, so programs started before the change keep the old limit.
-LONG_PATHS_KEY = "SYSTEM\\CurrentControlSet\\Control\\FileSystem"
-LONG_PATHS_VALUE = "LongPathsEnabled"
-REG_DWORD = 4
-ENABLE_LONG_PATHS = (
-    'New-ItemProperty -Path "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem" '
-    "-Name LongPathsEnabled -Value 1 -PropertyType DWORD -Force"
-)
 _LONG_PATHS_TITLE = "Windows long paths"
 # torch wheels hold paths over 180 characters below site-packages (torch-<version>.dist-info/
 # licenses/third_party/kineto/...: 171 on torch 2.13.0+cpu, more with a ROCm version).
 _TORCH_DEPTH_TEXT = "over 180 characters"
-
-
-@dataclass(frozen=True)
-class LongPaths:
-    """What the registry says about long paths on this Windows, and where rocmpanel puts its
-    environments. ``readable`` False: the key could not be read; ``data``/``kind`` None: the
-    value is not set."""
-
-    readable: bool
-    data: Any = None
-    kind: int | None = None
-    envs_path: str = ""
-
-    @property
-    def enabled(self) -> bool:
-        return self.kind == REG_DWORD and self.data == 1
-
-
-def read_long_paths(reg: RegistryLike | None, envs_path: str) -> LongPaths:
-    """``LongPathsEnabled`` from HKLM through ``reg`` (winreg, or a fake in tests). The
-    FileSystem key always holds values, so an empty read means it could not be opened."""
-    values = read_values(reg, "HKLM", LONG_PATHS_KEY) if reg is not None else {}
-    if not values:
-        return LongPaths(readable=False, envs_path=envs_path)
-    found = next((v for n, v in values.items() if n.lower() == LONG_PATHS_VALUE.lower()), None)
-    if found is None:
-        return LongPaths(readable=True, envs_path=envs_path)
-    return LongPaths(readable=True, data=found[0], kind=found[1], envs_path=envs_path)
-
-
-def live_long_paths(
-    system_os: str, platform: str = sys.platform, reg: RegistryLike | None = None
-) -> LongPaths | None:
-    """The long-path facts of this machine when it is the Windows being diagnosed, else None
-    (Linux, or output pasted from another machine judged here)."""
-    if system_os != "windows" or platform != "win32":
-        return None
-    from rocmpanel.jobs.workload import envs_dir
-
-    return read_long_paths(reg if reg is not None else open_registry(platform), str(envs_dir()))
 
 
 def long_paths_check(facts: LongPaths | None) -> Check:

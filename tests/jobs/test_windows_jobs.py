@@ -277,7 +277,10 @@ def test_a_worker_that_cannot_join_a_job_runs_and_is_taskkilled_at_cancel(
         "putting the worker into a job object failed: [Errno 13] Access is denied; "
         "cancel will use taskkill /T /F"
     ]
-    worker.job.cancel()  # the worker is alive: taskkill takes its tree now
+    worker.job.cancel()  # the worker is alive: taskkill takes its tree now, off this thread
+    ending = worker.job._ending
+    assert ending is not None and ending.name == "job-end"
+    ending.join(5)
     assert windows == [(TASKKILL, {**TASKKILL_KWARGS, "creationflags": NO_WINDOW})]
     proc.exit(1)  # what taskkill does to it
     assert worker.outcome().state is JobState.CANCELLED

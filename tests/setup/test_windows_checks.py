@@ -3,18 +3,13 @@ registry; shown on Windows only."""
 
 from __future__ import annotations
 
-import pytest
-
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.jobs import workload
 from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
+from rocmpanel.machine.host_facts import windows_host_facts
+from rocmpanel.machine.long_paths import ENABLE_LONG_PATHS, LongPaths, read_long_paths
 from rocmpanel.setup.checklist import Fix, FixKind, run_checks
-from rocmpanel.setup.checklist_env import (
-    LongPaths,
-    live_long_paths,
-    long_paths_check,
-    read_long_paths,
-)
+from rocmpanel.setup.checklist_env import long_paths_check
 from rocmpanel.setup.compat import verdicts_for
 
 FILESYSTEM = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem"
@@ -107,7 +102,7 @@ def test_no_registry_or_no_key_is_a_skip(fake_registry):
 def _checks(os_name: str, long_paths: LongPaths | None = None) -> list[tuple[str, CheckStatus]]:
     system = SystemInfo(os=os_name, rocm_version="6.4", gpus=(RX7900,))
     verdicts = verdicts_for(system.gpus, os_name, "6.4")
-    checks = run_checks(system, verdicts, HostFacts(), None, long_paths=long_paths)
+    checks = run_checks(system, verdicts, HostFacts(long_paths=long_paths), None)
     return [(c.id, c.status) for c in checks]
 
 
@@ -128,14 +123,15 @@ def test_pasted_windows_output_says_not_known():
     assert ("long_paths", CheckStatus.SKIP) in _checks("windows")
 
 
-@pytest.mark.parametrize(("system_os", "platform"), [("linux", "linux"), ("windows", "linux")])
-def test_live_facts_only_for_this_windows(fake_registry, system_os, platform):
-    assert live_long_paths(system_os, platform, fake_registry) is None
-
-
-def test_live_facts_read_the_registry_and_the_envs_folder(fake_registry):
+def test_windows_host_facts_read_the_registry_and_the_envs_folder(fake_registry):
     fake_registry.set(FILESYSTEM, "LongPathsEnabled", 1, fake_registry.REG_DWORD)
-    assert live_long_paths("windows", "win32", fake_registry) == LongPaths(
+    facts = windows_host_facts({"HIP_PATH": "C:\\hip", "OTHER": "x"}, fake_registry)
+    assert facts.long_paths == LongPaths(
         readable=True, data=1, kind=4, envs_path=str(workload.envs_dir())
     )
+    assert facts.env == {"HIP_PATH": "C:\\hip"}
     assert fake_registry.open_handles == 0  # every key it opened was closed
+
+
+def test_the_command_sets_the_value_windows_reads():
+    assert ENABLE_LONG_PATHS == ENABLE
