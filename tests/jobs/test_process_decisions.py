@@ -154,32 +154,26 @@ def test_exit_codes_read_in_decimal_or_as_a_32_bit_status(code: int, text: str) 
 def test_a_windows_crash_reads_its_status_in_hex(
     code: int, platform: str, message: str, signal_name: str | None
 ) -> None:
-    outcome = decide_outcome(
-        exit_code=code,
-        cancelled=False,
-        interactive=False,
-        result=None,
-        error=None,
-        stderr_tail=(),
-        duration_s=0.0,
-        platform=platform,
-    )
+    def outcome_of(cancelled: bool) -> JobOutcome:
+        return decide_outcome(
+            exit_code=code,
+            cancelled=cancelled,
+            interactive=False,
+            result=None,
+            error=None,
+            stderr_tail=(),
+            duration_s=0.0,
+            platform=platform,
+        )
+
+    outcome = outcome_of(False)
     assert (outcome.state, outcome.exit_code, outcome.message, outcome.signal_name) == (
         JobState.CRASHED,
         code,
         message,
         signal_name,
     )
-    cancelled = decide_outcome(
-        exit_code=code,
-        cancelled=True,
-        interactive=False,
-        result=None,
-        error=None,
-        stderr_tail=(),
-        duration_s=0.0,
-        platform=platform,
-    )
+    cancelled = outcome_of(True)
     assert (cancelled.state, cancelled.message) == (JobState.CANCELLED, "Cancelled.")
 
 
