@@ -45,11 +45,16 @@ CLASS_ROOT = "SYSTEM\\CurrentControlSet\\Control\\Class"
 # The display adapter setup class (devguid.h GUID_DEVCLASS_DISPLAY).
 DISPLAY_CLASS = "{4d36e968-e325-11ce-bfc1-08002be10318}"
 
-# SPDRP_LOCATION_INFORMATION / DEVPKEY_Device_LocationInfo of a PCI device: the PCI bus
-# driver's text, bus, device and function in decimal ("PCI bus 3, device 0, function 0";
-# https://learn.microsoft.com/en-us/windows-hardware/drivers/install/devpkey-device-locationinfo,
-# parsed the same way by Microsemi/switchtec-user lib/platform/windows.c). It carries no PCI
-# segment (domain): the panel takes 0000, the only segment of a desktop PC.
+# SPDRP_LOCATION_INFORMATION / DEVPKEY_Device_LocationInfo of a PCI device: bus, device
+# and function in decimal (https://learn.microsoft.com/en-us/windows-hardware/drivers/install/
+# devpkey-device-locationinfo). SetupAPI shows the PCI bus driver's text ("PCI bus 3, device
+# 0, function 0", translated on other display languages), but the Enum key's value read
+# directly is the indirect form: the message resource, its English template, then the
+# numbers, "@System32\drivers\pci.sys,#65536;PCI bus %1, device %2, function %3;(3,0,0)".
+# The trailing "(bus,device,function)" is read first (any language), the English text
+# second. It carries no PCI segment (domain): the panel takes 0000, the only segment of a
+# desktop PC.
+_LOCATION_TUPLE_RE = re.compile(r";\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*$")
 _LOCATION_RE = re.compile(r"PCI bus (\d+), device (\d+), function (\d+)", re.IGNORECASE)
 # DEVPKEY_Device_Driver / SPDRP_DRIVER: "<class GUID>\<4-digit instance>", the device's
 # software key under Control\Class
@@ -94,11 +99,12 @@ class DeviceKeys:
 
 
 def bdf_from_location(text: object) -> str | None:
-    """The PCI slot of a LocationInformation text: "PCI bus 3, device 0, function 0" is
-    "0000:03:00.0"; None for anything else."""
+    """The PCI slot of a LocationInformation value: "PCI bus 3, device 0, function 0" and
+    "@System32\\drivers\\pci.sys,#65536;PCI bus %1, device %2, function %3;(3,0,0)" are
+    both "0000:03:00.0"; None for anything else."""
     if not isinstance(text, str):
         return None
-    match = _LOCATION_RE.fullmatch(text.strip())
+    match = _LOCATION_TUPLE_RE.search(text) or _LOCATION_RE.fullmatch(text.strip())
     if not match:
         return None
     bus, dev, fn = (int(g) for g in match.groups())
@@ -203,6 +209,11 @@ def parse_cim_listing(text: str) -> list[VideoController]:
 
 
 def _as_list(value: Any) -> list[dict[str, Any]]:
+    """A ConvertTo-Json value as a list of objects: one object (a single controller), a
+    list, or the ``{"value": [...], "Count": n}`` wrapping Windows PowerShell 5.1 writes
+    for some arrays held in a property."""
+    if isinstance(value, dict) and isinstance(value.get("value"), list) and "Count" in value:
+        value = value["value"]
     if isinstance(value, dict):
         return [value]
     if isinstance(value, list):
@@ -393,6 +404,12 @@ class WindowsGpuQuery:
             ]
         except (OSError, subprocess.SubprocessError, ValueError) as exc:
             return [], [f"Listing video controllers through PowerShell failed: {exc}"]
+        if not controllers:  # Windows always lists at least its basic display adapter
+            return [], [
+                "PowerShell listed no video controller at all, so Windows' device list (WMI) "
+                "did not answer; `Get-CimInstance Win32_VideoController` in PowerShell shows "
+                "its error."
+            ]
         return gpus_from_controllers(controllers, self._registry())
 
     def hipinfo(self) -> str | None:

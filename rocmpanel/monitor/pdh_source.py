@@ -23,9 +23,11 @@ lists is shown under its LUID, as before. The GPU counters exist from Windows 10
 
 from __future__ import annotations
 
+import logging
+import math
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,12 +37,16 @@ from rocmpanel.monitor.dxgi import AMD_VENDOR, DxgiAdapter
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, ProcessSample
 from rocmpanel.monitor.source import Capabilities
 
+log = logging.getLogger(__name__)
+
 ENGINE_COUNTER = r"\GPU Engine(*)\Utilization Percentage"
 ADAPTER_DEDICATED = r"\GPU Adapter Memory(*)\Dedicated Usage"
 ADAPTER_SHARED = r"\GPU Adapter Memory(*)\Shared Usage"
 PROCESS_DEDICATED = r"\GPU Process Memory(*)\Dedicated Usage"
 PROCESS_SHARED = r"\GPU Process Memory(*)\Shared Usage"
 MIN_INTERVAL_S = 1.0
+# How often, at most, DXGI is asked again about an adapter PDH shows and it did not list.
+RELIST_INTERVAL_S = 30.0
 CAPABILITIES = Capabilities("Windows PDH counters", min_interval_s=MIN_INTERVAL_S)
 
 _INSTANCE = re.compile(
@@ -173,9 +179,28 @@ class AdapterNames:
     """Which GPU each PDH adapter is shown as. ``named`` None (DXGI did not answer): every
     adapter, under its PDH key; else only the named adapters, found by LUID."""
 
-    def __init__(self, named: Sequence[NamedAdapter] | None = None) -> None:
+    def __init__(
+        self,
+        named: Sequence[NamedAdapter] | None = None,
+        listed: Iterable[tuple[int, int]] = (),
+    ) -> None:
         self.known = named is not None
         self._by_luid = {n.luid: n for n in named or ()}
+        # Every LUID DXGI listed, the adapters left out included: a LUID outside this set
+        # is an adapter DXGI has not described yet (a driver reset gives a new LUID).
+        self.listed = set(listed) | set(self._by_luid)
+
+    def replace(self, named: Sequence[NamedAdapter], listed: Iterable[tuple[int, int]]) -> None:
+        """Take a new DXGI listing (in place: the process source shares this object)."""
+        self._by_luid = {n.luid: n for n in named}
+        self.listed = set(listed) | set(self._by_luid)
+
+    def unlisted(self, adapters: Iterable[str]) -> set[tuple[int, int]]:
+        """The LUIDs of these PDH adapter keys that DXGI did not list (none without DXGI)."""
+        if not self.known:
+            return set()
+        luids = {luid_of(a) for a in adapters}
+        return {luid for luid in luids if luid is not None} - self.listed
 
     def get(self, adapter: str) -> NamedAdapter | None:
         """The adapter ``adapter`` (a PDH adapter key) is shown as; None: not shown."""
@@ -360,6 +385,21 @@ def pdh_error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def clean_values(values: Mapping[Any, Any]) -> dict[str, float]:
+    """A formatted counter array as instance name -> value: a value that is not a finite
+    number is left out (no figure rather than a wrong one), and a negative one, which PDH's
+    rounding gives for an idle engine or a freed allocation, reads as 0."""
+    out: dict[str, float] = {}
+    for name, value in dict(values).items():
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(number):
+            out[str(name)] = max(0.0, number)
+    return out
+
+
 class PdhQuery:
     """One PDH query holding every counter both PDH sources read, through pywin32's
     ``win32pdh`` (Windows only). The first reading comes ``MIN_INTERVAL_S`` after the
@@ -382,7 +422,7 @@ class PdhQuery:
 
             pdh = win32pdh
         self._pdh: Any = pdh
-        self._clock = clock
+        self.clock = clock
         self._query = pdh.OpenQuery()
         try:
             self._counters = {
@@ -398,7 +438,7 @@ class PdhQuery:
 
     def refresh(self) -> None:
         """Collect now unless the last collection is under ``MIN_INTERVAL_S`` old."""
-        now = self._clock()
+        now = self.clock()
         if now - self._collected_at < MIN_INTERVAL_S:
             return
         self._collected_at = now
@@ -418,7 +458,7 @@ class PdhQuery:
             )
         except Exception:  # pywintypes.error when an instance vanished between collections
             return {}
-        return {str(k): float(v) for k, v in dict(values).items()}
+        return clean_values(values)
 
     def values(self, path: str) -> dict[str, float]:
         """The last collection of one counter: instance name -> value."""
@@ -439,10 +479,23 @@ class PdhGpuSource:
     reading without figures whose ``invalid`` says why (never the last figures again).
     """
 
-    def __init__(self, query: PdhQuery, adapters: Sequence[NamedAdapter] | None = None) -> None:
+    def __init__(
+        self,
+        query: PdhQuery,
+        adapters: Sequence[NamedAdapter] | None = None,
+        *,
+        listed: Iterable[tuple[int, int]] = (),
+        relist: Callable[[], tuple[list[NamedAdapter], set[tuple[int, int]]]] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.query = query
-        self.adapters = AdapterNames(adapters)
+        self.adapters = AdapterNames(adapters, listed)
         self._seen: tuple[GpuIdentity, ...] = self.adapters.identities()
+        # Asks DXGI again (named adapters, every LUID listed) when PDH shows an adapter it
+        # did not list, at most once per RELIST_INTERVAL_S.
+        self._relist = relist
+        self._clock = clock if clock is not None else query.clock
+        self._relisted_at: float | None = None
 
     @property
     def capabilities(self) -> Capabilities:
@@ -456,6 +509,7 @@ class PdhGpuSource:
         if self.query.error is not None:
             reason = (NO_DATA, f"no data: {self.query.error}")
             return tuple(GpuSample(i, asleep=False, invalid=(reason,)) for i in self._seen)
+        self._follow_new_adapters()
         samples = tuple(
             gpu_samples(
                 self.adapters,
@@ -468,6 +522,29 @@ class PdhGpuSource:
             known = {i.key for i in self._seen}
             self._seen += tuple(s.identity for s in samples if s.identity.key not in known)
         return samples
+
+    def _follow_new_adapters(self) -> None:
+        """A driver reset or a GPU enabled after start shows in PDH under a LUID DXGI did
+        not list: list the adapters again, so the GPU is not lost until the panel restarts."""
+        if self._relist is None:
+            return
+        keys = [
+            inst.adapter
+            for name in self.query.values(ADAPTER_DEDICATED)
+            if (inst := parse_instance(name)) is not None
+        ]
+        now = self._clock()
+        due = self._relisted_at is None or now - self._relisted_at >= RELIST_INTERVAL_S
+        if not due or not self.adapters.unlisted(keys):
+            return
+        self._relisted_at = now
+        try:
+            named, listed = self._relist()
+        except Exception as exc:  # DXGI failing now: keep the adapters named so far
+            log.info("listing the DXGI adapters again failed: %s", exc)
+            return
+        self.adapters.replace(named, listed)
+        self._seen = self.adapters.identities()
 
     def close(self) -> None:
         self.query.close()

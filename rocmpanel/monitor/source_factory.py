@@ -27,6 +27,7 @@ from rocmpanel.monitor.amdsmi_source import AmdSmiSource
 from rocmpanel.monitor.dxgi import AdapterLister, list_adapters
 from rocmpanel.monitor.fdinfo_source import FdinfoScanner
 from rocmpanel.monitor.pdh_source import (
+    NamedAdapter,
     PdhGpuSource,
     PdhProcessSource,
     PdhQuery,
@@ -77,16 +78,23 @@ def console_python(executable: str | None = None) -> str:
 
 def pdh_unavailable(exc: BaseException, executable: str | None = None) -> str:
     """Why the Windows GPU counters cannot be read, and what to do, for the Monitor."""
-    if isinstance(exc, ImportError):
+    python = console_python(executable)
+    if isinstance(exc, ModuleNotFoundError):
         return (
             "Windows GPU counters need the pywin32 package, which is missing: run "
-            f"`{console_python(executable)} -m pip install pywin32` (or reinstall rocmpanel), "
-            "then restart the panel."
+            f"`{python} -m pip install pywin32` (or reinstall rocmpanel), then restart the "
+            "panel."
+        )
+    if isinstance(exc, ImportError):  # installed but broken: "DLL load failed ..."
+        return (
+            f"Windows GPU counters need the pywin32 package, which could not be loaded ({exc}): "
+            f"run `{python} -m pip install --force-reinstall pywin32`, then restart the panel."
         )
     return (
         f"Windows GPU counters (PDH) could not be opened: {pdh_error_text(exc)}. They need "
         "Windows 10 version 1709 or later and a WDDM 2.0 display driver: update Windows "
-        "and the AMD graphics driver."
+        "and the AMD graphics driver. If both are current, Windows' counter registry may be "
+        "damaged: `lodctr /R` in an administrator terminal rebuilds it."
     )
 
 
@@ -103,8 +111,8 @@ def open_pdh_source(gpus: Sequence[GpuIdentity] | None) -> tuple[GpuSource, str]
     except Exception as exc:  # OSError from DXGI; ctypes errors on an odd system
         log.info("no DXGI adapter list", exc_info=True)
         note = (
-            f"GPU names and VRAM totals are not available (DXGI: {exc}): every adapter "
-            "Windows lists is shown under its LUID."
+            f"GPU names and VRAM totals are not available (DXGI: {exc}): every display "
+            "adapter Windows lists is shown, named by its adapter id (LUID)."
         )
         return PdhGpuSource(query), note
     named, note = named_adapters(adapters, gpus or ())
@@ -113,7 +121,13 @@ def open_pdh_source(gpus: Sequence[GpuIdentity] | None) -> tuple[GpuSource, str]
         listed = ", ".join(a.description.strip() or a.pci_id for a in adapters) or "none"
         reason = f"No AMD GPU found: Windows lists these display adapters: {listed}."
         return NullGpuSource(reason), reason
-    return PdhGpuSource(query, named), note
+
+    def relist() -> tuple[list[NamedAdapter], set[tuple[int, int]]]:
+        again = dxgi_adapters()
+        return named_adapters(again, gpus or ())[0], {a.luid for a in again}
+
+    luids = {a.luid for a in adapters}
+    return PdhGpuSource(query, named, listed=luids, relist=relist), note
 
 
 def open_gpu_source(

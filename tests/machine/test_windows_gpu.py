@@ -6,6 +6,7 @@ PowerShell 5.1's ``ConvertTo-Json -Compress`` (which escapes "&" as \\u0026) and
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -16,6 +17,10 @@ from rocmpanel.base import subproc
 from rocmpanel.machine import detect, rocm_version, windows_gpu
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.machine.windows_gpu import DeviceKeys, WindowsGpuQuery
+
+# LocationInformation as the Enum key holds it (the indirect string; SetupAPI shows only
+# its text, "PCI bus 3, device 0, function 0").
+REAL_XTX_LOCATION = "@System32\\drivers\\pci.sys,#65536;PCI bus %1, device %2, function %3;(3,0,0)"
 
 DATA = Path(__file__).with_name("data") / "windows"
 GIB = 2**30
@@ -131,6 +136,13 @@ def test_vram_value_forms(values: dict[str, tuple[Any, int]], expected: int | No
     ("text", "bdf"),
     [
         ("PCI bus 3, device 0, function 0", "0000:03:00.0"),
+        (REAL_XTX_LOCATION, "0000:03:00.0"),  # as the Enum key holds it
+        (
+            "@System32\\drivers\\pci.sys,#65536;PCI-Bus %1, Gerät %2, Funktion %3;(193,0,1)",
+            "0000:c1:00.1",
+        ),
+        ("@System32\\drivers\\pci.sys,#65536;PCI bus %1, device %2, function %3;(256,0,0)", None),
+        ("@System32\\drivers\\pci.sys,#65536;PCI bus %1, device %2, function %3;", None),
         ("PCI bus 193, device 0, function 0", "0000:c1:00.0"),  # decimal in, hex out
         ("PCI bus 255, device 31, function 7 ", "0000:ff:1f.7"),
         ("pci bus 3, device 0, function 0", "0000:03:00.0"),
@@ -269,9 +281,37 @@ def test_powershell_failures_become_notes(
     assert query.controllers() == ([], [note])
 
 
-def test_empty_output_lists_nothing(fake_registry: Any, tmp_path: Path) -> None:
-    query = _query(_Runner({"powershell.exe": b""}), fake_registry, tmp_path, hip=False)
-    assert query.controllers() == ([], [])
+NO_CONTROLLER = (
+    "PowerShell listed no video controller at all, so Windows' device list (WMI) did not "
+    "answer; `Get-CimInstance Win32_VideoController` in PowerShell shows its error."
+)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        b"",
+        b'{"controllers":[]}',
+        b'{"controllers":null}',
+        b'{"controllers":{"value":[],"Count":0}}',
+    ],
+)
+def test_no_controller_at_all_is_said(output: bytes, fake_registry: Any, tmp_path: Path) -> None:
+    query = _query(_Runner({"powershell.exe": output}), fake_registry, tmp_path, hip=False)
+    assert query.controllers() == ([], [NO_CONTROLLER])
+
+
+def test_the_value_and_count_wrapping_of_powershell_5_is_unwrapped() -> None:
+    one = {"Name": "AMD Radeon RX 580", "PNPDeviceID": "PCI\\VEN_1002&DEV_67DF&SUBSYS_0B311002"}
+    wrapped = json.dumps({"controllers": {"value": [one, {"Name": "Basic"}], "Count": 2}})
+    plain = json.dumps({"controllers": [one, {"Name": "Basic"}]})
+    single = json.dumps({"controllers": one})
+    names = [[c.name for c in windows_gpu.parse_powershell_json(t)] for t in (wrapped, plain)]
+    assert names == [["AMD Radeon RX 580", "Basic"]] * 2
+    assert [c.pci_id for c in windows_gpu.parse_powershell_json(single)] == ["1002:67df"]
+    # a controller that merely has a property named "value" stays one controller
+    odd = json.dumps({"controllers": {"Name": "X", "value": [1]}})
+    assert [c.name for c in windows_gpu.parse_powershell_json(odd)] == ["X"]
 
 
 def test_hipinfo_that_cannot_run_is_absent(fake_registry: Any, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from rocmpanel.monitor.pdh_source import (
     PdhGpuSource,
     PdhProcessSource,
     PdhQuery,
+    clean_values,
     luid_of,
     named_adapters,
     processes_from_counters,
@@ -287,9 +288,42 @@ def test_missing_gpu_counters_are_explained_and_the_query_closed(
         "Windows GPU counters (PDH) could not be opened: The specified object was not found "
         "on the computer (AddEnglishCounter, error 0xC0000BB8). They need Windows 10 version "
         "1709 or later and a WDDM 2.0 display driver: update Windows and the AMD graphics "
-        "driver."
+        "driver. If both are current, Windows' counter registry may be damaged: `lodctr /R` "
+        "in an administrator terminal rebuilds it."
     )
     assert pdh.closed
+
+
+def test_a_broken_pywin32_is_told_apart_from_a_missing_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(source_factory.sys, "executable", r"C:\Py\pythonw.exe")
+    broken = ImportError(
+        "DLL load failed while importing win32pdh: The specified module could not be found."
+    )
+    assert pdh_unavailable(broken) == (
+        "Windows GPU counters need the pywin32 package, which could not be loaded (DLL load "
+        "failed while importing win32pdh: The specified module could not be found.): run "
+        r"`C:\Py\python.exe -m pip install --force-reinstall pywin32`, then restart the panel."
+    )
+
+
+def test_pywin32_is_a_dependency_on_windows_only() -> None:
+    import tomllib
+    from packaging.requirements import Requirement
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    deps = [Requirement(d) for d in tomllib.loads(pyproject.read_text())["project"]["dependencies"]]
+    pywin32 = [d for d in deps if d.name == "pywin32"]
+    assert len(pywin32) == 1 and pywin32[0].marker is not None
+    assert pywin32[0].marker.evaluate({"sys_platform": "win32"}) is True
+    assert pywin32[0].marker.evaluate({"sys_platform": "linux"}) is False
+    assert pywin32[0].specifier.contains("306")
+
+
+def test_pdh_values_that_are_no_figure_are_dropped_and_negatives_read_zero() -> None:
+    values = {"a": 12.5, "b": float("nan"), "c": float("inf"), "d": -3.0, "e": None, 7: "2"}
+    assert clean_values(values) == {"a": 12.5, "d": 0.0, "7": 2.0}
 
 
 def test_console_python_and_other_reasons() -> None:
@@ -314,7 +348,8 @@ def test_without_dxgi_every_pdh_adapter_shows_under_its_luid(
     assert found.identities == ()  # learnt while reading, as before
     assert found.note == (
         "GPU names and VRAM totals are not available (DXGI: CreateDXGIFactory1 failed with "
-        "0x887A0004): every adapter Windows lists is shown under its LUID."
+        "0x887A0004): every display adapter Windows lists is shown, named by its adapter id "
+        "(LUID)."
     )
     clock.now = 101.0
     sample = collector.collect()
@@ -505,3 +540,52 @@ def test_a_gpu_card_says_no_data_and_why_instead_of_old_figures(qtbot) -> None: 
     )
     assert header.name.text() == "AMD Radeon RX 7900 XTX"
     assert header.details.text() == "gfx1100  ·  0000:03:00.0"
+
+
+def test_a_driver_reset_gives_a_new_luid_and_the_gpu_is_found_again(
+    windows, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    pdh, clock, adapters = windows
+    collector = TelemetryCollector(
+        "/sys", tmp_path, platform="win32", host=False, gpus=INVENTORY, clock=clock
+    )
+    clock.now = 101.0
+    assert [g.identity for g in collector.collect().gpus] == [RADEON_IDENTITY]
+    # After a reset (TDR) the card comes back under a new LUID: PDH shows it, DXGI too.
+    moved = "luid_0x00000000_0x0000C9A1_phys_0"
+    pdh.counters = {
+        path: {name.replace(DGPU, moved): v for name, v in values.items()}
+        for path, values in COUNTERS.items()
+    }
+    adapters[1] = DxgiAdapter(0, 0xC9A1, "AMD Radeon RX 7900 XTX", 0x1002, 0x744C, VRAM_TOTAL)
+    clock.now = 102.0
+    sample = collector.collect()
+    assert [(g.identity, g.vram_total_bytes) for g in sample.gpus] == [
+        (RADEON_IDENTITY, VRAM_TOTAL)
+    ]
+    assert {(p.pid, p.pci_slot) for p in sample.processes} == {(1234, SLOT), (5678, SLOT)}
+
+
+def test_dxgi_is_asked_again_at_most_every_30_s_and_its_failure_keeps_the_names() -> None:
+    pdh, clock = FakePdh(), Clock()
+    calls: list[float] = []
+
+    def relist() -> tuple[list[NamedAdapter], set[tuple[int, int]]]:
+        calls.append(clock.now)
+        raise OSError("DXGI_ERROR_DEVICE_REMOVED")
+
+    named = [NamedAdapter((0, 0xC3B4), RADEON_IDENTITY, VRAM_TOTAL)]
+    # Basic Render was listed (and left out): its counters never trigger a new listing.
+    source = PdhGpuSource(PdhQuery(pdh, clock), named, listed={(0, 0xD0B5)}, relist=relist)
+    clock.now = 101.0
+    source.read()
+    assert calls == []
+    pdh.counters = {
+        **COUNTERS,
+        ADAPTER_DEDICATED: {DGPU: 1.0, "luid_0x00000000_0x0000AAAA_phys_0": 0},
+    }
+    for now in (102.0, 131.9, 132.0):
+        clock.now = now
+        source.read()
+    assert calls == [102.0, 132.0]
+    assert source.identities() == (RADEON_IDENTITY,)
