@@ -150,6 +150,15 @@ def windows(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     return pdh, clock, adapters
 
 
+def windows_collector(
+    tmp_path: Path, clock: Clock, gpus: list[GpuIdentity] | None = INVENTORY
+) -> TelemetryCollector:
+    """The collector of a Windows panel on the fakes (no host figures)."""
+    return TelemetryCollector(
+        "/sys", tmp_path, platform="win32", host=False, gpus=gpus, clock=clock
+    )
+
+
 RADEON_IDENTITY = GpuIdentity(SLOT, None, SLOT, "1002:744c", "AMD Radeon RX 7900 XTX", "gfx1100")
 
 
@@ -157,9 +166,7 @@ def test_end_to_end_amd_gpu_named_with_vram_total_and_its_processes(
     windows, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     pdh, clock, _ = windows
-    collector = TelemetryCollector(
-        "/sys", tmp_path, platform="win32", host=False, gpus=INVENTORY, clock=clock
-    )
+    collector = windows_collector(tmp_path, clock)
     assert isinstance(collector.sources.gpus, PdhGpuSource)
     found = collector.found()
     assert found.identities == (RADEON_IDENTITY,)  # known before the first reading
@@ -197,7 +204,7 @@ def test_process_vram_beyond_its_gpus_total_is_dropped_by_key_without_a_slot(
 ) -> None:  # type: ignore[no-untyped-def]
     pdh, clock, _ = windows
     pdh.counters = {**COUNTERS, PROCESS_DEDICATED: {f"pid_5678_{DGPU}": 30 * GIB}}
-    collector = TelemetryCollector("/sys", tmp_path, platform="win32", host=False, clock=clock)
+    collector = windows_collector(tmp_path, clock, gpus=None)
     clock.now = 101.0
     sample = collector.collect()
     (gpu,) = sample.gpus  # no inventory: keyed by its LUID, named by DXGI, gfx from the table
@@ -235,9 +242,7 @@ def test_a_collection_that_fails_later_gives_no_data_with_the_reason_then_recove
     windows, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     pdh, clock, _ = windows
-    collector = TelemetryCollector(
-        "/sys", tmp_path, platform="win32", host=False, gpus=INVENTORY, clock=clock
-    )
+    collector = windows_collector(tmp_path, clock)
     clock.now = 101.0
     assert collector.collect().gpus[0].vram_used_bytes == int(9.5 * GIB)
     clock.now = 102.0
@@ -343,7 +348,7 @@ def test_without_dxgi_every_pdh_adapter_shows_under_its_luid(
         raise OSError("CreateDXGIFactory1 failed with 0x887A0004")
 
     monkeypatch.setattr(source_factory, "dxgi_adapters", broken)
-    collector = TelemetryCollector("/sys", tmp_path, platform="win32", host=False, clock=clock)
+    collector = windows_collector(tmp_path, clock, gpus=None)
     found = collector.found()
     assert found.identities == ()  # learnt while reading, as before
     assert found.note == (
@@ -546,9 +551,7 @@ def test_a_driver_reset_gives_a_new_luid_and_the_gpu_is_found_again(
     windows, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     pdh, clock, adapters = windows
-    collector = TelemetryCollector(
-        "/sys", tmp_path, platform="win32", host=False, gpus=INVENTORY, clock=clock
-    )
+    collector = windows_collector(tmp_path, clock)
     clock.now = 101.0
     assert [g.identity for g in collector.collect().gpus] == [RADEON_IDENTITY]
     # After a reset (TDR) the card comes back under a new LUID: PDH shows it, DXGI too.
