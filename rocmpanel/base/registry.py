@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 
@@ -28,6 +29,14 @@ class RegistryLike(Protocol):
 
 
 HIVES = {"HKLM": "HKEY_LOCAL_MACHINE", "HKCU": "HKEY_CURRENT_USER"}
+
+
+def find_name(names: Iterable[str], name: str) -> str | None:
+    """The one of ``names`` that Windows takes for ``name``: registry value names and
+    environment variable names compare case-insensitively (upper-cased, as Windows and
+    cpython do), so "PATH" finds "Path". None when there is none."""
+    wanted = name.upper()
+    return next((n for n in names if n.upper() == wanted), None)
 
 
 def open_registry(platform: str = sys.platform) -> RegistryLike | None:

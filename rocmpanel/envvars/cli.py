@@ -189,7 +189,10 @@ def _value_in(values: dict[str, str], name: str, platform: str) -> str | None:
     """``values[name]``; on Windows whatever the case of the name (Path is PATH)."""
     if platform != "windows":
         return values.get(name)
-    return next((v for n, v in values.items() if n.upper() == name.upper()), None)
+    from rocmpanel.base.registry import find_name
+
+    found = find_name(values, name)
+    return values[found] if found is not None else None
 
 
 def _targets(args: argparse.Namespace, stores: dict[str, Any]) -> list[Any]:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 
 from rocmpanel.base import registry as base_registry
+from rocmpanel.base.registry import find_name
 from rocmpanel.envvars.stores import windows as windows_store
 from rocmpanel.envvars.stores.session import job_env_overrides
 from rocmpanel.jobs import workload
@@ -27,9 +28,8 @@ Env = dict[str, str | None]
 def _update(env: Env, more: Mapping[str, str | None], windows: bool) -> None:
     """``env.update(more)``; on Windows a name replaces any spelling of it already there."""
     for name, value in more.items():
-        if windows:
-            for existing in [n for n in env if n.upper() == name.upper()]:
-                del env[existing]
+        while windows and (existing := find_name(env, name)) is not None:
+            del env[existing]
         env[name] = value
 
 

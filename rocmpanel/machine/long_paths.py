@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rocmpanel.base.registry import RegistryLike, read_values
+from rocmpanel.base.registry import RegistryLike, find_name, read_values
 
 LONG_PATHS_KEY = "SYSTEM\\CurrentControlSet\\Control\\FileSystem"
 LONG_PATHS_VALUE = "LongPathsEnabled"
@@ -47,7 +47,8 @@ def read_long_paths(reg: RegistryLike | None, envs_path: str = "") -> LongPaths:
     values = read_values(reg, "HKLM", LONG_PATHS_KEY) if reg is not None else {}
     if not values:
         return LongPaths(readable=False, envs_path=envs_path)
-    found = next((v for n, v in values.items() if n.lower() == LONG_PATHS_VALUE.lower()), None)
+    found = find_name(values, LONG_PATHS_VALUE)
     if found is None:
         return LongPaths(readable=True, envs_path=envs_path)
-    return LongPaths(readable=True, data=found[0], kind=found[1], envs_path=envs_path)
+    data, kind = values[found]
+    return LongPaths(readable=True, data=data, kind=kind, envs_path=envs_path)

@@ -125,10 +125,8 @@ def _number(data: object, sizes: tuple[int, ...]) -> int | None:
 
 def _value(values: Mapping[str, tuple[Any, int]], name: str) -> Any:
     """A value by name, ignoring case as Windows does."""
-    for key, (data, _kind) in values.items():
-        if key.lower() == name.lower():
-            return data
-    return None
+    found = registry.find_name(values, name)
+    return values[found][0] if found is not None else None
 
 
 def vram_from_driver_key(values: Mapping[str, tuple[Any, int]]) -> int | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.registry import find_name
 from rocmpanel.envvars.catalogue import current_platform, load_catalogue
 from rocmpanel.envvars.plan import decode
 from rocmpanel.envvars.store import KEEP_BACKUPS, FileEnvStore, read_limited
@@ -92,7 +93,7 @@ class SessionStore(FileEnvStore):
 
 def _spelled(values: Mapping[str, str], name: str) -> str:
     """The spelling ``values`` already has for ``name``, compared case-insensitively."""
-    return next((n for n in values if n.upper() == name.upper()), name)
+    return find_name(values, name) or name
 
 
 def expand_references(value: str, base: Mapping[str, str], platform: str = "linux") -> str:

@@ -28,7 +28,7 @@ from rocmpanel.base import paths, registry
 from rocmpanel.base.atomic import backup_bytes
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
-from rocmpanel.base.registry import RegistryLike
+from rocmpanel.base.registry import RegistryLike, find_name
 from rocmpanel.envvars.catalogue import load_catalogue
 from rocmpanel.envvars.plan import EnvChange, FilePlan, check_changes, text_diff
 from rocmpanel.envvars.store import (
@@ -208,10 +208,6 @@ def expand_percent(text: str, environ: Mapping[str, str]) -> str:
     return _PERCENT_RE.sub(one, text)
 
 
-def _find(values: Mapping[str, Any], name: str) -> str | None:
-    return next((n for n in values if n.upper() == name.upper()), None)
-
-
 def _strings(values: Mapping[str, tuple[Any, int]], reg: Any) -> Values:
     """The REG_SZ and REG_EXPAND_SZ values only (what becomes an environment variable)."""
     kinds = (reg.REG_SZ, reg.REG_EXPAND_SZ)
@@ -249,7 +245,7 @@ def fresh_values(
         expand = functools.partial(expand_percent, environ=base)
 
     def value(values: Values, name: str) -> tuple[str, str] | None:
-        found = _find(values, name)
+        found = find_name(values, name)
         if found is None:
             return None
         data, kind = values[found]
@@ -295,7 +291,7 @@ def expansion_warnings(after: Values, changed: Iterable[str], reg: Any) -> list[
                     "out instead."
                 )
                 continue
-            other = _find(after, ref)
+            other = find_name(after, ref)
             if other is not None and after[other][1] == reg.REG_EXPAND_SZ:
                 warnings.append(
                     f"{name}: %{ref}% refers to your user variable {other}, which itself "
@@ -389,14 +385,6 @@ class WindowsUserStore(EnvStore):
         data = {name: [data, kind] for name, (data, kind) in sorted(values.items())}
         return json.dumps(data, sort_keys=True).encode("utf-8", "surrogatepass")
 
-    @staticmethod
-    def _actual_name(values: Values, name: str) -> str:
-        """Registry names are case-insensitive: PATH edits the existing "Path"."""
-        for existing in values:
-            if existing.upper() == name.upper():
-                return existing
-        return name
-
     def read(self) -> StoreSnapshot:
         values = self._read_values()
         return StoreSnapshot(
@@ -423,7 +411,7 @@ class WindowsUserStore(EnvStore):
     def _new_values(self, before: Values, changes: Iterable[EnvChange]) -> Values:
         after = dict(before)
         for change in changes:
-            name = self._actual_name(after, change.name)
+            name = find_name(after, change.name) or change.name  # PATH edits "Path"
             if change.value is None:
                 after.pop(name, None)
                 continue
@@ -447,8 +435,8 @@ class WindowsUserStore(EnvStore):
         warnings = expansion_warnings(after, changed, self.reg)
         if any(name.upper() == "PATH" for name in changed):
             machine = _strings(registry.read_values(self._reader(), "HKLM", MACHINE_KEY), self.reg)
-            found = _find(machine, "Path")
-            user = after.get(_find(after, "Path") or "Path")
+            found = find_name(machine, "Path")
+            user = after.get(find_name(after, "Path") or "Path")
             warning = path_length_warning(
                 user[0] if user else None, machine[found][0] if found else None
             )
