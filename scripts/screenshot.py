@@ -1,7 +1,13 @@
 """Render the main window offscreen and save it as a PNG (the README's screenshot).
 
-    python scripts/screenshot.py [--out docs/screenshot.png] [--tab Monitor] [--size 1280x820]
-        [--sysfs-root DIR | --device-dir DIR ...] [--wait-ms 2500]
+    python scripts/screenshot.py [--out docs/screenshots/monitor.png] [--tab Monitor]
+        [--size 1280x820]
+        [--sysfs-root DIR | --device-dir DIR ... | --demo] [--wait-ms 2500]
+    python scripts/screenshot.py --demo --all-tabs --out-dir docs/screenshots
+
+``--demo`` shows demo mode (``rocmpanel --demo``: recorded GPUs with a replayed workload,
+the Monitor with minutes of history). ``--all-tabs --out-dir DIR`` saves one picture per
+tab (``DIR/setup.png``, ``DIR/monitor.png``...); the README's pictures are made so.
 
 ``--sysfs-root`` (a /sys-like tree) or ``--device-dir`` (captured amdgpu
 ``/sys/class/drm/cardN/device`` folders, linked into a temporary /sys-like tree) make the
@@ -44,14 +50,19 @@ def _out_for(out: Path, title: str, every_tab: bool) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/screenshot.png")
+    parser.add_argument("--out", default="docs/screenshots/monitor.png")
     parser.add_argument("--tab", default="", help="title of the tab to show, or 'all'")
     parser.add_argument("--size", default="1280x820")
     parser.add_argument("--sysfs-root", default=None)
     parser.add_argument("--device-dir", action="append", default=[], help="captured device dir")
     parser.add_argument("--wait-ms", type=int, default=2500, help="let background work land")
+    parser.add_argument("--demo", action="store_true", help="demo mode (rocmpanel --demo)")
+    parser.add_argument("--all-tabs", action="store_true", help="one picture per tab")
+    parser.add_argument("--out-dir", default=None, help="with --all-tabs: where they go")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.demo:
+        return _demo_shots(args)
     os.environ.setdefault("ROCMPANEL_HOME", tempfile.mkdtemp(prefix="rocmpanel-shot-"))
     if args.device_dir:
         args.sysfs_root = str(_captured_root(args.device_dir))
@@ -102,6 +113,62 @@ def main() -> int:
             return 1
         print(path)
     window.close()  # waits for background calls, then the tabs are gone
+    app.processEvents()
+    return 0
+
+
+def _demo_shots(args: argparse.Namespace) -> int:
+    """Screenshots of demo mode: each tab shown in turn, the Monitor once its replayed
+    history is in (deterministic up to the wall-clock time the timeline is read at)."""
+    from rocmpanel.machine.demo import DemoSession
+
+    session = DemoSession()
+    os.environ.update(session.environ())
+    try:
+        return _grab_demo(args, session)
+    finally:
+        session.close()
+
+
+def _grab_demo(args: argparse.Namespace, session: object) -> int:
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.shell.app import demo_window
+
+    def wait(ms: int) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    app = QApplication(sys.argv[:1])
+    window = demo_window(Settings.load(tell=False), session)  # type: ignore[arg-type]
+    window.save_on_close = False
+    width, height = (int(v) for v in args.size.split("x"))
+    window.resize(width, height)
+    window.show()
+    wait(args.wait_ms)
+    window.build_all_tabs()
+    titles = window.tab_titles()
+    wanted = titles if args.all_tabs else [args.tab or titles[0]]
+    out_dir = Path(args.out_dir) if args.out_dir else None
+    for title in wanted:
+        if title not in titles:
+            print(f"no tab {title!r}; tabs are {titles}", file=sys.stderr)
+            return 2
+        window.tabs.setCurrentIndex(titles.index(title))
+        wait(1500 if title == "Monitor" else 400)  # the plots redraw at 10 fps
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            path = out_dir / f"{title.lower()}.png"
+        else:
+            path = _out_for(Path(args.out), title, args.all_tabs)
+        if not window.grab().save(str(path)):
+            print(f"could not save {path}", file=sys.stderr)
+            return 1
+        print(path)
+    window.close()
     app.processEvents()
     return 0
 

@@ -44,9 +44,17 @@ from rocmpanel.base.locking import locked
 log = logging.getLogger(__name__)
 
 
+# Where the Settings dialog shows an option (Option.group), in the dialog's order.
+GROUPS = ("General", "Workload", "Monitor", "Chat", "Network")
+# What an option's text names (Option.kind): the dialog offers Browse and checks it.
+PYTHON = "python"  # an interpreter: a command on PATH or the full path of a program
+
+
 @dataclass(frozen=True)
 class Option:
-    """How one setting is stored and shown: its key in the file, label, help and range."""
+    """How one setting is stored and shown: its key in the file, label, help and range;
+    for the Settings dialog also its group, what its text names (``kind``), the
+    placeholder an empty field shows and the unit after a number (``suffix``)."""
 
     key: str
     label: str
@@ -54,6 +62,10 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     visible: bool = True  # False: kept by the program itself, not shown in the Settings dialog
+    group: str = "General"  # one of GROUPS
+    kind: str = ""  # "" (plain text or a number) or PYTHON
+    placeholder: str = ""
+    suffix: str = ""  # " s", " ms", " %", " °C"
 
 
 def option(
@@ -65,9 +77,13 @@ def option(
     minimum: float | None = None,
     maximum: float | None = None,
     visible: bool = True,
+    group: str = "General",
+    kind: str = "",
+    placeholder: str = "",
+    suffix: str = "",
 ) -> Any:
     """A dataclass field carrying its :class:`Option` (the one place a default is set)."""
-    meta = Option(key, label, help, minimum, maximum, visible)
+    meta = Option(key, label, help, minimum, maximum, visible, group, kind, placeholder, suffix)
     return field(default=default, metadata={"option": meta})
 
 
@@ -176,17 +192,21 @@ class GeneralSettings(Section):
     workload_python: str = option(
         "",
         "workload_python",
-        "Workload Python",
-        "Interpreter that runs GPU jobs. Empty: the panel's own interpreter. Making a "
-        "managed environment active (PyTorch tab) sets it.",
+        "Python for GPU jobs",
+        "The interpreter that runs GPU jobs (PyTorch checks, chat). Empty: the panel's own "
+        "Python. Making an environment active in the PyTorch tab sets it.",
+        group="Workload",
+        kind=PYTHON,
+        placeholder="the panel's own Python",
     )
     job_cancel_grace_s: float = option(
         3.0,
         "job_cancel_grace_s",
-        "Cancel grace period (s)",
-        "How long a cancelled job may clean up before it is killed.",
+        "Time a cancelled job gets to finish",
+        "How long a cancelled job may clean up before it is stopped by force.",
         minimum=0.1,
         maximum=60.0,
+        suffix=" s",
     )
 
 
@@ -210,54 +230,76 @@ class MonitorSettings(Section):
     interval_ms: int = option(
         500,
         "telemetry_interval_ms",
-        "Sampling interval (ms)",
+        "Read the GPUs every",
         "How often the Monitor reads the GPUs.",
         minimum=100,
         maximum=5000,
+        group="Monitor",
+        suffix=" ms",
     )
     alerts_enabled: bool = option(
-        True, "alerts_enabled", "Telemetry alerts", "Warn about heat, VRAM and power."
+        True,
+        "alerts_enabled",
+        "Alerts on heat, VRAM and power",
+        "Warn when a GPU runs hot, fills its VRAM or stays at its power cap.",
+        group="Monitor",
     )
     alert_temp_margin_c: float = option(
         5.0,
         "alert_temp_margin_c",
-        "Alert: °C below crit",
-        "Warn when a GPU temperature comes this close to its crit limit.",
+        "Alert when this close to the critical temperature",
+        "Warn when a GPU temperature comes this close to the critical limit its driver reports.",
         minimum=0.0,
         maximum=50.0,
+        group="Monitor",
+        suffix=" °C",
     )
     alert_vram_percent: float = option(
         90.0,
         "alert_vram_percent",
-        "Alert: VRAM use (%)",
-        "Warn when VRAM stays above this share of the total for the hold time.",
+        "Alert when VRAM use stays above",
+        "Warn when VRAM use stays above this share of the total for the time below.",
         minimum=10.0,
         maximum=100.0,
+        group="Monitor",
+        suffix=" %",
     )
     alert_vram_hold_s: float = option(
-        5.0, "alert_vram_hold_s", "Alert: VRAM hold (s)", minimum=0.0, maximum=3600.0
+        5.0,
+        "alert_vram_hold_s",
+        "… for at least",
+        "How long VRAM use must stay above the share above before the alert.",
+        minimum=0.0,
+        maximum=3600.0,
+        group="Monitor",
+        suffix=" s",
     )
     alert_power_hold_s: float = option(
         10.0,
         "alert_power_hold_s",
-        "Alert: power at cap hold (s)",
-        "Warn when the GPU's power stays at its cap this long.",
+        "Alert when power stays at its cap for",
+        "Warn when a GPU's power stays at its cap this long.",
         minimum=0.0,
         maximum=3600.0,
+        group="Monitor",
+        suffix=" s",
     )
     alert_cooldown_s: float = option(
         300.0,
         "alert_cooldown_s",
-        "Alert cooldown (s)",
+        "Repeat the same alert after at least",
         "After an alert, the same alert on the same GPU stays quiet this long.",
         minimum=0.0,
         maximum=86400.0,
+        group="Monitor",
+        suffix=" s",
     )
     alert_desktop_notify: bool = option(
         True,
         "alert_desktop_notify",
-        "Alert desktop notifications",
+        "Show alerts as desktop notifications",
         "Also show alerts as desktop notifications (where a system tray exists).",
+        group="Monitor",
     )
 
 
@@ -316,35 +358,44 @@ class PyTorchSettings(Section):
     index_mirror: str = option(
         "",
         "torch_index_mirror",
-        "PyTorch index mirror",
+        "PyTorch wheel index",
         "Replaces https://download.pytorch.org/whl in install plans (e.g. a local mirror). "
         "Empty: the public index.",
+        group="Network",
+        placeholder="https://download.pytorch.org/whl",
     )
     amd_repo_mirror: str = option(
         "",
         "torch_amd_repo_mirror",
-        "AMD wheel mirror",
+        "AMD wheel server",
         "Replaces https://repo.radeon.com in install plans. Empty: AMD's server.",
+        group="Network",
+        placeholder="https://repo.radeon.com",
     )
     pypi_index_url: str = option(
         "",
         "pypi_index_url",
-        "PyPI mirror",
+        "PyPI index",
         "Index for dependencies of AMD-hosted wheels. Empty: https://pypi.org/simple.",
+        group="Network",
+        placeholder="https://pypi.org/simple",
     )
     base_python: str = option(
         "",
         "torch_base_python",
-        "Base Python for new environments",
-        "Interpreter new PyTorch environments are created from (AMD's Windows wheels need "
-        "Python 3.12). Empty: the panel's own.",
+        "Python for new environments",
+        "The interpreter new PyTorch environments are created from (AMD's Windows wheels need "
+        "Python 3.12). Empty: the panel's own Python.",
+        group="Workload",
+        kind=PYTHON,
+        placeholder="the panel's own Python",
     )
     use_pip_config: bool = option(
         False,
         "torch_use_pip_config",
-        "Use my pip configuration",
-        "Let installs read pip.conf and PIP_* variables. Off: only the planned index is used, "
-        "so no other torch build can slip in.",
+        "Let pip read my pip.conf and PIP_* variables",
+        "Off: installs use only the planned index, so no other torch build can slip in.",
+        group="Network",
     )
 
 
@@ -355,7 +406,7 @@ class EnvironmentSettings(Section):
     backups_keep: int = option(
         20,
         "env_backups_keep",
-        "Environment backups kept",
+        "Backups kept of each environment file",
         "How many backups of each environment file the variable editor keeps.",
         minimum=1,
         maximum=1000,

@@ -94,9 +94,19 @@ def _prompt(text: str) -> str:
     return text
 
 
+DESCRIPTION = (
+    "Load a local Hugging Face model folder (safetensors) in the workload Python and chat "
+    "with it. With --prompt, answer once and exit; without, read prompts from the terminal "
+    "(/new starts over, /exit or Ctrl-D ends). The reply goes to standard output, progress "
+    "and figures to standard error."
+)
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "chat", help="chat with a local Hugging Face model (one-shot or interactive)"
+        "chat",
+        help="chat with a local Hugging Face model (one-shot or interactive)",
+        description=DESCRIPTION,
     )
     parser.add_argument(
         "--model", required=True, type=_model_folder, metavar="DIR", help="model folder"
@@ -247,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
     except PanelError as exc:
         print(f"rocmpanel chat: {exc.message}", file=sys.stderr)
         return 2
-    session = ChatSession()
+    session = ChatSession(gui=False)
     session.use_worker(worker.job, args.allow_hub)
     stream = not args.json
     try:
@@ -400,6 +410,11 @@ def _converse(
                 )
             )
         else:
-            print(f"\n[{reply.figures.summary()}]", file=sys.stderr)
+            # The reply streamed without a final newline; end its line on standard output,
+            # so a one-shot reply is a complete line for whatever reads it.
+            if not reply.text.endswith("\n"):
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+            print(f"[{reply.figures.summary()}]", file=sys.stderr)
         if one_shot:
             return

@@ -30,6 +30,7 @@ from rocmpanel.chat.protocol import (
     Sampling,
     result_kind,
 )
+from rocmpanel.chat.requirements import Missing, describe_missing
 from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.protocol import ReplyDone, Result, Token, WorkerError
 
@@ -74,6 +75,7 @@ class Failure:
     offer_reload: bool  # reload the last model, as it was or smaller
     abandoned_reply: bool  # the reply in progress was dropped unfinished
     model_lost: bool  # no model is loaded any more
+    missing: tuple[str, ...] = ()  # packages a load lacked (the fix: install them)
 
 
 def describe_exit(outcome: JobOutcome) -> str:
@@ -101,6 +103,14 @@ def describe_exit(outcome: JobOutcome) -> str:
     return outcome.message
 
 
+def _missing(error: WorkerError) -> tuple[str, ...]:
+    """The packages a ``missing_package`` error names (none for any other error)."""
+    names = error.data.get("missing")
+    if error.kind != "missing_package" or not isinstance(names, list):
+        return ()
+    return tuple(str(name) for name in names)
+
+
 def _request_id(error: WorkerError) -> int | None:
     value = error.data.get("id")
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -109,7 +119,9 @@ def _request_id(error: WorkerError) -> int | None:
 class ChatSession:
     """The state of one chat and the transitions between its states (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, gui: bool = True) -> None:
+        self.gui = gui  # the words of a fix: the panel's, or the CLI's
+        self.can_install = gui  # the panel offers to install missing packages
         self.state = SessionState.NO_MODEL
         self.worker: WorkerChannel | None = None
         self.worker_allows_hub = False
@@ -118,6 +130,7 @@ class ChatSession:
         self.conversation_id: int | None = None
         self.history: list[Turn] = []
         self.request_id = 0  # the newest generate request sent
+        self._exit_expected = False  # a load failed: the worker exits, having said why
 
     # -- what the views ask ------------------------------------------------------------
     @property
@@ -159,6 +172,7 @@ class ChatSession:
         A model in the previous worker is gone with it (and a reply in progress)."""
         previous = self.drop_worker()
         self.worker, self.worker_allows_hub = worker, allow_hub
+        self._exit_expected = False
         return previous
 
     def drop_worker(self) -> WorkerChannel | None:
@@ -305,7 +319,8 @@ class ChatSession:
         return self.loaded
 
     def on_error(self, error: WorkerError) -> Failure:
-        """What a worker error means here; the worker itself keeps running."""
+        """What a worker error means here. After a failed load the worker exits (its exit is
+        then not reported again); after any other error it keeps running."""
         op = str(error.data.get("op") or "")
         suggestion = str(error.data.get("suggestion") or "")
         abandoned = lost = False
@@ -319,18 +334,34 @@ class ChatSession:
             self.loaded = None
             if self.state is SessionState.LOADING:
                 self.state = SessionState.FAILED
+        if op == "load":
+            self._exit_expected = True
+        missing = _missing(error)
+        if missing:
+            message = "The model was not loaded. " + describe_missing(
+                tuple(Missing(name, None, None) for name in missing),
+                gui=self.gui,
+                can_install=self.can_install,
+            )
+        else:
+            message = error.message + (f" {suggestion}" if suggestion else "")
         return Failure(
-            error.message + (f" {suggestion}" if suggestion else ""),
+            message,
             offer_reload=error.kind == "oom",
             abandoned_reply=abandoned,
             model_lost=lost,
+            missing=missing,
         )
 
     def on_worker_exit(self, worker: WorkerChannel, outcome: JobOutcome) -> Failure | None:
-        """The worker ended; None when it is not this session's (one ended on purpose)."""
+        """The worker ended; None when it is not this session's (one ended on purpose) or
+        when it ended after a failed load (that error said why)."""
         if worker is not self.worker:
             return None
         self.worker = None
+        if self._exit_expected and outcome.state is JobState.FAILED:
+            self._exit_expected = False
+            return None  # a failed load, already explained by its error
         had_model = self.loaded is not None or self.loading
         abandoned = self.generating
         self.loaded = None

@@ -204,8 +204,14 @@ class Catalogue:
                 return info.name
         return None
 
-    def describe(self, name: str) -> str:
-        """A paragraph for tooltips and ``rocmpanel env get``."""
+    def source_texts(self, name: str) -> list[str]:
+        """The sources of ``name``'s entry, as the catalogue cites them ([] if unknown)."""
+        info = self.lookup(name)
+        return [self.sources.get(key, key) for key in info.sources] if info else []
+
+    def describe(self, name: str, *, sources: bool = True) -> str:
+        """A paragraph for tooltips and ``rocmpanel env get`` (``sources``: end with the
+        "Source" line; the editor shows them as links instead)."""
         info = self.lookup(name)
         if info is None:
             return f"{name} is not in rocmpanel's catalogue: it is kept as plain text."
@@ -222,10 +228,11 @@ class Catalogue:
             extra += f"PyTorch: {info.torch_note()}.\n"
         if info.caution:
             extra += f"Caution: {info.caution}\n"
-        return (
+        text = (
             f"{info.meaning}\nFormat: {info.format_hint()}.\nPlatforms: {where}. Read by: "
-            f"{info.reader}.\n{when}\n{extra}Source ({info.status}): {refs}"
+            f"{info.reader}.\n{when}\n{extra}"
         )
+        return text + f"Source ({info.status}): {refs}" if sources else text.rstrip("\n")
 
     def validate(self, name: str, value: str, platform: str | None = None) -> Verdict:
         """Check ``value`` for ``name``; INVALID verdicts must never reach a store."""

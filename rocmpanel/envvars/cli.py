@@ -47,7 +47,11 @@ def register(subparsers: Any) -> None:
         epilog=VALUES_POLICY,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("action", choices=("list", "get", "set", "unset", "undo"))
+    parser.add_argument(
+        "action",
+        choices=("list", "get", "set", "unset", "undo"),
+        help="list the variables that are set, get one, set or unset one, or undo the last change",
+    )
     parser.add_argument("name", nargs="?", help="variable name (get, set, unset)")
     parser.add_argument("value", nargs="?", help="new value (set), stored literally: see below")
     parser.add_argument(
@@ -72,6 +76,11 @@ def register(subparsers: Any) -> None:
         "--home", type=_home_folder, default=None, help="home folder (default: yours)"
     )
     parser.set_defaults(func=run)
+
+
+def unknown_name_notice(name: str) -> str:
+    """What ``env set`` says of a name the catalogue does not know: it is written anyway."""
+    return f"{name} is not in rocmpanel's catalogue of ROCm variables: set as given, no checks."
 
 
 def _home_folder(text: str) -> Path:
@@ -231,6 +240,12 @@ def _list(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     for row in rows:
         where = ", ".join(f"{k}={v}" for k, v in row["stores"].items() if v is not None)
         lines.append(f"{row['name']} [{row['status']}]  process={_shown(row['process'])}  {where}")
+    if not rows:
+        places = ", ".join(store.label for store in stores.values() if store.persistent)
+        lines.append(
+            f"No ROCm variables are set in {places} or in this process's environment. "
+            "`rocmpanel env set NAME VALUE` sets one."
+        )
     lines += [f"problem in {key}: {text}" for key, text in problems.items()]
     about = list(read.about)
     lines += [f"note: {line}" for line in about]
@@ -270,7 +285,12 @@ def _get(args: argparse.Namespace, stores: dict[str, Any]) -> int:
 
 def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
     from rocmpanel.envvars import plan as env_plan
-    from rocmpanel.envvars.catalogue import Status, empty_value_refusal, load_catalogue
+    from rocmpanel.envvars.catalogue import (
+        NAME_RE,
+        Status,
+        empty_value_refusal,
+        load_catalogue,
+    )
     from rocmpanel.envvars.store import damaged_store_error, store_notes
     from rocmpanel.envvars.transaction import apply_changes
 
@@ -279,6 +299,8 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
         return _fail(args, "'set' needs a value (use 'unset' to remove a variable)", 2)
     edits_entry = args.append or args.prepend or args.remove_entry
     info = catalogue.lookup(args.name)
+    if NAME_RE.fullmatch(args.name) is None:  # validate() words it; the value plays no part
+        return _fail(args, f"refused: {catalogue.validate(args.name, 'x').message}", 2)
     if edits_entry and (info is None or not info.is_list):
         return _fail(args, f"{args.name} is not a list variable like PATH", 2)
     if args.action == "set" and args.value == "":
@@ -293,6 +315,8 @@ def _change(args: argparse.Namespace, stores: dict[str, Any]) -> int:
             return _fail(args, f"refused: {empty_value_refusal(args.name)}.", 2)
     warnings: dict[str, None] = {}
     said: dict[str, None] = {}
+    if info is None and args.action == "set":
+        said[unknown_name_notice(args.name)] = None
 
     def changes(store: Any, snapshot: Any) -> list[env_plan.EnvChange]:
         """The change for ``store``, from what it holds now (under the lock)."""

@@ -323,6 +323,19 @@ def _apply_locked(
 # ---- undo ----------------------------------------------------------------------------------
 
 
+def last_apply() -> str | None:
+    """What :func:`undo_last` would undo ("the last apply" when the journal cannot say),
+    or None when the journal holds no apply: the editor's Undo is disabled then. A journal
+    that cannot be read counts as holding one, so that Undo explains the problem."""
+    try:
+        entries = journal.load()
+    except PanelError:
+        return "the last apply"
+    if not entries:
+        return None
+    return str(entries[-1].get("summary") or "the last apply")
+
+
 def undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
     """Restore what the last apply replaced; the journal entry is dropped only on success."""
     with env_lock():

@@ -3,12 +3,17 @@
 Tabs read ``ctx.inventory.current`` (None until the first detection ends) and connect to
 ``changed``; Refresh buttons and finished installs call ``refresh()``. Requests made while
 a detection runs are folded into one more run after it.
+
+``ROCMPANEL_SYSFS_ROOT`` (a recorded /sys-like tree) is read by the default detection as
+by the Monitor: Setup, PyTorch, Chat and About then describe that tree, and no tool of
+this machine (rocminfo, lspci) runs.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
@@ -16,6 +21,17 @@ from rocmpanel.gui.background import run_in_background
 from rocmpanel.machine.inventory import Inventory, detect_inventory
 
 log = logging.getLogger(__name__)
+
+SYSFS_ROOT_VARIABLE = "ROCMPANEL_SYSFS_ROOT"
+
+
+def detect_from_environment(env: Mapping[str, str] | None = None) -> Inventory:
+    """This machine, or the recorded tree ``ROCMPANEL_SYSFS_ROOT`` names (blocking)."""
+    env = os.environ if env is None else env
+    root = env.get(SYSFS_ROOT_VARIABLE)
+    if root:
+        return detect_inventory(env, sysfs_root=root)
+    return detect_inventory(env)
 
 
 class InventoryHolder(QObject):
@@ -27,7 +43,7 @@ class InventoryHolder(QObject):
 
     def __init__(
         self,
-        detector: Callable[[], Inventory] = detect_inventory,
+        detector: Callable[[], Inventory] = detect_from_environment,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)

@@ -69,6 +69,7 @@ class Job(QObject):
     reply_received = Signal(object)  # ReplyDone (the end of a chat reply)
     error_reported = Signal(object)  # WorkerError
     finished = Signal(object)  # JobOutcome
+    cancel_label_changed = Signal(str)  # what the job's cancel action is called now
     _wake = Signal()
 
     def __init__(self, spec: JobSpec, grace_s: float = 3.0, parent: QObject | None = None):
@@ -84,6 +85,7 @@ class Job(QObject):
         self.log: collections.deque[LogLine] = collections.deque(maxlen=LOG_LINES_KEPT)
         self.outcome: JobOutcome | None = None
         self.started_at = time.time()
+        self.cancel_label = "Cancel"
         self._run_kinds = (LogLine, Token)
         self._pending: collections.deque[Any] = collections.deque()  # events and _Runs
         self._detached = False
@@ -110,6 +112,12 @@ class Job(QObject):
     @property
     def running(self) -> bool:
         return self.outcome is None
+
+    def set_cancel_label(self, label: str) -> None:
+        """Name the cancel action as the user sees it now (a loaded chat model: "Unload")."""
+        if label != self.cancel_label:
+            self.cancel_label = label
+            self.cancel_label_changed.emit(label)
 
     def start(self) -> None:
         self._process.start()

@@ -43,7 +43,11 @@ def register(subparsers: Any) -> None:
         "prints what is in force and from when; 'update --from' installs a newer, validated "
         "set; 'rollback' puts the set it replaced back.",
     )
-    parser.add_argument("action", choices=("show", "update", "rollback"))
+    parser.add_argument(
+        "action",
+        choices=("show", "update", "rollback"),
+        help="show the data in force, update it from a folder or .zip, or roll back",
+    )
     parser.add_argument(
         "--from",
         dest="source",

@@ -217,3 +217,25 @@ def _none_reason(gfx: str, os_name: str) -> str:
     return (
         f"No PyTorch build in the panel's data has kernels for {gfx} ({fam}), nor a known override."
     )
+
+
+def known_gfx_targets(builds: Sequence[TorchBuild] = ()) -> frozenset[str]:
+    """Every gfx target the panel's data knows: the compatibility matrix's releases (what
+    ``doctor`` judges by), the PCI id table (what detection maps a card to), the community
+    overrides, and the given torch builds' kernel lists. Reads the data set (cached)."""
+    from rocmpanel.knowledge import compat_data
+    from rocmpanel.machine import pci_ids
+
+    compat = compat_data.load()
+    found: set[str] = set()
+    for release in compat.releases:
+        found |= release.supported | release.deprecated | release.runtime_only
+        found |= set(release.limited)
+    table = pci_ids.load_table()
+    found |= {e.gfx for e in table.devices.values() if e.gfx}
+    found |= set(table.gc_targets.values())
+    for rule in compat.overrides:
+        found |= {rule.gfx, rule.target}
+    for build in builds:
+        found |= set(build.gfx)
+    return frozenset(g.lower() for g in found if g)

@@ -29,7 +29,11 @@ MAX_COUNT = 10**9
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "telemetry", help="print GPU, host and per-process telemetry (one sample or a series)"
+        "telemetry",
+        help="print GPU, host and per-process telemetry (one sample or a series)",
+        description="Read the AMD GPUs' telemetry (load, VRAM, temperatures, power, clocks, "
+        "fans), the host's and each process's GPU memory, the way the Monitor tab does, and "
+        "print one sample or a series of them.",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--once", action="store_true", help="one sample (the default)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
 import sys
@@ -42,15 +43,96 @@ def index_url(text: str) -> str:
     return value
 
 
+def known_gfx(text: str) -> str:
+    """A gfx target the panel's data knows (the same data ``doctor`` judges by), for
+    ``--gfx`` of plan and install; a typo gets the closest known names."""
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.knowledge.kernels import known_gfx_targets
+    from rocmpanel.knowledge.torch_builds import load_manifest
+
+    value = text.strip().lower()
+    try:
+        known = known_gfx_targets(load_manifest().builds)
+    except PanelError:  # the data cannot be read: the format check has to do
+        return gfx_name(text)
+    if value in known:
+        return value
+    product = _gfx_of_product(value)
+    if product:
+        hint = f"it looks like a product name: {product}. "
+    else:
+        close = difflib.get_close_matches(value, sorted(known), n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not a GPU target rocmpanel knows; {hint}"
+        f"Known targets: {', '.join(sorted(known, key=_gfx_order))}."
+    )
+
+
+def _gfx_of_product(text: str) -> str | None:
+    """Words for ``--gfx`` given a product's model number ("rx7900", "7900xtx", "MI300X"):
+    the gfx targets of the products with that number, from the PCI table; None when the
+    text is no model number or no product (or more than three targets) has it."""
+    import re
+
+    from rocmpanel.machine.pci_ids import load_table, products
+
+    numbers = re.findall(r"\d{3,4}", text)
+    if text.startswith("gfx") or len(numbers) != 1:
+        return None
+    number = numbers[0]
+    targets = {
+        entry.gfx
+        for entry in load_table().devices.values()
+        if entry.gfx
+        and any(re.search(rf"(?<![\d.]){number}(?!\d)", p) for p in products(entry.name))
+    }
+    if not targets or len(targets) > 3:
+        return None
+    if len(targets) == 1:
+        [gfx] = targets
+        return f"AMD GPUs numbered {number} are {gfx}, so pass --gfx {gfx}"
+    listed = " or ".join(sorted(targets, key=_gfx_order))
+    return f"AMD GPUs numbered {number} are {listed} depending on the exact model"
+
+
+def _gfx_order(gfx: str) -> tuple[int, str]:
+    return (len(gfx), gfx)
+
+
+def profile_name(text: str) -> str:
+    from rocmpanel.knowledge.install_profiles import PROFILE_IDS
+
+    value = text.strip().lower()
+    if value not in PROFILE_IDS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an install profile (expected {' or '.join(PROFILE_IDS)})"
+        )
+    return value
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "torch", help="plan, install and validate the right PyTorch build for this GPU"
+        "torch",
+        help="plan, install and validate the right PyTorch build for this GPU",
+        description="Plan and install the PyTorch build that fits this GPU, ROCm and Python "
+        "into a managed environment, list environments, validate one, and read the history "
+        "of validation runs.",
     )
     sub = parser.add_subparsers(dest="torch_command", metavar="ACTION", required=True)
     run_id = integer(1)
 
     def plan_inputs(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--gfx", type=gfx_name, help="GPU target, e.g. gfx1100 (default: detected)")
+        p.add_argument("--gfx", type=known_gfx, help="GPU target, e.g. gfx1100 (default: detected)")
+        p.add_argument(
+            "--profile",
+            type=profile_name,
+            metavar="{pytorch,llm}",
+            default="llm",
+            help="what to install: pytorch (torch, torchvision, torchaudio) or llm (also "
+            "transformers, accelerate, safetensors, tokenizers and, where it works, "
+            "bitsandbytes for 4-bit chat; the default)",
+        )
         p.add_argument("--rocm", type=version, help="installed ROCm version (default: detected)")
         p.add_argument(
             "--os", dest="os_name", type=os_name, help="linux or windows (default: this one)"
@@ -62,12 +144,24 @@ def register(subparsers: Any) -> None:
             help="X.Y (default: the base Python)",
         )
 
-    p_plan = sub.add_parser("plan", help="show the build to install and the exact pip command")
+    p_plan = sub.add_parser(
+        "plan",
+        help="show the build to install and the exact pip command",
+        description="Show the PyTorch build for this GPU (or --gfx), what the install profile "
+        "adds and why, the download size and the exact pip commands. Exit code 1 when there "
+        "is no build to install.",
+    )
     plan_inputs(p_plan)
     p_plan.add_argument("--json", action="store_true", help="print the plan as JSON")
     p_plan.set_defaults(func=run_plan)
 
-    p_install = sub.add_parser("install", help="install the planned build into a new environment")
+    p_install = sub.add_parser(
+        "install",
+        help="install the planned build into a new environment",
+        description="Install the planned build and the profile's packages into a new managed "
+        "environment and make it the workload Python; a failed or cancelled install removes "
+        "its folder and changes nothing else.",
+    )
     plan_inputs(p_install)
     p_install.add_argument(
         "--env",
@@ -81,7 +175,12 @@ def register(subparsers: Any) -> None:
     p_install.add_argument("--no-activate", action="store_true", help="do not make it active")
     p_install.set_defaults(func=run_install)
 
-    p_envs = sub.add_parser("envs", help="list environments; activate or remove one")
+    p_envs = sub.add_parser(
+        "envs",
+        help="list environments; activate or remove one",
+        description="List the managed environments and registered interpreters (* marks the "
+        "active one), or activate, register or remove one, or delete unfinished installs.",
+    )
     group = p_envs.add_mutually_exclusive_group()
     group.add_argument(
         "--activate",
@@ -108,7 +207,13 @@ def register(subparsers: Any) -> None:
     p_envs.add_argument("--json", action="store_true")
     p_envs.set_defaults(func=run_envs)
 
-    p_val = sub.add_parser("validate", help="run the validation suite in an environment")
+    p_val = sub.add_parser(
+        "validate",
+        help="run the validation suite in an environment",
+        description="Run the validation suite in an environment, print each check with its "
+        "likely cause and fix, and save the run to the history. Exit code 1 unless every "
+        "check passes.",
+    )
     which = p_val.add_mutually_exclusive_group()
     which.add_argument(
         "--python",
@@ -127,7 +232,11 @@ def register(subparsers: Any) -> None:
     p_val.add_argument("--markdown", action="store_true", help="print the run as Markdown")
     p_val.set_defaults(func=run_validate)
 
-    p_hist = sub.add_parser("history", help="list saved validation runs, export or compare them")
+    p_hist = sub.add_parser(
+        "history",
+        help="list saved validation runs, export or compare them",
+        description="List the saved validation runs, print one as Markdown, or compare two.",
+    )
     p_hist.add_argument("--export", type=run_id, metavar="ID", help="print run ID as Markdown")
     p_hist.add_argument("--compare", type=run_id, nargs=2, metavar=("A", "B"))
     p_hist.set_defaults(func=run_history)
@@ -162,6 +271,7 @@ def _plan(args: argparse.Namespace, index_url: str | None = None) -> Any:
         rocm=args.rocm,
         os_name=args.os_name,
         index_url=index_url,
+        profile=args.profile,
     )
     return settings, machine, install_plan
 
@@ -178,6 +288,8 @@ def _print_plan(install_plan: Any, machine: Any) -> None:
         print(f"note: {machine.note}")
     if not p.supported:
         print(f"No install: {p.refusal}")
+        if p.gfx is None:
+            print("To plan for a GPU anyway: rocmpanel torch plan --gfx gfx1100 (its target).")
         return
     preview = " (preview)" if p.preview else ""
     print(f"Build: torch {p.torch_version} for ROCm {p.rocm_build}{preview}  [{p.build_id}]")
@@ -187,6 +299,11 @@ def _print_plan(install_plan: Any, machine: Any) -> None:
         f"Download: about {format_download(p.download_bytes)}; free disk needed: about "
         f"{format_download(p.free_disk_bytes)} (estimates)"
     )
+    print(f"Profile: {p.profile}")
+    for line in p.extra_lines:
+        print(f"  + {line}")
+    if p.four_bit_note:
+        print(p.four_bit_note)
     print(f"Command: {p.command}")
     for key, value in p.job_env.items():
         print(f"Job environment: {key}={value}")

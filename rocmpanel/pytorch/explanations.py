@@ -124,14 +124,14 @@ def explain(
         ),
         "cpu_build": (
             "A CPU-only torch is installed in this environment, so there is no GPU backend.",
-            "Install the ROCm build from the PyTorch tab (Plan → Install) into a managed "
-            "environment and make it active.",
+            "Install the planned ROCm build of PyTorch into a managed environment and make "
+            "it active.",
         ),
         "not_rocm_build": (
             "This torch is not a ROCm build (torch.version.hip is None): it is a CPU or CUDA "
             "build, which cannot use an AMD GPU.",
-            "Install the ROCm build from the PyTorch tab (Plan → Install) into a managed "
-            "environment and make it active.",
+            "Install the planned ROCm build of PyTorch into a managed environment and make "
+            "it active.",
         ),
         "hsa_out_of_resources": (
             "The ROCm runtime found no GPU it can use: no supported GPU, a wrong "
@@ -150,7 +150,7 @@ def explain(
         ),
         "torch_missing": (
             "torch is not installed in this Python.",
-            "Install PyTorch from the PyTorch tab, or pick another interpreter.",
+            "Install the planned ROCm build of PyTorch, or pick another interpreter.",
         ),
         "no_gpu": (
             "torch is a ROCm build but sees no GPU.",

@@ -13,6 +13,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rocmpanel.knowledge import community
+from rocmpanel.knowledge import install_profiles as profiles_data
+from rocmpanel.knowledge.install_profiles import Profiles
 from rocmpanel.knowledge.kernels import decide, major_minor
 from rocmpanel.knowledge.torch_builds import Manifest, TorchBuild
 
@@ -75,14 +77,25 @@ class InstallPlan:
     status: str | None = None
     notes: str = ""
     sources: tuple[str, ...] = ()
+    profile: str = "pytorch"  # knowledge.install_profiles: "pytorch" or "llm"
+    # The profile's packages: one pip call from PyPI (or its mirror) after torch's.
+    extra_packages: tuple[str, ...] = ()
+    extra_pip_args: tuple[str, ...] = ()
+    extra_lines: tuple[str, ...] = ()  # "requirement: why" per extra package
+    four_bit_gpu: bool | None = None  # None: the profile installs no chat stack
+    four_bit_note: str = ""
 
     def worker_pip_args(self) -> tuple[str, ...]:
         """Every pip call for the install worker, the earlier ones first, separated by
-        ``--then`` (workers/pip_install.py runs them in order)."""
+        ``--then`` (workers/pip_install.py runs them in order): torch's index calls, then
+        the profile's packages, so an installed ROCm torch satisfies their torch needs."""
         out: list[str] = []
         for call in self.pre_pip_args:
             out += [*call, PIP_CALL_SEPARATOR]
-        return (*out, *self.pip_args)
+        out += self.pip_args
+        if self.extra_pip_args:
+            out += [PIP_CALL_SEPARATOR, *self.extra_pip_args]
+        return tuple(out)
 
     def argv(self, python: str = "python") -> list[str]:
         """The full command for ``python`` (a venv's interpreter)."""
@@ -96,6 +109,9 @@ class InstallPlan:
         data["warnings"] = list(self.warnings)
         data["sources"] = list(self.sources)
         data["job_env"] = dict(self.job_env)
+        data["extra_packages"] = list(self.extra_packages)
+        data["extra_pip_args"] = list(self.extra_pip_args)
+        data["extra_lines"] = list(self.extra_lines)
         return data
 
 
@@ -143,6 +159,14 @@ def _refuse(base: dict[str, Any], reason: str) -> InstallPlan:
     return InstallPlan(supported=False, refusal=reason, **base)
 
 
+def extra_pip_args(packages: tuple[str, ...], mirrors: Mirrors) -> tuple[str, ...]:
+    """The pip call for a profile's packages: from PyPI or its mirror, never from torch's
+    index. No ``--upgrade``: pip then only considers the installed torch for their torch
+    requirement and keeps it (https://pip.pypa.io/en/stable/development/architecture/
+    upgrade-options/), so a ROCm torch is never replaced by a CUDA one from PyPI."""
+    return (*packages, "--index-url", mirrors.pypi) if packages else ()
+
+
 def plan(
     gpu_gfx: str | None,
     rocm_version: str | None,
@@ -153,13 +177,18 @@ def plan(
     mirrors: Mirrors | None = None,
     index_url: str | None = None,
     build_id: str | None = None,
+    profile: str = "pytorch",
+    profiles: Profiles | None = None,
 ) -> InstallPlan:
     """The build to install for this GPU/ROCm/OS/Python, or a refusal saying why not.
 
     ``index_url`` replaces the chosen row's index (the user's own mirror of that index);
-    ``build_id`` picks a row explicitly instead of the recommendation.
+    ``build_id`` picks a row explicitly instead of the recommendation; ``profile`` adds its
+    packages (``profiles``: the profile data, the shipped one when None).
     """
     mirrors = mirrors or Mirrors()
+    profiles = profiles or profiles_data.load()
+    profiles.get(profile)  # an unknown profile is an error, not an empty one
     gfx = normalise_gfx(gpu_gfx)
     os_norm = normalise_os(os_name)
     py = ".".join(python_version.split(".")[:2]) if python_version else None
@@ -168,6 +197,7 @@ def plan(
         "gfx": gfx,
         "python_version": py,
         "rocm_version": rocm_version,
+        "profile": profile,
     }
     if os_norm not in ("linux", "windows"):
         return _refuse(
@@ -187,8 +217,8 @@ def plan(
     if gfx is None:
         return _refuse(
             base,
-            "No AMD GPU was detected, so there is no GPU to pick a build for. Pass the GPU's gfx "
-            "target (e.g. --gfx gfx1100) to plan for it anyway.",
+            "No AMD GPU was detected, so there is no GPU to pick a build for. Give the GPU's "
+            "gfx target (e.g. gfx1100) to plan for it anyway.",
         )
     warnings: list[str] = []
     decision = decide(
@@ -248,7 +278,12 @@ def plan(
             f"Use https, or add it as a trusted host (trusted-host = {host} in pip.conf, "
             "with the setting torch_use_pip_config on)."
         )
-    download = row.download_mb * MB
+    extra = profiles_data.extras(profiles, profile, os_name=os_norm, torch_rocm=row.rocm, gfx=gfx)
+    extra_args = extra_pip_args(extra.requirements, mirrors)
+    download = (row.download_mb + extra.download_mb) * MB
+    calls = (*pre, args, *((extra_args,) if extra_args else ()))
+    sources = [manifest.sources.get(s, s) for s in row.src]
+    sources += [profiles.sources.get(s, s) for s in extra.sources]
     return InstallPlan(
         supported=True,
         build_id=row.id,
@@ -261,9 +296,7 @@ def plan(
         pip_args=args,
         pre_pip_args=pre,
         kernels=decision.mode.value,
-        command=" && ".join(
-            shlex.join(["python", "-m", "pip", "install", *a]) for a in (*pre, args)
-        ),
+        command=" && ".join(shlex.join(["python", "-m", "pip", "install", *a]) for a in calls),
         download_bytes=download,
         free_disk_bytes=int(download * (1 + UNPACK_FACTOR)) + DISK_MARGIN_BYTES,
         warnings=tuple(warnings),
@@ -271,6 +304,11 @@ def plan(
         preview=row.preview,
         status=row.status,
         notes=row.notes,
-        sources=tuple(manifest.sources.get(s, s) for s in row.src),
+        sources=tuple(sources),
+        extra_packages=extra.requirements,
+        extra_pip_args=extra_args,
+        extra_lines=extra.lines(),
+        four_bit_gpu=extra.four_bit_gpu,
+        four_bit_note=extra.note,
         **base,
     )

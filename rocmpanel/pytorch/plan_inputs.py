@@ -130,8 +130,10 @@ def make_plan(
     rocm: str | None = None,
     os_name: str | None = None,
     index_url: str | None = None,
+    profile: str = "pytorch",
 ) -> InstallPlan:
-    """The plan for this machine, with any of its inputs overridden (as the CLI allows).
+    """The plan for this machine, with any of its inputs overridden (as the CLI allows),
+    for install ``profile`` ("pytorch" or "llm", knowledge.install_profiles).
 
     Pure: the caller supplies the base Python's version and the manifest (both cost a
     subprocess or a file read, see :func:`python_version_of` and ``load_manifest``).
@@ -144,4 +146,5 @@ def make_plan(
         manifest,
         mirrors=mirrors_from(settings),
         index_url=index_url or None,
+        profile=profile,
     )

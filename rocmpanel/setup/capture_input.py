@@ -72,7 +72,7 @@ def read_capture(
     except files.NotRegularFileError as exc:
         raise CaptureReadError(
             f"{exc} (a device or a socket is never a tool's output): save the output to a "
-            "file and give that, or pipe it in with --from -."
+            "file and use that file instead."
         ) from None
     except files.TooLargeError:
         raise _too_large(path, limit) from None

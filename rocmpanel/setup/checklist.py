@@ -53,7 +53,7 @@ class Check:
 
 USERMOD = "sudo usermod -aG render,video $USER"
 
-_UNKNOWN = "Not known (not in the pasted output)."
+_UNKNOWN = "Not known (not part of the pasted or recorded output)."
 _DEVICE_CHECKS = (
     ("amdgpu_driver", "amdgpu kernel driver"),
     ("kfd_access", "/dev/kfd access"),

@@ -299,7 +299,7 @@ def long_paths_check(facts: LongPaths | None) -> Check:
             "long_paths",
             _LONG_PATHS_TITLE,
             CheckStatus.SKIP,
-            "Not known (not in the pasted output).",
+            "Not known (not part of the pasted or recorded output).",
         )
     where = (
         f" The environments folder, {facts.envs_path}, is {len(facts.envs_path)} characters long."

@@ -85,9 +85,12 @@ def run(args: argparse.Namespace) -> int:
                 captured.host,
                 captured.probe,
                 tuple(k.value for k in captured.kinds),
+                other_machine=True,
             )
             machines = [
-                build_report(m.system, m.host, m.probe, tuple(k.value for k in m.kinds))
+                build_report(
+                    m.system, m.host, m.probe, tuple(k.value for k in m.kinds), other_machine=True
+                )
                 for m in captured.machines
             ]
         else:

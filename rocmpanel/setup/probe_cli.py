@@ -17,7 +17,12 @@ PROBE_TIMEOUT_S = 120
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "probe", help="report the workload Python's torch build and the GPUs torch sees"
+        "probe",
+        help="report the workload Python's torch build and the GPUs torch sees",
+        description="Run a short script in the workload Python (the one GPU jobs use) and "
+        "report its torch version and build (ROCm, CUDA or CPU) and the GPUs torch sees. "
+        "Exit code 0 with the report, 1 when the probe failed, 2 when the interpreter "
+        "cannot run it.",
     )
     parser.add_argument(
         "--python",

@@ -36,6 +36,8 @@ class DoctorReport:
     probe: ProbeReport | None = None
     captured_from: tuple[str, ...] = ()
     data: datasets.DatasetInfo | None = None  # the compatibility data the verdicts used
+    #: Another machine's diagnosis (pasted output): its fixes are commands to run there.
+    other_machine: bool = False
 
     def data_line(self) -> str:
         """ "Compatibility data: built-in data, newest ROCm release known: 2026-10-05"."""
@@ -63,6 +65,7 @@ class DoctorReport:
             "schema": SCHEMA_VERSION,
             "rocmpanel": __version__,
             "captured_from": list(self.captured_from),
+            "other_machine": self.other_machine,  # fixes are commands to run there
             "data_as_of": self.data.data_as_of if self.data else None,
             "data": self.data.as_dict() if self.data else None,
             "system": {
@@ -139,10 +142,13 @@ class DoctorReport:
         # Notes (a capture cut short, lspci without -nn...) explain the GPU list: right after it.
         lines += [f"Note: {note}" for note in self.system.notes]
         lines += ["", "Checks:"]
+        label = "fix on that machine" if self.other_machine else "fix"
         for c in self.checks:
             lines.append(f"  [{_MARK[c.status]:>4}] {c.title}: {c.message}")
             if c.fix and c.status in (CheckStatus.FAIL, CheckStatus.WARN):
-                lines.append(f"         fix: {c.fix.text}")
+                first, *more = c.fix.text.splitlines()
+                lines.append(f"         {label}: {first}")
+                lines += [f"         {' ' * len(label)}  {line}" for line in more]
         if self.probe is not None:
             lines += ["", "Workload Python:", *(f"  {x}" for x in self.probe.summary_lines())]
         return "\n".join(lines) + "\n"
@@ -161,11 +167,11 @@ class DoctorReport:
             lines.append("| no AMD GPU found | | | | |")
         lines += ["", "| check | status | details |", "| --- | --- | --- |"]
         for c in self.checks:
-            fix = (
-                f" Fix: `{c.fix.text}`"
-                if c.fix and c.status in (CheckStatus.FAIL, CheckStatus.WARN)
-                else ""
-            )
+            fix = ""
+            if c.fix and c.status in (CheckStatus.FAIL, CheckStatus.WARN):
+                code = "<br>".join(f"`{line}`" for line in c.fix.text.splitlines())
+                fix = f" {'Fix on that machine' if self.other_machine else 'Fix'}: {code}"
+
             lines.append(f"| {c.title} | {c.status.value} | {c.message}{fix} |")
         if self.probe is not None:
             lines += ["", "```", *self.probe.summary_lines(), "```"]
@@ -181,7 +187,18 @@ def build_report(
     host: HostFacts,
     probe: ProbeReport | None = None,
     captured_from: tuple[str, ...] = (),
+    *,
+    other_machine: bool = False,
 ) -> DoctorReport:
+    """The report of ``system``. ``other_machine``: it is not this machine (pasted output,
+    the demo), so variable fixes become commands to copy for that machine's OS
+    (:mod:`rocmpanel.setup.remote_fix`), never changes staged here."""
     verdicts = verdicts_for(system.gpus, system.os, system.rocm_version)
     checks = run_checks(system, verdicts, host, probe)
-    return DoctorReport(system, verdicts, checks, probe, captured_from, datasets.active())
+    if other_machine:
+        from rocmpanel.setup.remote_fix import for_other_machine
+
+        checks = for_other_machine(checks, system.os)
+    return DoctorReport(
+        system, verdicts, checks, probe, captured_from, datasets.active(), other_machine
+    )

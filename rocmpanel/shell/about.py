@@ -97,8 +97,13 @@ class GpuBox(QGroupBox):
             self.text.setText(user_message(error, "Detecting the GPUs"))
 
 
+NOT_PROBED = "Not probed yet."
+
+
 class WorkloadProbeBox(QGroupBox):
-    """Runs the probe worker in the workload Python and shows what it found."""
+    """The workload Python's torch build and the GPUs torch sees: the probe Setup already
+    ran (``ctx.probe_result``), else "Not probed yet."; Probe runs it again and shares the
+    result with Setup's next look."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__("Workload environment", parent)
@@ -116,10 +121,22 @@ class WorkloadProbeBox(QGroupBox):
         layout.addLayout(row)
         self.output = QPlainTextEdit()
         self.output.setReadOnly(True)
-        self.output.setPlaceholderText("Not probed yet.")
+        self.output.setPlaceholderText(NOT_PROBED)
         self.output.setMaximumHeight(130)
         layout.addWidget(self.output)
         self._show_python()
+        ctx.probe_result.changed.connect(self._show_known)
+        self._show_known()
+
+    @Slot()
+    def _show_known(self) -> None:
+        """Show the last probe the app has (Setup's, or this box's own), if any."""
+        known = self.ctx.probe_result
+        if known.data is None or (self.job is not None and self.job.running):
+            return
+        self.python_label.setText(f"Interpreter: {known.python}")
+        lines = ProbeReport.from_dict(known.data).summary_lines()
+        self.output.setPlainText("\n".join(lines))
 
     def _show_python(self) -> None:
         python = resolve_python(self.ctx.workload_python())
@@ -144,6 +161,8 @@ class WorkloadProbeBox(QGroupBox):
         if outcome.was_successful() and outcome.result is not None:
             report = ProbeReport.from_dict(outcome.result)
             self.output.setPlainText("\n".join(report.summary_lines()))
+            self.job = None
+            self.ctx.probe_result.set(outcome.result, resolve_python(self.ctx.workload_python()))
         else:
             self.output.setPlainText(f"The probe failed: {outcome}")
 

@@ -15,6 +15,8 @@ from rocmpanel.base import paths
 if TYPE_CHECKING:  # Qt is imported when the window opens, not for the headless commands
     from PySide6.QtWidgets import QApplication
 
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.machine.demo import DemoSession
     from rocmpanel.shell.main_window import MainWindow
 
 log = logging.getLogger("rocmpanel")
@@ -192,8 +194,36 @@ def set_app_user_model_id(
     return True
 
 
-def run_gui(smoke_test: bool = False) -> int:
-    """Open the window; with ``smoke_test``, exit after the first paint with a JSON line."""
+def run_gui(smoke_test: bool = False, demo: bool = False) -> int:
+    """Open the window; with ``smoke_test``, exit after the first paint with a JSON line;
+    with ``demo``, on the demo's recorded GPUs, in a temporary home removed at exit."""
+    if not demo:
+        return _run_gui(smoke_test)
+    import os
+
+    from rocmpanel.machine.demo import DemoSession
+
+    try:
+        session = DemoSession()
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(
+            f"rocmpanel --demo: the demo's recording could not be loaded ({exc}).", file=sys.stderr
+        )
+        return 1
+    saved = {name: os.environ.get(name) for name in session.environ()}
+    os.environ.update(session.environ())  # the panel and its jobs use the demo's folders
+    try:
+        return _run_gui(smoke_test, session)
+    finally:
+        session.close()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _run_gui(smoke_test: bool, session: DemoSession | None = None) -> int:
     import os
 
     if _no_display():
@@ -260,7 +290,7 @@ def run_gui(smoke_test: bool = False) -> int:
     from rocmpanel.shell.main_window import MainWindow
 
     reporter = install_excepthook()
-    window = MainWindow(settings)
+    window = MainWindow(settings) if session is None else demo_window(settings, session)
     if smoke_test:
         window.save_on_close = False
     window.first_painted.connect(lambda: after_first_paint(app))
@@ -274,6 +304,19 @@ def run_gui(smoke_test: bool = False) -> int:
         return _run_smoke_test(app, window, qt_problems)
     window.show()
     return app.exec()
+
+
+def demo_window(settings: Settings, session: DemoSession) -> MainWindow:
+    """The main window on the demo's tree: its inventory is the recording's, detected
+    from the tree with the recording's ROCm version."""
+    from functools import partial
+
+    from rocmpanel.gui.inventory import InventoryHolder
+    from rocmpanel.machine.demo import detect_demo_inventory
+    from rocmpanel.shell.main_window import MainWindow
+
+    detector = partial(detect_demo_inventory, session.sysfs_root, session.recording)
+    return MainWindow(settings, inventory=InventoryHolder(detector), demo=True)
 
 
 def after_first_paint(app: QApplication) -> None:

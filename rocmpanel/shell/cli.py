@@ -35,6 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open the window, wait for the first paint, print a JSON line and exit",
     )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the window on recorded GPUs with a replayed workload (nothing of this "
+        "machine is changed: settings and files go to a temporary folder)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
@@ -43,25 +49,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 # What opens the window. Those need no parser: building it imports every feature's cli
 # module and adds their subcommands (~40 ms the window's first frame would wait for).
-WINDOW_ARGV: tuple[tuple[str, ...], ...] = ((), ("--smoke-test",))
+WINDOW_ARGV: tuple[tuple[str, ...], ...] = (
+    (),
+    ("--smoke-test",),
+    ("--demo",),
+    ("--demo", "--smoke-test"),
+    ("--smoke-test", "--demo"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = tuple(sys.argv[1:] if argv is None else argv)
     if given in WINDOW_ARGV:
-        return _run_gui(smoke_test=bool(given))
+        return _run_gui(smoke_test="--smoke-test" in given, demo="--demo" in given)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        return _run_gui(smoke_test=args.smoke_test)
+        return _run_gui(smoke_test=args.smoke_test, demo=args.demo)
+    if args.demo:
+        parser.error("--demo opens the window; it does not go with a command")
     return _run_command(args)
 
 
-def _run_gui(smoke_test: bool) -> int:
+def _run_gui(smoke_test: bool, demo: bool = False) -> int:
     from rocmpanel.jobs import lifetime
     from rocmpanel.shell.app import run_gui
 
-    return lifetime.exit_code(run_gui(smoke_test=smoke_test))
+    return lifetime.exit_code(run_gui(smoke_test=smoke_test, demo=demo))
 
 
 def _run_command(args: argparse.Namespace) -> int:

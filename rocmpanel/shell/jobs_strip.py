@@ -1,4 +1,8 @@
-"""The jobs strip: one chip per job (name, progress, step, cancel), click for its log."""
+"""The jobs strip: one chip per job (name, progress, step, cancel), click for its log.
+
+The strip is as tall with no chips as with many, so the tabs above it never move when a
+job starts or its chip goes. A chip's cancel button says what the job calls cancelling
+(``Job.cancel_label``: a loaded chat model is "Unload"ed, not "Cancel"led)."""
 
 from __future__ import annotations
 
@@ -25,8 +29,10 @@ if TYPE_CHECKING:
     from rocmpanel.jobs.runner import Job, JobManager
 
 FINISHED_CHIP_LINGER_MS = 60_000
+CHIP_AREA_HEIGHT = 34  # px: the strip's least height, chips or none
 # A chip shows a job's progress at most this often; the latest one wins.
 CHIP_UPDATE_MS = 200
+_ENDING_TEXT = {"Cancel": "Cancelling…", "Unload": "Unloading…"}  # by Job.cancel_label
 _STATE_TEXT = {  # by JobState value
     "succeeded": "✓ done",
     "failed": "✗ failed",
@@ -60,8 +66,7 @@ class JobChip(QFrame):
         self.step.setMinimumWidth(80)
         self.step.setMaximumWidth(260)
         self.cancel_button = QToolButton()
-        self.cancel_button.setText("Cancel")
-        self.cancel_button.setToolTip(f"Cancel {job.name}")
+        self._on_job_cancel_label_changed(job.cancel_label)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         for widget in (self.name, self.bar, self.step, self.cancel_button):
             layout.addWidget(widget)
@@ -73,6 +78,7 @@ class JobChip(QFrame):
         self._update_timer.timeout.connect(self._show_latest)
         job.progress_changed.connect(self._on_job_progress_changed)
         job.finished.connect(self._on_job_finished)
+        job.cancel_label_changed.connect(self._on_job_cancel_label_changed)
         if job.outcome is not None:
             self._on_job_finished(job.outcome)
 
@@ -104,6 +110,13 @@ class JobChip(QFrame):
         self.step.setText(progress.step or "")
         self.step.setToolTip(progress.step or "")
 
+    @Slot(str)
+    def _on_job_cancel_label_changed(self, label: str) -> None:
+        if self.job.outcome is not None:  # the button removes the chip now
+            return
+        self.cancel_button.setText(label)
+        self.cancel_button.setToolTip(f"{label} {self.job.name}")
+
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
         self._update_timer.stop()
@@ -121,7 +134,7 @@ class JobChip(QFrame):
     def _on_cancel_clicked(self) -> None:
         if self.job.running:
             self.cancel_button.setEnabled(False)
-            self.step.setText("Cancelling…")
+            self.step.setText(_ENDING_TEXT.get(self.job.cancel_label, "Stopping…"))
             self.job.cancel()
         else:
             self._dismiss()
@@ -154,7 +167,9 @@ class JobsStrip(QWidget):
         self.chip_area.setWidgetResizable(True)
         self.chip_area.setFrameShape(QFrame.Shape.NoFrame)
         self.chip_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.chip_area.setFixedHeight(34)
+        # A chip is a tool button tall plus its margins; big fonts make both taller.
+        height = max(CHIP_AREA_HEIGHT, QToolButton().sizeHint().height() + 11)
+        self.chip_area.setFixedHeight(height)
         inner = QWidget()
         self.row = QHBoxLayout(inner)
         self.row.setContentsMargins(0, 0, 0, 0)
@@ -163,6 +178,8 @@ class JobsStrip(QWidget):
         outer.addWidget(self.chip_area, 1)
         self.spacer = QWidget()
         outer.addWidget(self.spacer, 1)
+        # As tall with chips as without: nothing above the strip moves when chips come and go.
+        self.setFixedHeight(height)
         manager.job_added.connect(self._on_manager_job_added)
         for job in manager.jobs:
             self._on_manager_job_added(job)

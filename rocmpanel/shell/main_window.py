@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import subprocess
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,12 @@ if TYPE_CHECKING:  # the log view is built after the first paint, the job module
 
 log = logging.getLogger(__name__)
 
+DEMO_TITLE = "rocmpanel — DEMO: recorded GPUs, not this machine"
+DEMO_BANNER = (
+    "DEMO — recorded GPUs (Radeon RX 7900 XT and RX 6900 XT) with a replayed workload, "
+    "not this machine. Settings and files live in a temporary folder removed at exit; "
+    "nothing here changes this machine."
+)
 DEFERRED_TABS_MS = 250  # the tabs not shown at start are built this long after first paint
 CLOSE_WAIT_MS = 2000  # how long closing waits for background calls still running
 
@@ -116,7 +123,9 @@ class MainWindow(QMainWindow):
     """The one window of rocmpanel.
 
     ``inventory``: the machine inventory the tabs share (default: detect this machine,
-    started right after the first paint).
+    started right after the first paint). ``demo``: the panel runs on the demo's recorded
+    GPUs (``rocmpanel --demo``): the title bar, a banner and the status bar say so, and
+    the views read ``ctx.demo``.
     """
 
     #: Emitted once, right after the window's first frame: what start-up defers until then
@@ -129,15 +138,25 @@ class MainWindow(QMainWindow):
         tabs: Sequence[TabSource] = TABS,
         *,
         inventory: InventoryHolder | None = None,
+        demo: bool = False,
     ) -> None:
         super().__init__()
-        self.setWindowTitle("rocmpanel")
+        self.demo = demo
+        self.setWindowTitle(DEMO_TITLE if demo else "rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
         self.jobs = JobManager(float(self.settings.general.job_cancel_grace_s), self)
         self.jobs.env_provider = _job_env_for
         if inventory is None:
             inventory = InventoryHolder(parent=self)
-        self.ctx = AppContext(self.settings, self.jobs, self.notify, inventory=inventory)
+        self.ctx = AppContext(
+            self.settings,
+            self.jobs,
+            self.notify,
+            inventory=inventory,
+            demo=demo,
+            show_demo=None if demo else self.show_demo,
+            install_packages=self.install_packages,
+        )
         self.tab_failures: list[str] = []
         # False: closing writes nothing (the smoke test must leave the user's files alone).
         self.save_on_close = True
@@ -146,6 +165,16 @@ class MainWindow(QMainWindow):
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(4, 4, 4, 0)
+        self.demo_banner: QLabel | None = None
+        if demo:
+            self.demo_banner = QLabel(DEMO_BANNER)
+            self.demo_banner.setObjectName("demoBanner")
+            self.demo_banner.setWordWrap(True)
+            self.demo_banner.setStyleSheet(
+                "QLabel#demoBanner { background: #fff3c4; color: #3d2e00; "
+                "border: 1px solid #d9b84a; padding: 4px 8px; font-weight: bold; }"
+            )
+            layout.addWidget(self.demo_banner)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         layout.addWidget(self.tabs, 1)
@@ -177,6 +206,8 @@ class MainWindow(QMainWindow):
             self._build_log_dock()
 
         self.status_jobs = QLabel()
+        if demo:
+            self.statusBar().addPermanentWidget(QLabel("DEMO: recorded GPUs"))
         self.statusBar().addPermanentWidget(self.status_jobs)
         self.jobs.job_added.connect(self._on_jobs_changed)
         self.jobs.job_finished.connect(self._on_jobs_job_finished)
@@ -393,6 +424,53 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def notify(self, message: str) -> None:
         self.statusBar().showMessage(message, 10_000)
+
+    @Slot()
+    def show_demo(self) -> None:
+        """Open the demo as a separate process (``python -m rocmpanel --demo``), so this
+        window keeps running; the demo's window has its own temporary home."""
+        import sys
+
+        from rocmpanel.base import subproc
+
+        argv = [sys.executable, "-m", "rocmpanel", "--demo"]
+        try:
+            subproc.popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # detached: closing this window leaves it open
+                close_fds=True,
+            )
+        except OSError as exc:
+            reports.report(
+                PanelError(
+                    f"The demo could not start: {exc}. The panel's Python could not be run "
+                    "again; reinstalling rocmpanel usually fixes this.",
+                    " ".join(argv),
+                ),
+                "Opening the demo",
+            )
+            return
+        log.info("demo started: %s", " ".join(argv))
+        self.notify("Opening the demo in a second window…")
+
+    def install_packages(self, profile: str) -> None:
+        """Install an install profile's packages (e.g. "llm") into the active workload
+        environment: the PyTorch tab does it, as a job, in front."""
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index) == "PyTorch":
+                tab = self.ensure_tab(index)
+                if tab is None:
+                    break
+                self.tabs.setCurrentIndex(index)
+                install = getattr(tab, "install_packages", None)
+                if callable(install):
+                    install(profile)
+                    return
+                break
+        self.notify("Installing packages needs the PyTorch tab, which this build lacks.")
 
     @Slot()
     def open_settings(self) -> None:

@@ -26,6 +26,7 @@ from _chat_load import (
     LOAD_START,
     check_folder,
     dtype_keyword,
+    explain_optional_kernels,
     leave_a_core_free,
     pci_slot,
     report_weight_loading,
@@ -98,6 +99,7 @@ class ChatEngine:
             self.unload()
         started = time.perf_counter()
         _wire.progress(0.05, "Importing torch and transformers")
+        explain_optional_kernels()
         import torch
         import transformers
 

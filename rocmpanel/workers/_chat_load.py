@@ -9,6 +9,7 @@ loads a model exactly as the worker does.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -164,6 +165,35 @@ def report_weight_loading(transformers: Any) -> None:
         return ReportingBar(bar, total)
 
     setter(hook)
+
+
+# bitsandbytes' CPU backend first tries an optional fused 4-bit kernel from the hub
+# ("kernels-community", through the ``kernels`` package) and logs a warning when it cannot,
+# then uses its own CPU kernel (bitsandbytes/backends/cpu/ops.py, 0.50). With the hub off the
+# attempt always fails, so the warning reads like an error while nothing is wrong.
+BNB_CPU_LOGGER = "bitsandbytes.backends.cpu.ops"
+OPTIONAL_KERNEL_NOTE = (
+    "bitsandbytes uses its built-in CPU 4-bit kernel (its optional hub kernel, "
+    "kernels-community, is not used)."
+)
+
+
+class OptionalKernelNote(logging.Filter):
+    """Turns bitsandbytes' "Failed to load CPU gemm_4bit_forward from kernels-community"
+    warning into one info log event; every other record passes unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "kernels-community" not in record.getMessage():
+            return True
+        _wire.log(OPTIONAL_KERNEL_NOTE)
+        return False
+
+
+def explain_optional_kernels() -> None:
+    """Install :class:`OptionalKernelNote` once (before bitsandbytes is imported)."""
+    logger = logging.getLogger(BNB_CPU_LOGGER)
+    if not any(isinstance(f, OptionalKernelNote) for f in logger.filters):
+        logger.addFilter(OptionalKernelNote())
 
 
 def leave_a_core_free(torch: Any) -> None:

@@ -5,7 +5,10 @@ A private sibling of ``chat.py``. :func:`read_commands` runs on its own thread, 
 stop event made the moment it arrived (a stop sent right after ``generate`` is not lost
 while the command waits). :func:`serve` runs the queue on the main thread and turns each
 outcome into events: a ``result`` for load and unload, a ``reply`` for generate, an
-``error`` of its kind for a failure (``oom`` for out of memory); the worker keeps running.
+``error`` of its kind for a failure (``oom`` for out of memory, ``missing_package`` for an
+import of the chat's packages that failed). After a failed generate or unload the worker
+keeps running; after a failed load it exits with :data:`LOAD_FAILED_EXIT` (its one error
+event says why), so the panel's job ends as failed and nothing half-imported lingers.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from typing import Any
 
 import _wire
 from _chat_engine import ChatEngine
-from _chat_errors import OOM_SUGGESTION, WorkerFailure, is_oom
+from _chat_errors import OOM_SUGGESTION, WorkerFailure, is_oom, missing_package
 from _chat_requests import GenerateCommand, LoadCommand
 
 QUEUED_OPS = ("load", "generate", "unload")
+LOAD_FAILED_EXIT = 3  # the exit code of a worker whose load failed
 
 
 @dataclass(frozen=True)
@@ -98,28 +102,37 @@ def run_command(engine: ChatEngine, item: Queued) -> None:
         _wire.result({"kind": "unloaded", "had_model": engine.unload()})
 
 
-def serve(engine: ChatEngine, commands: queue.Queue[Queued | None], stops: StopEvents) -> None:
-    """Run queued commands one at a time until the reader says there are no more."""
+def serve(engine: ChatEngine, commands: queue.Queue[Queued | None], stops: StopEvents) -> int:
+    """Run queued commands one at a time until the reader says there are no more (0) or a
+    load fails (:data:`LOAD_FAILED_EXIT`, after its error event); the exit code."""
     while True:
         item = commands.get()
         if item is None:
-            return
+            return 0
         try:
             run_command(engine, item)
         except WorkerFailure as exc:
-            _report(item, exc.message, exc.kind, exc.detail)
+            _report(item, exc.message, exc.kind, exc.detail, **exc.fields)
+            if item.op == "load":
+                return LOAD_FAILED_EXIT
         except Exception as exc:
+            detail = traceback.format_exc()
             oom = is_oom(exc)
-            message = f"{type(exc).__name__}: {exc}"
-            if oom:
-                message = f"Out of memory during {item.op}: {exc}"
+            missing = missing_package(exc, detail) if isinstance(exc, ImportError) else None
+            if missing is not None:
+                _report(item, missing.message, missing.kind, detail, **missing.fields)
+            elif oom:
                 engine.unload()
-            _report(item, message, "oom" if oom else item.op, traceback.format_exc())
+                _report(item, f"Out of memory during {item.op}: {exc}", "oom", detail)
+            else:
+                _report(item, f"{type(exc).__name__}: {exc}", item.op, detail)
+            if item.op == "load":
+                return LOAD_FAILED_EXIT
         finally:
             stops.done(item.stop)
 
 
-def _report(item: Queued, message: str, kind: str, detail: str) -> None:
+def _report(item: Queued, message: str, kind: str, detail: str, **fields: object) -> None:
     _wire.error(
         message,
         kind=kind,
@@ -127,4 +140,5 @@ def _report(item: Queued, message: str, kind: str, detail: str) -> None:
         op=item.op,
         id=item.command.get("id"),
         suggestion=OOM_SUGGESTION if kind == "oom" else "",
+        **fields,
     )

@@ -48,7 +48,9 @@ def main() -> None:
     reader.start()
     _wire.log(f"chat worker ready (pid {os.getpid()}, hub {'on' if ALLOW_HUB else 'off'})")
     # Loads and generations run on the main thread (see ChatEngine.generate for why).
-    serve(ChatEngine(), commands, stops)
+    code = serve(ChatEngine(), commands, stops)
+    if code:
+        sys.exit(code)  # a failed load: its error event was sent
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
 """Create a venv and pip-install into it, reporting pip's output as progress events.
 
-Usage: ``pip_install.py --env-dir DIR [--isolated-config] -- PIP_INSTALL_ARGS...``
+Usage: ``pip_install.py (--env-dir DIR | --python PY) [--isolated-config] -- PIP_INSTALL_ARGS...``
+
+``--env-dir`` makes a new venv and installs into it; ``--python`` installs into an existing
+interpreter (the active workload environment: e.g. the chat packages it lacks) and touches
+nothing else.
 
 Several pip calls (packages that must be installed before torch, such as AMD's rocm_sdk
 wheels on Windows) are separated by ``--then``; they run in order, each must succeed.
@@ -598,7 +602,9 @@ def installed_versions(python: str, names: list[str], env: dict[str, str]) -> di
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--env-dir", required=True)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--env-dir")
+    target.add_argument("--python", dest="into_python")
     parser.add_argument("--isolated-config", action="store_true")
     parser.add_argument("pip_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -610,14 +616,31 @@ def main() -> None:
     if not pip_args:
         _wire.error("Nothing to install: no pip arguments were given.", kind="usage")
         sys.exit(2)
-    env_dir = Path(args.env_dir)
+    env = child_env(args.isolated_config)
+    started = time.monotonic()
+    if args.into_python:
+        python = args.into_python
+        if not Path(python).is_file():
+            _wire.error(
+                f"{python} does not exist: there is no environment to install into.",
+                kind="missing_python",
+            )
+            sys.exit(2)
+        env_dir: Path | None = None
+        _wire.progress(VENV_BAND[1], "Starting pip")
+    else:
+        env_dir = Path(args.env_dir)
+        python = create_venv(env_dir, env)
+    install(python, pip_args, env, env_dir, started)
+
+
+def create_venv(env_dir: Path, env: dict[str, str]) -> str:
+    """Make a new venv in ``env_dir`` (which must not exist); its interpreter's path."""
     if env_dir.exists():
         _wire.error(
             f"{env_dir} already exists; an install always goes into a new folder.", kind="exists"
         )
         sys.exit(2)
-    env = child_env(args.isolated_config)
-    started = time.monotonic()
     _wire.progress(VENV_BAND[0], "Creating the environment")
     code, lines = run_logged([sys.executable, "-m", "venv", str(env_dir)], env)
     python = str(env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
@@ -633,6 +656,13 @@ def main() -> None:
         )
         sys.exit(1)
     _wire.progress(VENV_BAND[1], "Environment created; starting pip")
+    return python
+
+
+def install(
+    python: str, pip_args: list[str], env: dict[str, str], env_dir: Path | None, started: float
+) -> None:
+    """Run the pip calls in order in ``python``, check what they installed, send the result."""
     calls = split_calls(pip_args)
     for number, call in enumerate(calls, 1):
         if len(calls) > 1:
@@ -672,7 +702,7 @@ def main() -> None:
     _wire.progress(1.0, "Done")
     _wire.result(
         {
-            "env_dir": str(env_dir),
+            "env_dir": str(env_dir) if env_dir is not None else None,
             "python": python,
             "python_version": version or None,
             "installed": installed,

@@ -162,3 +162,12 @@ def tiny_model_folder(tmp_path: Path) -> Path:
         json.dumps({"chat_template": "{{ messages }}"}), encoding="utf-8"
     )
     return folder
+
+
+def test_the_chat_parser_has_a_description(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(["chat", "--help"])
+    assert exit_info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert cli.DESCRIPTION in out
+    assert cli.DESCRIPTION.startswith("Load a local Hugging Face model folder")

@@ -288,3 +288,60 @@ def test_worker_exits_are_described_plainly() -> None:
     )
     bar_only = JobOutcome(JobState.CRASHED, 3, "crashed", stderr_tail=("a 10%\rb 100%",))
     assert describe_exit(bar_only).endswith("Last error: b 100%")
+
+
+MISSING = WorkerError(
+    "This Python lacks transformers (ModuleNotFoundError: No module named 'transformers').",
+    "missing_package",
+    data={"op": "load", "missing": ["transformers"]},
+)
+
+
+@pytest.mark.parametrize(
+    ("gui", "can_install", "fix"),
+    [
+        (True, True, "The button “Install missing packages” installs them."),
+        (True, False, "Install them into the workload Python."),
+        (False, False, "Install them: pip install -U transformers."),
+    ],
+)
+def test_a_load_that_lacks_packages_names_them_with_the_fix(
+    gui: bool, can_install: bool, fix: str
+) -> None:
+    session, worker = ChatSession(gui=gui), FakeWorker()
+    session.can_install = can_install
+    session.use_worker(worker, allow_hub=False)
+    session.load(REQUEST)
+    failure = session.on_error(MISSING)
+    assert failure.message == (
+        f"The model was not loaded. The workload Python lacks transformers. {fix}"
+    )
+    assert failure.missing == ("transformers",) and failure.model_lost
+    assert not failure.offer_reload  # reloading cannot help until it is installed
+    assert session.state is SessionState.FAILED and not session.loading
+
+
+def test_the_exit_after_a_failed_load_is_not_reported_twice() -> None:
+    session, worker = ChatSession(), FakeWorker()
+    session.use_worker(worker, allow_hub=False)
+    session.load(REQUEST)
+    session.on_error(MISSING)
+    failed = JobOutcome(JobState.FAILED, 3, MISSING.message, error=MISSING)
+    assert session.on_worker_exit(worker, failed) is None  # the error said why
+    assert session.worker is None and session.state is SessionState.FAILED
+    assert session.needs_worker(allow_hub=False)
+    # A crash after a failed load (not the expected exit) is still reported.
+    session.use_worker(worker, allow_hub=False)
+    session.load(REQUEST)
+    session.on_error(WorkerError("no config", "no_model", data={"op": "load"}))
+    crashed = JobOutcome(JobState.CRASHED, -11, "killed", signal_name="SIGSEGV")
+    failure = session.on_worker_exit(worker, crashed)
+    assert failure is not None and "killed by SIGSEGV" in failure.message
+
+
+def test_a_generate_error_keeps_the_worker_expected_to_run() -> None:
+    session, worker = generating()
+    session.on_error(WorkerError("too long", "context", data={"op": "generate", "id": 1}))
+    exited = JobOutcome(JobState.FAILED, 1, "gone", error=MISSING)
+    failure = session.on_worker_exit(worker, exited)
+    assert failure is not None and failure.message.startswith("The chat worker stopped:")

@@ -145,3 +145,61 @@ def test_windows_change_warns_about_path_length_and_says_who_sees_it(
     assert code == 0 and data["restored"] == ["HKCU\\Environment"]
     assert data["notes"] == [windows.APPLY_NOTE] and broadcasts == [1, 1]
     assert fake.values_of("HKCU\\Environment") == {"Path": ("C:\\a", fake.REG_SZ)}
+
+
+def _no_rocm_variables(monkeypatch) -> None:
+    """This process's environment without any variable of the catalogue."""
+    import os
+
+    from rocmpanel.envvars.catalogue import load_catalogue
+
+    known = load_catalogue().known_names()
+    for name in [n for n in os.environ if n in known and n != "PATH"]:
+        monkeypatch.delenv(name)
+
+
+def test_list_with_nothing_set_says_so(tmp_path: Path, capsys, monkeypatch) -> None:
+    _no_rocm_variables(monkeypatch)
+    code, out, err = _run(capsys, "list", "--home", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert out == (
+        "No ROCm variables are set in environment.d, ~/.profile or in this process's "
+        "environment. `rocmpanel env set NAME VALUE` sets one.\n"
+    )
+    code, out, _ = _run(capsys, "list", "--json", "--home", str(tmp_path))
+    assert code == 0 and json.loads(out)["variables"] == []
+
+
+def test_a_name_outside_the_catalogue_is_set_with_a_notice(tmp_path: Path, capsys) -> None:
+    code, out, err = _run(
+        capsys, "set", "MY_TOOL_HOME", "/opt/x", "--store", "environment.d", "--home", str(tmp_path)
+    )
+    envd = tmp_path / ".config" / "environment.d" / "60-rocmpanel.conf"
+    assert code == 0 and out.startswith("Wrote ")
+    assert err == (
+        "note: MY_TOOL_HOME is not in rocmpanel's catalogue of ROCm variables: set as given, "
+        "no checks.\n"
+    )
+    assert "MY_TOOL_HOME=/opt/x" in envd.read_text()
+    # A catalogue variable gets no such notice.
+    code, _, err = _run(
+        capsys,
+        "set",
+        "HIP_VISIBLE_DEVICES",
+        "0",
+        "--store",
+        "environment.d",
+        "--home",
+        str(tmp_path),
+    )
+    assert code == 0 and "catalogue" not in err
+
+
+def test_an_invalid_name_stays_an_error(tmp_path: Path, capsys) -> None:
+    code, out, err = _run(capsys, "set", "1BAD-NAME", "x", "--home", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == (
+        "rocmpanel env: refused: '1BAD-NAME' is not a usable variable name: use letters, "
+        "digits and _ and do not start with a digit.\n"
+    )
+    assert not (tmp_path / ".config").exists() and not (tmp_path / ".profile").exists()

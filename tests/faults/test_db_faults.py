@@ -313,8 +313,9 @@ def test_torch_validate_on_a_damaged_file_saves_into_a_new_one(tmp_path: Path) -
         ),
         (
             ["install", "--gfx", "rx7900"],
-            "argument --gfx: 'rx7900' is not a gfx target name (expected gfx followed by 3 or "
-            "4 hex digits, such as gfx1100 or gfx90a)",
+            "argument --gfx: 'rx7900' is not a GPU target rocmpanel knows; it looks like a "
+            "product name: AMD GPUs numbered 7900 are gfx1100, so pass --gfx gfx1100. Known "
+            "targets: gfx803, gfx900,",
         ),
         (["plan", "--os", "macos"], "argument --os: 'macos' is not an OS rocmpanel plans for"),
         (["history", "--export", "x"], "argument --export: 'x' is not a whole number"),

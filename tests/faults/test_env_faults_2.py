@@ -223,8 +223,7 @@ def test_the_editor_refuses_dangerous_and_empty_values(qtbot) -> None:
         "Refused: Setting HOME can break the next login: login shells, ssh"
     )
     assert widget.status.text().endswith(
-        "The editor does not write it; if you really mean it, use "
-        "`rocmpanel env set HOME VALUE --force`."
+        "The editor never writes such a value; nothing was changed."
     )
     assert not widget.apply_button.isEnabled()
     assert widget.apply() is False  # refused before anything starts
@@ -296,20 +295,20 @@ def test_the_bash_profile_note_is_shown_by_set_unset_and_list(
 ) -> None:
     (home() / name).write_text("echo hi\n")
     note = BASH_NOTE.replace(".bash_profile", name)
-    code, out, err = cli(capsys, "set", "FOO", "bar")
+    code, out, err = cli(capsys, "set", "HIP_VISIBLE_DEVICES", "0")
     assert code == 0 and err == f"note: {note}\n"
     code, out, _ = cli(capsys, "list")
     assert code == 0 and out.splitlines()[-1] == f"note: {note}"
     code, out, _ = cli(capsys, "list", "--json")
     assert json.loads(out)["notes"] == [note]
-    code, out, err = cli(capsys, "set", "FOO", "baz", "--json")
+    code, out, err = cli(capsys, "set", "HIP_VISIBLE_DEVICES", "1", "--json")
     assert json.loads(out)["notes"] == [note] and err == ""
-    code, out, err = cli(capsys, "unset", "FOO")
+    code, out, err = cli(capsys, "unset", "HIP_VISIBLE_DEVICES")
     assert code == 0 and err == f"note: {note}\n"
 
 
 def test_no_note_without_a_bash_profile(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = cli(capsys, "set", "FOO", "bar")
+    code, _, err = cli(capsys, "set", "HIP_VISIBLE_DEVICES", "0")
     assert code == 0 and err == ""
     assert json.loads(cli(capsys, "list", "--json")[1])["notes"] == []
 

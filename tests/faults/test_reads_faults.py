@@ -447,8 +447,7 @@ def test_doctor_from_a_fifo_a_device_and_a_huge_file(
     assert within(1, lambda: main(["doctor", "--from", "/dev/zero"])) == 2
     assert capsys.readouterr().err == (
         "rocmpanel doctor: /dev/zero is a device, not a regular file (a device or a socket "
-        "is never a tool's output): save the output to a file and give that, or pipe it in "
-        "with --from -.\n"
+        "is never a tool's output): save the output to a file and use that file instead.\n"
     )
     big = huge(tmp_path / "big.txt", 64 * 1024 * 1024 + 1)
     assert within(2, lambda: main(["doctor", "--from", str(big)])) == 2

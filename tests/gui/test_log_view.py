@@ -31,9 +31,11 @@ class FakeJob(QObject):
     progress_changed = Signal(object)
     log_added = Signal(object)
     finished = Signal(object)
+    cancel_label_changed = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
+        self.cancel_label = "Cancel"
         self.name = "fake"
         self.argv = ("python", "fake.py")
         self.pid = 4242

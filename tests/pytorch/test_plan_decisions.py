@@ -201,8 +201,8 @@ def test_a_manifest_without_rows_for_the_os_is_refused(manifest: Manifest) -> No
 def test_no_gpu_is_refused(manifest: Manifest, gfx: str | None) -> None:
     _refused(
         plan(gfx, None, "linux", "3.12", manifest),
-        "No AMD GPU was detected, so there is no GPU to pick a build for. Pass the GPU's gfx "
-        "target (e.g. --gfx gfx1100) to plan for it anyway.",
+        "No AMD GPU was detected, so there is no GPU to pick a build for. Give the GPU's "
+        "gfx target (e.g. gfx1100) to plan for it anyway.",
     )
 
 
@@ -498,4 +498,10 @@ def test_two_pre_installs_and_a_one_mb_row() -> None:
         "status": "community",
         "notes": "",
         "sources": ["a source", "unknown_key"],
+        "profile": "pytorch",
+        "extra_packages": [],
+        "extra_pip_args": [],
+        "extra_lines": [],
+        "four_bit_gpu": None,
+        "four_bit_note": "",
     }

@@ -157,3 +157,41 @@ def test_from_stdin_and_binary(tmp_path: Path, capsys, monkeypatch) -> None:
     assert main(["doctor", "--from", str(binary)]) == 2
     err = capsys.readouterr().err
     assert "binary data" in err and "Traceback" not in err
+
+
+def test_from_words_fixes_for_the_other_machine(
+    tmp_path: Path, capsys, shared_fixtures: Path
+) -> None:
+    """A pasted RX 6700 XT needs the override: doctor --from gives the commands to run on
+    that machine (its OS's shell), not a change of this one."""
+    path = str(shared_fixtures / "tools" / "rocminfo_gfx1031_rx6700xt_rocm5.6-5.7.txt")
+    assert main(["doctor", "--from", path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index(
+        "  [warn] HSA_OVERRIDE_GFX_VERSION: Not set, but this GPU needs "
+        "HSA_OVERRIDE_GFX_VERSION=10.3.0 (community workaround). On that machine, the first "
+        "line sets it in the open shell; the second keeps it for desktop programs from the "
+        "next login (ssh and console logins read ~/.profile)."
+    )
+    assert lines[at + 1 : at + 3] == [
+        "         fix on that machine: export HSA_OVERRIDE_GFX_VERSION=10.3.0",
+        "                              mkdir -p ~/.config/environment.d && echo "
+        "HSA_OVERRIDE_GFX_VERSION=10.3.0 >> ~/.config/environment.d/60-rocmpanel.conf",
+    ]
+    assert main(["doctor", "--json", "--from", path]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["other_machine"] is True
+    check = next(c for c in data["checks"] if c["id"] == "hsa_override")
+    assert (check["fix_kind"], check["fix_env"]) == ("command", None)
+    assert check["fix"].startswith("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")
+
+
+def test_this_machine_keeps_its_variable_fix(tmp_path: Path, capsys) -> None:
+    from rocmpanel.machine.gpu_model import GpuInfo, HostFacts, SystemInfo
+    from rocmpanel.setup.report import build_report
+
+    gpu = GpuInfo("AMD Radeon RX 6700 XT", gfx="gfx1031", integrated=False)
+    system = SystemInfo(os="linux", rocm_version="6.2.2", gpus=(gpu,))
+    check = next(c for c in build_report(system, HostFacts()).checks if c.id == "hsa_override")
+    assert check.fix is not None and check.fix.name == "HSA_OVERRIDE_GFX_VERSION"
+    assert check.fix.text == "Set HSA_OVERRIDE_GFX_VERSION=10.3.0"

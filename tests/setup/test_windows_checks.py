@@ -118,7 +118,7 @@ def test_pasted_windows_output_says_not_known():
     check = long_paths_check(None)
     assert (check.status, check.message) == (
         CheckStatus.SKIP,
-        "Not known (not in the pasted output).",
+        "Not known (not part of the pasted or recorded output).",
     )
     assert ("long_paths", CheckStatus.SKIP) in _checks("windows")
 

@@ -80,7 +80,9 @@ def test_opening_the_window_builds_no_command_parser(monkeypatch, argv) -> None:
     from rocmpanel.shell import app, cli
 
     opened: list[bool] = []
-    monkeypatch.setattr(app, "run_gui", lambda smoke_test=False: opened.append(smoke_test) or 0)
+    monkeypatch.setattr(
+        app, "run_gui", lambda smoke_test=False, demo=False: opened.append(smoke_test) or 0
+    )
     monkeypatch.setattr(cli, "build_parser", lambda: pytest.fail("the window needs no parser"))
     assert cli.main(argv) == 0
     assert opened == [bool(argv)]
@@ -89,7 +91,9 @@ def test_opening_the_window_builds_no_command_parser(monkeypatch, argv) -> None:
 def test_commands_still_parse(monkeypatch, capsys) -> None:
     from rocmpanel.shell import app, cli
 
-    monkeypatch.setattr(app, "run_gui", lambda smoke_test=False: pytest.fail("not the window"))
+    monkeypatch.setattr(
+        app, "run_gui", lambda smoke_test=False, demo=False: pytest.fail("not the window")
+    )
     with pytest.raises(SystemExit) as exit_:
         cli.main(["--smoke-test", "--version"])
     assert exit_.value.code == 0 and "rocmpanel" in capsys.readouterr().out

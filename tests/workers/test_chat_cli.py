@@ -69,3 +69,35 @@ def test_a_gpu_asked_for_without_one_is_a_clear_error(tiny_model: Path) -> None:
     assert done.returncode == 1
     assert "No GPU is visible to torch" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_one_shot_reply_is_one_line_on_stdout(tiny_model: Path) -> None:
+    common = (
+        "--model", str(tiny_model), "--precision", "fp32", "--device", "cpu",
+        "--prompt", "Hello", "--max-new-tokens", "6", "--temperature", "0",
+    )  # fmt: skip
+    as_json = rocmpanel(*common, "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    text = json.loads(as_json.stdout.strip().splitlines()[-1])["reply"]
+    streamed = rocmpanel(*common)  # greedy: the same reply, streamed
+    assert streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout == (text if text.endswith("\n") else text + "\n")
+    assert streamed.stderr.splitlines()[-1].startswith("[")  # the figures, on their own line
+
+
+def test_a_workload_python_without_torch_names_the_fix(tiny_model: Path, tmp_path: Path) -> None:
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "venv")
+    python = tmp_path / "venv" / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    done = rocmpanel(
+        "--model", str(tiny_model), "--precision", "fp32", "--device", "cpu",
+        "--prompt", "Hi", "--python", str(python),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "rocmpanel chat: The model was not loaded. PyTorch is not installed in the workload "
+        "Python: rocmpanel torch plan shows the build for this GPU, and rocmpanel torch "
+        "install installs it."
+    )
+    assert "Traceback" not in done.stderr

@@ -84,23 +84,30 @@ def worker(tiny_model: Path):
             session.process.cancel()
 
 
-def test_refuses_a_folder_without_weights(
-    worker: Worker, tiny_llama: ModuleType, tmp_path: Path
-) -> None:
-    answer = worker.load(tiny_llama.without_weights(tmp_path), Precision.FP32)
-    assert isinstance(answer, WorkerError)
-    assert answer.kind == "no_weights" and "safetensors" in answer.message
+def refused(answer: Any, worker: Worker, kind: str) -> WorkerError:
+    """``answer`` is a load error of ``kind``, and the worker then exits with code 3 (a
+    failed load ends it: the job fails with that error)."""
+    assert isinstance(answer, WorkerError) and answer.kind == kind, answer
     assert answer.data["op"] == "load"
+    outcome = worker.answer()
+    assert isinstance(outcome, JobOutcome), outcome
+    assert outcome.exit_code == 3 and outcome.error == answer
+    assert outcome.state.value == "failed"
+    return answer
+
+
+def test_refuses_a_folder_without_weights(tiny_llama: ModuleType, tmp_path: Path) -> None:
+    worker = Worker()
+    answer = worker.load(tiny_llama.without_weights(tmp_path), Precision.FP32)
+    assert "safetensors" in refused(answer, worker, "no_weights").message
 
 
 def test_refuses_a_model_that_needs_remote_code(
-    worker: Worker, tiny_llama: ModuleType, tiny_model: Path, tmp_path: Path
+    tiny_llama: ModuleType, tiny_model: Path, tmp_path: Path
 ) -> None:
+    worker = Worker()
     folder = tiny_llama.needing_remote_code(tiny_model, tmp_path)
-    answer = worker.load(folder, Precision.FP32)
-    assert isinstance(answer, WorkerError)
-    assert answer.kind == "remote_code"
-    assert worker.process.running  # refused, not crashed by the folder's code
+    refused(worker.load(folder, Precision.FP32), worker, "remote_code")  # its code never ran
 
 
 def test_fp32_load_and_streamed_greedy_reply(worker: Worker, tiny_model: Path) -> None:
@@ -209,16 +216,13 @@ def test_a_command_without_sampling_values_is_greedy_and_bounded(
     assert texts[0] == texts[1]
 
 
-def test_a_gpu_load_without_a_gpu_is_refused(worker: Worker, tiny_model: Path) -> None:
-    for device in ("gpu", "cuda"):  # "cuda": what panels before the Device enum sent
-        request = LoadRequest(str(tiny_model), Precision.FP32, Device.GPU, 64).fields()
+def test_a_gpu_load_without_a_gpu_is_refused(tiny_model: Path) -> None:
+    request = LoadRequest(str(tiny_model), Precision.FP32, Device.GPU, 64).fields()
+    for device, kind in (("gpu", "no_gpu"), ("cuda", "no_gpu"), ("tpu", "bad_command")):
+        # "cuda": what panels before the Device enum sent
+        worker = Worker()
         worker.process.send("load", **{**request, "device": device})
-        answer = worker.answer()
-        assert isinstance(answer, WorkerError) and answer.kind == "no_gpu", answer
-    worker.process.send("load", **{**request, "device": "tpu"})
-    refused = worker.answer()
-    assert isinstance(refused, WorkerError) and refused.kind == "bad_command"
-    assert isinstance(worker.load(tiny_model, Precision.FP32), Result)  # for the next test
+        refused(worker.answer(), worker, kind)
 
 
 def test_unload_then_generate_is_a_clear_error(worker: Worker) -> None:

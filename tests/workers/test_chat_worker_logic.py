@@ -275,12 +275,13 @@ def test_token_events_carry_the_request_and_are_batched(
 class FakeEngine:
     """An engine whose outcomes the test chooses."""
 
-    def __init__(self, chat_parts: SimpleNamespace) -> None:
+    def __init__(self, chat_parts: SimpleNamespace, load_error: BaseException | None = None):
         self.parts = chat_parts
         self.unloaded = 0
+        self.load_error = load_error or MemoryError("CUDA out of memory while loading")
 
     def load(self, cmd: Any) -> Any:
-        raise MemoryError("CUDA out of memory while loading")
+        raise self.load_error
 
     def unload(self) -> bool:
         self.unloaded += 1
@@ -319,7 +320,6 @@ def test_the_command_loop_turns_outcomes_into_typed_events(
         '{"op": "stop"}',  # reaches the queued generate at once
         '{"op": "generate", "id": 2}',
         "not json",
-        '{"op": "load", "precision": "fp32", "path": "/m"}',
         '{"op": "unload"}',
         '{"op": "dance"}',
         '{"op": "exit"}',
@@ -327,19 +327,135 @@ def test_the_command_loop_turns_outcomes_into_typed_events(
     ]
     loop.read_commands(lines, commands, stops)
     engine = FakeEngine(chat_parts)
-    loop.serve(engine, commands, stops)
+    assert loop.serve(engine, commands, stops) == 0
     sent = [e for e in events(wire_lines) if not isinstance(e, RawLine)]
     errors = [e for e in sent if isinstance(e, WorkerError)]
-    assert [e.kind for e in errors] == ["bad_command", "bad_command", "context", "oom"]
-    context, oom = errors[2], errors[3]
+    assert [e.kind for e in errors] == ["bad_command", "bad_command", "context"]
+    context = errors[2]
     assert context.data["op"] == "generate" and context.data["id"] == 2
-    assert oom.data["op"] == "load" and "smaller precision" in oom.data["suggestion"]
-    assert engine.unloaded == 2  # after the out-of-memory, and for the unload command
+    assert engine.unloaded == 1  # for the unload command
     replies = [e for e in sent if isinstance(e, ReplyDone)]
     assert [r.request_id for r in replies] == [1] and replies[0].data["stopped"] is True
     assert replies[0].text == "Hi!" and replies[0].data["new_tokens"] == 2
     results = [e for e in sent if isinstance(e, Result)]
     assert [r.data for r in results] == [{"kind": "unloaded", "had_model": True}]
+
+
+@pytest.mark.parametrize(
+    ("load_error", "kind", "message", "missing"),
+    [
+        (
+            MemoryError("CUDA out of memory while loading"),
+            "oom",
+            "Out of memory during load: CUDA out of memory while loading",
+            None,
+        ),
+        (
+            ModuleNotFoundError("No module named 'torch'", name="torch"),
+            "missing_package",
+            "This Python lacks torch (ModuleNotFoundError: No module named 'torch').",
+            ["torch"],
+        ),
+        (
+            ImportError("Using `bitsandbytes` 4-bit quantization requires bitsandbytes"),
+            "missing_package",
+            "This Python lacks bitsandbytes (ImportError: Using `bitsandbytes` 4-bit "
+            "quantization requires bitsandbytes).",
+            ["bitsandbytes"],
+        ),
+        (
+            ImportError("libamdhip64.so: cannot open shared object file"),
+            "load",
+            "ImportError: libamdhip64.so: cannot open shared object file",
+            None,
+        ),
+        (ValueError("bad config"), "load", "ValueError: bad config", None),
+    ],
+)
+def test_a_failed_load_sends_one_error_and_ends_the_loop(
+    chat_parts: SimpleNamespace,
+    wire_lines: io.StringIO,
+    load_error: BaseException,
+    kind: str,
+    message: str,
+    missing: list[str] | None,
+) -> None:
+    from rocmpanel.jobs.protocol import RawLine, WorkerError
+
+    loop = chat_parts.loop
+    commands: queue.Queue[Any] = queue.Queue()
+    stops = loop.StopEvents()
+    lines = [
+        '{"op": "load", "precision": "fp32", "path": "/m"}',
+        '{"op": "generate", "id": 1, "messages": []}',  # never run: the worker exits
+    ]
+    loop.read_commands(lines, commands, stops)
+    engine = FakeEngine(chat_parts, load_error)
+    assert loop.serve(engine, commands, stops) == loop.LOAD_FAILED_EXIT == 3
+    sent = [e for e in events(wire_lines) if not isinstance(e, RawLine)]
+    assert len(sent) == 1 and isinstance(sent[0], WorkerError)
+    error = sent[0]
+    assert (error.kind, error.message, error.data["op"]) == (kind, message, "load")
+    assert error.data.get("missing") == missing
+    assert type(load_error).__name__ in error.detail  # the traceback, for the log
+    assert engine.unloaded == (1 if kind == "oom" else 0)
+
+
+def test_a_refused_folder_also_ends_the_loop(
+    chat_parts: SimpleNamespace, wire_lines: io.StringIO
+) -> None:
+    from rocmpanel.jobs.protocol import RawLine, WorkerError
+
+    loop = chat_parts.loop
+    commands: queue.Queue[Any] = queue.Queue()
+    stops = loop.StopEvents()
+    refusal = chat_parts.errors.WorkerFailure("/m has no config.json.", "no_model")
+    loop.read_commands(['{"op": "load", "precision": "fp32", "path": "/m"}'], commands, stops)
+    assert loop.serve(FakeEngine(chat_parts, refusal), commands, stops) == 3
+    sent = [e for e in events(wire_lines) if not isinstance(e, RawLine)]
+    assert [(e.kind, e.message) for e in sent if isinstance(e, WorkerError)] == [
+        ("no_model", "/m has no config.json.")
+    ]
+
+
+def test_the_worker_names_the_packages_the_panel_checks(chat_parts: SimpleNamespace) -> None:
+    from rocmpanel.chat.requirements import distributions
+
+    assert set(chat_parts.errors.KNOWN_PACKAGES) == set(distributions())
+
+
+def test_bitsandbytes_optional_kernel_warning_becomes_one_info_line(
+    chat_parts: SimpleNamespace, wire_lines: io.StringIO
+) -> None:
+    import logging
+
+    from rocmpanel.jobs.protocol import LogLine
+
+    load = chat_parts.load
+    load.explain_optional_kernels()
+    load.explain_optional_kernels()  # once only
+    logger = logging.getLogger(load.BNB_CPU_LOGGER)
+    try:
+        assert sum(isinstance(f, load.OptionalKernelNote) for f in logger.filters) == 1
+        records: list[logging.LogRecord] = []
+        handler = logging.Handler()
+        handler.emit = records.append  # type: ignore[method-assign]
+        logger.addHandler(handler)
+        logger.warning(
+            "Failed to load CPU gemm_4bit_forward from kernels-community: %s. Please make "
+            "sure you already `pip install kernels`",
+            "No module named 'kernels'",
+        )
+        logger.warning("a real problem")
+        logger.removeHandler(handler)
+        assert [r.getMessage() for r in records] == ["a real problem"]  # others pass
+        sent = events(wire_lines)
+        assert [(e.message, e.level) for e in sent if isinstance(e, LogLine)] == [
+            (load.OPTIONAL_KERNEL_NOTE, "info")
+        ]
+    finally:
+        for f in list(logger.filters):
+            logger.removeFilter(f)
 
 
 def test_siblings_share_no_private_names_and_take_no_engine_argument() -> None:

@@ -45,7 +45,7 @@ def test_cpu_torch_reports_not_a_rocm_build_with_its_fix():
     assert build.status is CheckStatus.FAIL and "not a ROCm build" in build.figure
     assert build.fix_id == "not_rocm_build"
     fix = fix_for(run, build)
-    assert fix is not None and "Install the ROCm build" in fix.fix
+    assert fix is not None and "Install the planned ROCm build" in fix.fix
     assert explain(build.fix_id) == fix
     # Every GPU check is skipped, saying why, never faked.
     gpu_checks = [c for c in run.checks if c.id not in ("import", "build")]

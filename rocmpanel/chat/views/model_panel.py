@@ -13,7 +13,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QEvent, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -45,6 +46,7 @@ from rocmpanel.chat.memory_estimate import (
 from rocmpanel.chat.model_check import ModelCheck, check_model
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Sampling
 from rocmpanel.chat.views.check_summary import ColouredLabel, check_summary
+from rocmpanel.chat.views.packages_box import PackagesBox
 from rocmpanel.chat.views.sampling_box import SamplingBox, int_spin
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
@@ -78,7 +80,12 @@ class ModelPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
 
         model_box = QGroupBox("Model")
-        form = QFormLayout(model_box)
+        # The form for the choices; below it, in a plain column (which gives wrapped labels
+        # the height their width needs, as a form's spanning rows do not), the messages,
+        # the buttons and the progress.
+        box_column = QVBoxLayout(model_box)
+        form = QFormLayout()
+        box_column.addLayout(form)
         folder_row = QHBoxLayout()
         self.folder_edit = QLineEdit()
         self.folder_edit.setPlaceholderText("Hugging Face model folder")
@@ -139,7 +146,16 @@ class ModelPanel(QWidget):
         form.addRow(self.hub_check)
         self.check_label = QLabel("Pick a model folder.")
         self.check_label.setWordWrap(True)
-        form.addRow(self.check_label)
+        box_column.addWidget(self.check_label)
+        # What the workload Python lacks for this precision, with a one-click install.
+        # Its label and button are rows of this form (a nested widget's wrapped label was
+        # given too little height by the form layout); the box itself is never shown.
+        self.packages_box = PackagesBox(ctx, self)
+        self.packages_box.hide()
+        self.packages_box.checked.connect(self._on_packages_checked)
+        self._load_waiting = False  # Load was pressed: the packages are being checked
+        box_column.addWidget(self.packages_box.label)
+        box_column.addWidget(self.packages_box.install_button)
         buttons = QHBoxLayout()
         self.load_button = QPushButton("&Load")
         self.load_button.clicked.connect(self._request_load)
@@ -148,14 +164,14 @@ class ModelPanel(QWidget):
         self.unload_button.setEnabled(False)
         buttons.addWidget(self.load_button)
         buttons.addWidget(self.unload_button)
-        form.addRow(buttons)
+        box_column.addLayout(buttons)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.progress.hide()
-        form.addRow(self.progress)
+        box_column.addWidget(self.progress)
         self.status_label = QLabel("No model loaded.")
         self.status_label.setWordWrap(True)
-        form.addRow(self.status_label)
+        box_column.addWidget(self.status_label)
         layout.addWidget(model_box)
 
         self.sampling_box = SamplingBox()
@@ -340,6 +356,7 @@ class ModelPanel(QWidget):
         return gpu_budget(self.ctx.inventory.current, self.ctx.live_memory)
 
     def refresh_estimate(self) -> None:
+        self.packages_box.set_target(self.precision(), self.estimate_device())
         check = self.check
         self.verdict = None
         if check is None:
@@ -369,9 +386,39 @@ class ModelPanel(QWidget):
         self.load_button.setEnabled(check.ok)
 
     def _request_load(self) -> None:
-        if self.check is None or not self.check.ok:
+        """Check the workload Python's packages first (they may have been installed or
+        removed since the last look); the load is asked for when nothing is missing."""
+        if self.check is None or not self.check.ok or self._load_waiting:
             return
-        self.load_requested.emit(self.load_request(), self.hub_check.isChecked())
+        self._load_waiting = True
+        self.load_button.setEnabled(False)
+        self.status_label.setText("Checking the workload Python's packages…")
+        self.packages_box.refresh()
+
+    def _on_packages_checked(self, ready: bool) -> None:
+        if not self._load_waiting:
+            return
+        self._load_waiting = False
+        self.load_button.setEnabled(self.check is not None and self.check.ok)
+        if not ready:
+            self.set_error(self.packages_box.problem())
+            return
+        self.status_label.setText("No model loaded.")
+        if self.check is not None and self.check.ok:
+            self.load_requested.emit(self.load_request(), self.hub_check.isChecked())
+
+    # -- the workload Python -----------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown (the tab opened): check the packages when the interpreter is new to us."""
+        super().showEvent(event)
+        self.packages_box.refresh_if_changed()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The window became active again (e.g. the Settings dialog closed): the interpreter
+        setting may have changed."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isVisible():
+            self.packages_box.refresh_if_changed()
 
     # -- state from the tab ------------------------------------------------------------
     def set_loading(self, loading: bool) -> None:

@@ -13,6 +13,8 @@ waited for when the window closes.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
@@ -29,7 +31,7 @@ from rocmpanel.chat.views.transcript import ChatComposer, ChatView
 from rocmpanel.chat.views.worker_link import WorkerBanner, end_chat_worker, start_chat_worker
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
-from rocmpanel.jobs.process import JobOutcome
+from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.protocol import Progress, ReplyDone, Result, Token, WorkerError
 from rocmpanel.jobs.runner import Job
 
@@ -46,6 +48,8 @@ class ChatTab(QWidget):
         self.store_queue = StoreQueue(parent=self)
         self.saved_chat: SavedChat | None = None  # the saved conversation being written
         self.session = ChatSession()
+        # The model that answered the conversation shown (a marker shows when it changes).
+        self.chat_model: str | None = None
         self._build()
         self.store_queue.submit(
             "Reading the recent models",
@@ -101,6 +105,10 @@ class ChatTab(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.model_panel)
         scroll.setMinimumWidth(330)
+        # Always there, so the panel's width (and so the height of its wrapped labels) does
+        # not change when it starts to scroll: with the bar shown only as needed, a window
+        # just too short left the last controls below the scrollable range.
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         splitter.addWidget(scroll)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
@@ -157,6 +165,9 @@ class ChatTab(QWidget):
             return
         if was_generating:
             self._abandon_reply()
+        job = self.job
+        if job is not None:
+            job.set_cancel_label("Cancel")  # cancelling a load stops it
         self.banner.hide()
         self.model_panel.set_loading(True)
         self.model_panel.save_settings()
@@ -225,7 +236,22 @@ class ChatTab(QWidget):
         )
         self.live_label.setText(f"Ready: {loaded.precision.value} on {loaded.device_name}.")
         self.ctx.notify(f"Chat model loaded in {loaded.load_s} s")
+        job = self.job
+        if job is not None:
+            job.set_cancel_label("Unload")  # ending the worker now unloads the model
+        self._mark_model_change()
         self.input.setFocus()
+
+    def _mark_model_change(self) -> None:
+        """A separator in the transcript when the conversation goes on with another model
+        than the one that answered it so far (shown only: the store keeps no markers)."""
+        loaded = self.session.loaded
+        if loaded is None:
+            return
+        if self.session.history and self.chat_model not in (None, loaded.path):
+            self.view.add_marker(f"Model changed to {Path(loaded.path).name or loaded.path}")
+        if self.session.history or self.chat_model is None:
+            self.chat_model = loaded.path
 
     def _finish_reply(self, reply: Reply) -> None:
         """Bounded work only: the reply's changed blocks are drawn, it is saved off the GUI
@@ -244,20 +270,32 @@ class ChatTab(QWidget):
     def _on_job_error(self, error: WorkerError) -> None:
         if not self._from_current_job():
             return
+        # The hook may be filled in after the tab was built: ask it now.
+        self.session.can_install = self.ctx.install_packages is not None
         failure = self.session.on_error(error)
         self._show_failure(failure)
         if failure.model_lost:
             self.model_panel.set_loaded(None)
-            self.model_panel.set_error(error.message)
+            self.model_panel.set_error(failure.message)
+            self.live_label.setText("No model loaded.")
+        if failure.missing:
+            self.model_panel.packages_box.refresh()  # show all that is missing, and the fix
 
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
         job = self.sender()
         if not isinstance(job, Job):
             return
+        unloaded = outcome.state is JobState.CANCELLED and job.cancel_label == "Unload"
         failure = self.session.on_worker_exit(job, outcome)
         if failure is None:
-            return  # one we ended on purpose
+            return  # one we ended on purpose, or a failed load (its error said why)
+        if unloaded and not failure.abandoned_reply:
+            # The job's "Unload" (the jobs strip): the user ended the worker to unload.
+            self.model_panel.set_loaded(None)
+            self.live_label.setText("Model unloaded.")
+            self._update_buttons()
+            return
         self._show_failure(failure)
         self.model_panel.set_loaded(None)
         self.live_label.setText("No model loaded.")
@@ -300,6 +338,7 @@ class ChatTab(QWidget):
             self.store_queue.submit(
                 "Saving the message", lambda store: saved_chat.add(store, "user", text)
             )
+        self._mark_model_change()
         self.session.add_user_message(text)
         self.view.add_message("user", text)
         self.input.clear()
@@ -373,6 +412,7 @@ class ChatTab(QWidget):
         if self.session.generating:
             self.live_label.stop("")
         self.session.new_conversation()
+        self.chat_model = None
         self.saved_chat = None
         self.view.clear()
         self.conversations.list.clearSelection()
@@ -397,6 +437,7 @@ class ChatTab(QWidget):
             self.ctx.notify("Stop the reply before switching conversations.")
             return
         self.saved_chat = SavedChat(conversation.id)
+        self.chat_model = conversation.model or None
         self.view.clear()
         self.view.show_messages(conversation.messages)
         if conversation.system_prompt:

@@ -254,6 +254,8 @@ class ChatView(QScrollArea):
         self._layout.addStretch(1)
         self.setWidget(self._inner)
         self.widgets: list[MessageWidget] = []
+        # Separators ("Model changed to X"), each with the number of messages before it.
+        self.markers: list[tuple[int, QLabel]] = []
         self._dirty: MessageWidget | None = None
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
@@ -267,8 +269,24 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self.widgets.clear()
+        for _position, marker in self.markers:
+            self._layout.removeWidget(marker)
+            marker.deleteLater()
+        self.markers.clear()
         self._dirty = None
         self.placeholder.show()
+
+    def add_marker(self, text: str) -> QLabel:
+        """A centred separator line after the messages so far (not a message: it is not
+        counted by :meth:`truncate`'s ``keep``, and goes when a message before it does)."""
+        marker = QLabel(f"— {text} —")
+        marker.setObjectName("marker")
+        marker.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        marker.setStyleSheet("color:#666666; font-style:italic;")
+        self._layout.insertWidget(self._layout.count() - 1, marker)
+        self.markers.append((len(self.widgets), marker))
+        self._follow = True
+        return marker
 
     def add_message(self, role: str, text: str = "") -> MessageWidget:
         widget = MessageWidget(role, text)
@@ -295,9 +313,13 @@ class ChatView(QScrollArea):
         self.placeholder.setVisible(not self.widgets)
 
     def truncate(self, keep: int) -> None:
-        """Keep the first ``keep`` messages."""
+        """Keep the first ``keep`` messages (and the markers between them)."""
         while len(self.widgets) > max(0, keep):
             self.remove_last()
+        while self.markers and self.markers[-1][0] > len(self.widgets):
+            _position, marker = self.markers.pop()
+            self._layout.removeWidget(marker)
+            marker.deleteLater()
 
     def last(self) -> MessageWidget | None:
         return self.widgets[-1] if self.widgets else None

@@ -106,7 +106,8 @@ def value_policy(takes_references: bool, platform: str) -> str:
 
 class ValueDialog(QDialog):
     """Edit (or add) one variable; the value is checked as you type and OK stays disabled
-    while the catalogue refuses it."""
+    while the catalogue refuses it. The verdict line stays empty until something is typed
+    or chosen: an empty "Add" dialog opens without an error."""
 
     def __init__(
         self,
@@ -152,6 +153,7 @@ class ValueDialog(QDialog):
         self.list_editor: PathListEditor | None = None
         self.line: QLineEdit | None = None
         self.choice: QComboBox | None = None
+        self.edited = False  # nothing typed or chosen yet: no verdict is shown
         self._build_editor(value)
         self.name_box.currentTextChanged.connect(self._on_name_changed)
 
@@ -174,7 +176,7 @@ class ValueDialog(QDialog):
             if not value and self.name() == "PATH" and self.platform == "linux":
                 value = "$PATH"  # keep the system folders: the list adds to them
             self.list_editor = PathListEditor(env_plan.list_entries(value, self.platform), self)
-            self.list_editor.changed.connect(self._update_verdict)
+            self.list_editor.changed.connect(self._on_edited)
             self.editor_host.addWidget(self.list_editor)
         elif info is not None and info.kind == "choices":
             self.choice = QComboBox(self)
@@ -182,19 +184,24 @@ class ValueDialog(QDialog):
             self.choice.setAccessibleName("Value")
             if value:
                 self.choice.setCurrentText(value)
-            self.choice.currentTextChanged.connect(self._update_verdict)
+            self.choice.currentTextChanged.connect(self._on_edited)
             self.editor_host.addWidget(self.choice)
         else:
             self.line = QLineEdit(value, self)
             self.line.setAccessibleName("Value")
             self.line.setPlaceholderText(info.format_hint() if info else "value")
-            self.line.textChanged.connect(self._update_verdict)
+            self.line.textChanged.connect(self._on_edited)
             self.editor_host.addWidget(self.line)
             self.editor_host.addStretch(1)
         self._update_verdict()
 
     def _on_name_changed(self, _text: str) -> None:
+        self.edited = True
         self._build_editor(self.value())
+
+    def _on_edited(self, *_args: object) -> None:
+        self.edited = True
+        self._update_verdict()
 
     def name(self) -> str:
         return self.name_box.currentText().strip()
@@ -219,7 +226,8 @@ class ValueDialog(QDialog):
         ok = verdict.status is not Status.INVALID and bool(self.name())
         color = {Status.INVALID: "#b00020", Status.WARNING: "#8a5a00"}.get(verdict.status, "")
         self.verdict.setStyleSheet(f"color: {color};" if color else "")
-        self.verdict.setText(verdict.message or ("Valid." if ok else ""))
+        shown = verdict.message or ("Valid." if ok else "")
+        self.verdict.setText(shown if self.edited else "")
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 
 

@@ -12,6 +12,7 @@ own (``stores.windows.broadcast_environment_change``).
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable, Mapping
 
@@ -41,8 +42,9 @@ from rocmpanel.envvars.store import (
     read_stores,
 )
 from rocmpanel.envvars.stores import windows as windows_store
-from rocmpanel.envvars.transaction import apply_plans, recover_and_read, undo_last
+from rocmpanel.envvars.transaction import apply_plans, last_apply, recover_and_read, undo_last
 from rocmpanel.envvars.views.dialogs import DiffDialog, ValueDialog, conflict_box
+from rocmpanel.envvars.views.sources import sources_html
 from rocmpanel.envvars.views.variable_table import VariableTable
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.status_line import StatusLine
@@ -50,6 +52,10 @@ from rocmpanel.gui.status_line import StatusLine
 READING = "Reading the environment stores"
 APPLYING = "Applying the changes"
 UNDOING = "Undoing the last apply"
+DEMO_READ_ONLY = (
+    "Read-only in demo mode: the panel shows recorded GPUs, not this machine, so nothing is "
+    "staged or written here. Close the demo to edit this machine's variables."
+)
 APPLY_NOTE = (
     " New programs get the change; a new login is needed for desktop programs (environment.d)."
 )
@@ -85,6 +91,10 @@ class EnvEditor(QWidget):
         self.platform = next(iter(self.stores.values())).platform if self.stores else "linux"
         self.snapshots: dict[str, StoreSnapshot] = {}
         self.staged: dict[str, str | None] = {}
+        #: What Undo would undo (None: nothing, and Undo is disabled); read with the stores.
+        self.undoable: str | None = None
+        #: Demo mode: the panel shows recordings, so nothing here is staged or written.
+        self.read_only = ctx is not None and ctx.demo
         self._build()
         self.reload()
 
@@ -122,7 +132,9 @@ class EnvEditor(QWidget):
 
         self.details = QLabel(self)
         self.details.setWordWrap(True)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setTextFormat(Qt.TextFormat.RichText)  # the Sources line holds links
+        self.details.setOpenExternalLinks(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.details.setMinimumHeight(70)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.about = QLabel(self)  # what holds on this computer: ~/.bash_profile wins, ...
@@ -145,6 +157,11 @@ class EnvEditor(QWidget):
         self.apply_button.setDefault(True)
 
         layout = QVBoxLayout(self)
+        if self.read_only:
+            self.demo_label = QLabel(DEMO_READ_ONLY, self)
+            self.demo_label.setWordWrap(True)
+            self.demo_label.setStyleSheet("background: #fff3cd; color: #5d4037; padding: 4px;")
+            layout.addWidget(self.demo_label)
         layout.addLayout(targets)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.details)
@@ -165,12 +182,19 @@ class EnvEditor(QWidget):
         in the background (staged changes stay staged); ``loaded`` follows. False when a read
         or write is already running."""
         stores = dict(self.stores)
-        return self.status.run(READING, lambda: recover_and_read(stores), self._on_read)
 
-    def _on_read(self, read: StoresRead | None, error: BaseException | None) -> None:
-        if error is not None or read is None:
+        def work() -> tuple[StoresRead, str | None]:
+            return recover_and_read(stores), last_apply()
+
+        return self.status.run(READING, work, self._on_read)
+
+    def _on_read(
+        self, outcome: tuple[StoresRead, str | None] | None, error: BaseException | None
+    ) -> None:
+        if error is not None or outcome is None:
             self.status.show_error(error or RuntimeError("no result"), READING)
         else:
+            read, self.undoable = outcome
             self._show_read(read)
         self._refresh()
         self.loaded.emit()
@@ -211,10 +235,7 @@ class EnvEditor(QWidget):
             )
         danger = self.catalogue.danger(name, value, self.platform)
         if danger is not None:
-            return (
-                f"Refused: {danger} The editor does not write it; if you really mean it, use "
-                f"`rocmpanel env set {name} VALUE --force`."
-            )
+            return f"Refused: {danger} The editor never writes such a value; nothing was changed."
         return None
 
     def verdict_for(self, name: str) -> Verdict | None:
@@ -255,7 +276,12 @@ class EnvEditor(QWidget):
         else:
             verdict = self.verdict_for(name)
             note = f"\n\nCheck: {verdict.message}" if verdict and verdict.message else ""
-            self.details.setText(self.catalogue.describe(name) + note)
+            text = html.escape(self.catalogue.describe(name, sources=False) + note)
+            info = self.catalogue.lookup(name)
+            links = sources_html(self.catalogue.source_texts(name))
+            if info is not None and links:
+                links += f" ({info.status})"
+            self.details.setText(text.replace("\n", "<br>") + (f"<br>{links}" if links else ""))
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -269,7 +295,15 @@ class EnvEditor(QWidget):
         self.discard_button.setEnabled(idle and staged)
         self.preview_button.setEnabled(idle and staged)
         self.apply_button.setEnabled(idle and staged and valid and bool(self.target_keys()))
-        self.undo_button.setEnabled(idle)
+        self.undo_button.setEnabled(idle and self.undoable is not None)
+        self.undo_button.setToolTip(
+            f"Undo {self.undoable}" if self.undoable is not None else "Nothing to undo yet."
+        )
+        if self.read_only:
+            for button in (self.add_button, self.edit_button, self.remove_button):
+                button.setEnabled(False)
+            self.apply_button.setEnabled(False)
+            self.undo_button.setEnabled(False)
         self.reload_button.setEnabled(idle)
         for box in self.target_boxes.values():
             box.setEnabled(idle)
@@ -278,7 +312,11 @@ class EnvEditor(QWidget):
 
     def propose(self, name: str, value: str | None) -> None:
         """Stage a set (or an unset when ``value`` is None) and select its row; nothing is
-        written until Apply. Used by the Setup checklist's Fix buttons."""
+        written until Apply. Used by the Setup checklist's Fix buttons. In demo mode
+        nothing is staged: the status line says why."""
+        if self.read_only:
+            self.status.show_message(DEMO_READ_ONLY)
+            return
         self.staged[name] = value
         self._refresh()
         self.select(name)
@@ -370,6 +408,9 @@ class EnvEditor(QWidget):
         """Start writing the staged changes to the ticked stores; ``write_finished(ok)``
         follows. False when nothing started (a refused plan, or busy). Failures change
         nothing."""
+        if self.read_only:
+            self.status.show_message(DEMO_READ_ONLY)
+            return False
         if self.busy:
             return False  # the plans would be made from snapshots about to change
         try:
@@ -379,8 +420,8 @@ class EnvEditor(QWidget):
             return False
         stores, written = dict(self.stores), dict(self.staged)
 
-        def work() -> tuple[ApplyResult, StoresRead]:
-            return apply_plans(stores, plans), read_stores(stores)
+        def work() -> tuple[ApplyResult, StoresRead, str | None]:
+            return apply_plans(stores, plans), read_stores(stores), last_apply()
 
         return self.status.run(
             APPLYING,
@@ -389,11 +430,15 @@ class EnvEditor(QWidget):
         )
 
     def undo(self) -> bool:
-        """Start undoing the last apply; ``write_finished(ok)`` follows (False: busy)."""
+        """Start undoing the last apply; ``write_finished(ok)`` follows (False: busy, or
+        demo mode)."""
+        if self.read_only:
+            self.status.show_message(DEMO_READ_ONLY)
+            return False
         stores = dict(self.stores)
 
-        def work() -> tuple[ApplyResult, StoresRead]:
-            return undo_last(stores), read_stores(stores)
+        def work() -> tuple[ApplyResult, StoresRead, str | None]:
+            return undo_last(stores), read_stores(stores), last_apply()
 
         return self.status.run(
             UNDOING, work, lambda outcome, error: self._on_written(outcome, error, UNDOING, {})
@@ -401,7 +446,7 @@ class EnvEditor(QWidget):
 
     def _on_written(
         self,
-        outcome: tuple[ApplyResult, StoresRead] | None,
+        outcome: tuple[ApplyResult, StoresRead, str | None] | None,
         error: BaseException | None,
         doing: str,
         written: dict[str, str | None],
@@ -413,7 +458,7 @@ class EnvEditor(QWidget):
                 self.status.show_error(error or RuntimeError("no result"), doing)
             self.write_finished.emit(False)
             return
-        result, read = outcome
+        result, read, self.undoable = outcome
         for name, value in written.items():  # what was staged meanwhile stays staged
             if name in self.staged and self.staged[name] == value:
                 del self.staged[name]

@@ -1,18 +1,35 @@
-"""One GPU in the Monitor tab: a header card with current figures and six linked plots.
+"""One GPU in the Monitor tab: a header card with current figures and six plots.
 
 The plots (utilisation; VRAM/GTT against their totals; temperatures with crit lines; power
-against its cap; sclk/mclk; fan) share one time axis. The panel draws only what it is
-given: ``redraw`` takes a history ``Window`` and the last ``GpuSample``; it never reads
-sysfs. A crosshair follows the mouse and a line below the plots reads out the values.
+against its cap; sclk/mclk; fan) show one time range with the same ticks. The panel draws
+only what it is given: ``redraw`` takes a history ``Window`` and the last ``GpuSample``; it
+never reads sysfs. A crosshair follows the mouse and a line below the plots reads out the
+values.
+
+The mouse wheel over the plots scrolls the list of GPUs around them; Ctrl+wheel zooms the
+time axis, and so does the plain wheel after a click on a plot, until the mouse leaves the
+plots or Esc is pressed. A double click shows the whole time window again. Every y axis
+starts at 0 and spans at least a sensible minimum, so a flat line (a fan at 0 rpm) lies on
+the floor of a readable axis instead of in the middle of one squeezed around its value.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtGui import QKeyEvent, QPalette, QWheelEvent
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from rocmpanel.base.units import GIB, MIB, format_gib
 from rocmpanel.monitor.history import Window
@@ -43,6 +60,14 @@ PLOTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...], tuple[float, floa
     ("clock", "Clocks", "MHz", (("sclk_mhz", "sclk"), ("mclk_mhz", "mclk")), None),
     ("fan", "Fan", "rpm", (("fan_rpm", "fan"),), None),
 )
+# The least top of each y axis without a fixed range (its unit): a flat or empty series
+# still gets a readable axis from 0. Limits (VRAM total, crit, power cap) raise it.
+MIN_TOP = {"memory": 1.0, "temp": 100.0, "power": 50.0, "clock": 1000.0, "fan": 1000.0}
+HEADROOM = 1.05  # above the highest value or limit
+AXIS_WIDTH = 46  # px for every left axis, so the plots of a column line up
+MIN_ZOOM_S = 5.0  # the narrowest time range a zoom reaches
+ZOOM_PER_STEP = 0.8  # the range shrinks to this per wheel step (120 eighths of a degree)
+_ROUND = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 _MIB_SERIES = ("vram_used_mib", "gtt_used_mib")
 _MIB_PER_GIB = GIB / MIB  # the history keeps bytes in MiB; the plots show GiB
 _UNITS = {series: unit for _, _, unit, items, _ in PLOTS for series, _ in items}
@@ -51,6 +76,25 @@ _UNITS = {series: unit for _, _, unit, items, _ in PLOTS for series, _ in items}
 def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
     """A figure for display; None is "n/a"."""
     return "n/a" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
+
+
+def nice_top(value: float) -> float:
+    """The smallest round number (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten) at or
+    above ``value`` (> 0): an axis top moves in a few steps as values grow, not with every
+    sample."""
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(m * power for m in _ROUND if m * power >= value * (1 - 1e-9))
+
+
+def y_top(plot_id: str, data_max: float | None, limit: float | None) -> float:
+    """The top of ``plot_id``'s y axis (its bottom is 0): room for the data and the limit
+    line, never under the plot's minimum span."""
+    top = MIN_TOP[plot_id]
+    if data_max is not None and data_max > 0:
+        top = max(top, nice_top(data_max * HEADROOM))
+    if limit:
+        top = max(top, limit * HEADROOM)
+    return top
 
 
 def ago_text(seconds_ago: float) -> str:
@@ -152,6 +196,11 @@ class GpuPanel(QFrame):
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground(background)
         self.graphics.setMinimumHeight(360)
+        self.graphics.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # Esc ends a zoom
+        self.graphics.setToolTip(
+            "Wheel: scroll the GPU list. Ctrl+wheel, or click then wheel: zoom in time. "
+            "Double click: the whole window."
+        )
         self.readout = QLabel("Move the mouse over a plot to read values.")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
@@ -170,7 +219,11 @@ class GpuPanel(QFrame):
         self._window: Window | None = None
         self._t_ref = 0.0  # x = time - _t_ref: the right edge of the last redraw
         self._x_span: float | None = None
+        self.zoomed = False  # the time range is narrower than the window
+        self.engaged = False  # clicked: the plain wheel zooms until the mouse leaves
         self._limits: tuple[float | None, ...] | None = None
+        self._limit_tops: dict[str, float | None] = {}  # VRAM total, crit, power cap
+        self._tops: dict[str, float] = {}  # the y axis tops shown
         axis_pen = pg.mkPen(foreground)
         for index, (plot_id, title, unit, series, fixed) in enumerate(PLOTS):
             row, col = divmod(index, 3)
@@ -185,11 +238,19 @@ class GpuPanel(QFrame):
                 plot.getAxis(name).setTextPen(axis_pen)
                 # A changing SI prefix would re-render the axis label on every redraw.
                 plot.getAxis(name).enableAutoSIPrefix(False)
+            # One width for every left axis: "100" and "2500" take the same room, so the
+            # plots of a column line up and show the same ticks at the same places.
+            plot.getAxis("left").setWidth(AXIS_WIDTH)
             plot.setLimits(yMin=0)  # every figure here is non-negative
-            if fixed is not None:
-                plot.setYRange(*fixed, padding=0.02)
-            if index:
-                plot.setXLink(self.plots["util"])
+            if fixed is not None:  # room above 100 % for a line at 100 %
+                plot.setYRange(fixed[0], fixed[1] * HEADROOM, padding=0)
+            else:
+                self._tops[plot_id] = MIN_TOP[plot_id]
+                plot.setYRange(0.0, MIN_TOP[plot_id], padding=0)
+            # No setXLink: pyqtgraph lines linked views up pixel by pixel where they overlap
+            # on screen (ViewBox.linkedViewChanged), so plots whose axes differ in width
+            # would show different ranges; every plot gets the same range instead. See
+            # https://github.com/pyqtgraph/pyqtgraph/blob/master/pyqtgraph/graphicsItems/ViewBox/ViewBox.py
             legend = "  ".join(
                 f"<span style='color:{COLOURS[i]}'>■ {label}</span>"
                 for i, (_, label) in enumerate(series)
@@ -219,20 +280,22 @@ class GpuPanel(QFrame):
             self.plots[plot_id].addItem(line, ignoreBounds=True)
             self.limit_lines[name] = line
         self.graphics.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        self.graphics.viewport().installEventFilter(self)  # wheel, click, leave
+        self.graphics.installEventFilter(self)  # Esc
 
     def redraw(self, window: Window, t_from: float, t_to: float, last: GpuSample | None) -> None:
         """Show ``window`` over ``[t_from, t_to]``; ``last`` fills the header and limits."""
         self._window = window
         self._t_ref = t_to
         x = window.times - t_to
-        present: set[str] = set()
+        present: dict[str, float] = {}  # series shown -> its highest value
         for name, curve in self.curves.items():
             y = window.series(name)
             if name in _MIB_SERIES:
                 y = y / _MIB_PER_GIB
             if len(x) and not np.isnan(y).all():
                 curve.setData(x, y, connect="finite")
-                present.add(name)
+                present[name] = float(np.nanmax(y))
             else:
                 curve.setData([], [])
         if len(x):
@@ -241,10 +304,96 @@ class GpuPanel(QFrame):
         span = t_to - t_from
         if span != self._x_span:  # the x range moves only when the time window changes
             self._x_span = span
-            self.plots["util"].setXRange(-span, 0.0, padding=0)
+            self.zoomed = False
+            self.set_x_range(-span, 0.0)
         if last is not None:
             self.header.show_sample(last)
             self._set_limits(last)
+        for plot_id, _, _, series, fixed in PLOTS:
+            if fixed is None:
+                highest = [present[name] for name, _ in series if name in present]
+                top = y_top(plot_id, max(highest, default=None), self._limit_tops.get(plot_id))
+                if top != self._tops.get(plot_id):  # moving an axis costs a re-layout
+                    self._tops[plot_id] = top
+                    self.plots[plot_id].setYRange(0.0, top, padding=0)
+
+    def x_range(self) -> tuple[float, float]:
+        """The time range shown, in seconds before the right edge of the last redraw."""
+        low, high = self.plots["util"].vb.viewRange()[0]
+        return float(low), float(high)
+
+    def set_x_range(self, low: float, high: float) -> None:
+        """Show ``[low, high]`` on every plot: one range, so the same ticks everywhere."""
+        for plot in self.plots.values():
+            plot.setXRange(low, high, padding=0)
+
+    def zoom(self, steps: float, centre: float | None = None) -> None:
+        """Narrow the time range by ``steps`` wheel steps (negative: widen it) around
+        ``centre``, within the time window and no narrower than MIN_ZOOM_S."""
+        if self._x_span is None:
+            return
+        low, high = self.x_range()
+        span = self._x_span
+        centre = (low + high) / 2 if centre is None else min(max(centre, low), high)
+        width = min(max((high - low) * ZOOM_PER_STEP**steps, min(MIN_ZOOM_S, span)), span)
+        low = centre - (centre - low) * width / (high - low)
+        low = min(max(low, -span), -width)  # inside [-span, 0]
+        self.zoomed = width < span
+        self.set_x_range(low, low + width)
+
+    def reset_zoom(self) -> None:
+        """Show the whole time window again."""
+        if self._x_span is not None:
+            self.zoomed = False
+            self.set_x_range(-self._x_span, 0.0)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The wheel scrolls the GPU list unless a zoom is asked for (see the module)."""
+        kind = event.type()
+        if kind == QEvent.Type.Wheel and isinstance(event, QWheelEvent):
+            self._on_wheel(event)
+            return True
+        if kind == QEvent.Type.MouseButtonPress:
+            self.engaged = True
+        elif kind == QEvent.Type.MouseButtonDblClick:
+            self.reset_zoom()
+        elif kind == QEvent.Type.Leave and watched is self.graphics.viewport():
+            self.engaged = False
+        elif (
+            kind == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and self.engaged
+        ):
+            self.engaged = False
+            return True
+        return super().eventFilter(watched, event)
+
+    def _on_wheel(self, event: QWheelEvent) -> None:
+        ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        if ctrl or self.engaged:
+            steps = event.angleDelta().y() / 120
+            if steps:
+                scene_pos = self.graphics.mapToScene(event.position().toPoint())
+                centre = None
+                for plot in self.plots.values():
+                    if plot.sceneBoundingRect().contains(scene_pos):
+                        centre = plot.vb.mapSceneToView(scene_pos).x()
+                        break
+                self.zoom(steps, centre)
+            return
+        area = self._scroll_area()
+        if area is not None:  # the list of GPU panels scrolls as if the plots were not there
+            QApplication.sendEvent(area.verticalScrollBar(), event)
+
+    def _scroll_area(self) -> QAbstractScrollArea | None:
+        """The scroll area that holds this panel (the Monitor's GPU list), if any."""
+        widget = self.parentWidget()
+        while widget is not None:
+            if isinstance(widget, QAbstractScrollArea):
+                return widget
+            widget = widget.parentWidget()
+        return None
 
     def _mark_missing(self, plot_id: str, missing: bool) -> None:
         if self._missing.get(plot_id) == missing:
@@ -275,16 +424,11 @@ class GpuPanel(QFrame):
         for sensor, crit in crits.items():
             show(f"crit_{sensor}", crit)
         show("power_cap", g.power_cap_w)
-        self._set_top("memory", max((v for v in (vram_total, gtt_total) if v), default=None))
-        self._set_top("temp", max((c for c in crits.values() if c is not None), default=None))
-        self._set_top("power", g.power_cap_w)
-
-    def _set_top(self, plot_id: str, top: float | None) -> None:
-        plot = self.plots[plot_id]
-        if top:
-            plot.setYRange(0.0, top * 1.05, padding=0)
-        else:
-            plot.enableAutoRange(axis="y")
+        self._limit_tops = {
+            "memory": max((v for v in (vram_total, gtt_total) if v), default=None),
+            "temp": max((c for c in crits.values() if c is not None), default=None),
+            "power": g.power_cap_w,
+        }
 
     def _on_scene_mouse_moved(self, pos: QPointF) -> None:
         for plot in self.plots.values():

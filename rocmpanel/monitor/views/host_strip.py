@@ -1,4 +1,7 @@
-"""The Monitor tab's host strip: CPU (overall and per core), RAM, swap, load, sparkline."""
+"""The Monitor tab's host strip: CPU (overall and per core), RAM, swap, load, sparkline.
+
+The sparkline shows the GPU plots' time range with their time axis (``AgoAxis``): the same
+ticks, drawn as grid lines, so a spike here lines up by eye with one in a GPU plot."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 from rocmpanel.base.units import MIB, format_gib
 from rocmpanel.monitor.history import Window
 from rocmpanel.monitor.sample import HostSample
-from rocmpanel.monitor.views.gpu_plots import COLOURS
+from rocmpanel.monitor.views.gpu_plots import COLOURS, AgoAxis
 
 
 class HostStrip(QFrame):
@@ -24,13 +27,18 @@ class HostStrip(QFrame):
         self.label = QLabel("Host: waiting for the first sample…")
         self.label.setWordWrap(True)
         layout.addWidget(self.label, 3)
-        self.plot = pg.PlotWidget()
+        self.axis = AgoAxis(orientation="bottom")
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
         self.plot.setBackground(self.palette().color(QPalette.ColorRole.Base))
         self.plot.setFixedHeight(46)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
-        self.plot.hideAxis("bottom")
+        # The time ticks as grid lines only: labels would not fit the strip's height.
+        self.axis.setStyle(showValues=False, tickLength=0)
+        self.axis.setHeight(0)
+        self.axis.setPen(pg.mkPen(self.palette().color(QPalette.ColorRole.Text)))  # grid colour
+        self.plot.showGrid(x=True, alpha=0.25)
         self.plot.hideAxis("left")
         self.plot.setYRange(0, 100, padding=0.05)
         self.cpu_curve = pg.PlotCurveItem(pen=pg.mkPen(COLOURS[0], width=1.2))
@@ -69,3 +77,8 @@ class HostStrip(QFrame):
         if span != self._x_span:
             self._x_span = span
             self.plot.setXRange(-span, 0.0, padding=0)
+
+    def x_range(self) -> tuple[float, float]:
+        """The time range shown, in seconds before the right edge of the last redraw."""
+        low, high = self.plot.getViewBox().viewRange()[0]
+        return float(low), float(high)

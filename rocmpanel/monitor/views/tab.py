@@ -14,12 +14,21 @@ Which GPUs: the app's machine inventory (``ctx.inventory``), so the Monitor list
 cards under the same names as the other tabs. The trees read are
 ``ROCMPANEL_SYSFS_ROOT``/``ROCMPANEL_PROC_ROOT`` when set (a captured system, which the
 inventory does not describe: then the GPUs are found in that tree), else /sys and /proc.
+
+Demo mode (``ctx.demo``): the tree is the demo's, and the minutes before the tab opened
+are computed off the GUI thread (``monitor/demo_replay.py``) and put into the history
+before the first live sample, so the plots show minutes of history at once; live samples
+that arrive meanwhile wait, keeping the history in time order.
+
+No GPU: where the plots would be, what was looked for and why nothing was found, what
+still works, and a "Show a demo" button (``ctx.show_demo``; hidden without one).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from functools import partial
 from pathlib import Path
@@ -27,7 +36,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPaintEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.gui.background import run_in_background
@@ -56,6 +73,29 @@ log = logging.getLogger(__name__)
 REDRAW_MS = 100  # 10 fps, under the 15 fps ceiling
 MAX_POINTS = 800  # per curve per redraw: about one per pixel of a plot
 PLOTS_FALLBACK_MS = 250  # build the plots this long after the first show at the latest
+DEMO_WINDOW = "10 min"  # the plots' window in demo mode: the replayed minutes at a glance
+
+
+def no_gpu_explanation(sysfs_root: Path, platform: str = sys.platform) -> str:
+    """What the Monitor looked for and why it may have found nothing (shown under the
+    reason when there is no GPU), and what still works."""
+    if platform == "win32" and sysfs_root == LIVE_SYSFS:
+        looked = (
+            "The Monitor reads AMD GPUs through Windows' GPU performance counters. None is "
+            "listed when the machine has no AMD GPU, the AMD graphics driver is not "
+            "installed, or the counters cannot be read (the reason above says which)."
+        )
+    else:
+        looked = (
+            f"The Monitor looks for GPUs driven by the amdgpu kernel driver under "
+            f"{sysfs_root / 'class' / 'drm'}. None is there when the machine has no AMD GPU, "
+            "the amdgpu driver is not loaded, or this is a virtual machine or container "
+            "without the GPU passed through."
+        )
+    return (
+        f"{looked} Still working: host CPU and memory telemetry above, and the Setup tab's "
+        "checklist."
+    )
 
 
 def _titled(label: QLabel, body: QWidget) -> QWidget:
@@ -111,7 +151,11 @@ class MonitorTab(QWidget):
         self._dirty = False
         self._view_end: float | None = None  # the right edge while paused
         self._last_failure = ""
+        # Demo mode: live samples wait here until the replayed past is in the history.
+        self._held: list[Sample] | None = [] if ctx.demo else None
         self._build()
+        if ctx.demo:
+            self._start_demo_history()
         self.sampler = SamplerThread(
             self.sysfs_root,
             self.proc_root,
@@ -151,11 +195,29 @@ class MonitorTab(QWidget):
         self.no_gpu_label = QLabel()
         self.no_gpu_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_gpu_label.setWordWrap(True)
-        self.no_gpu_label.hide()
+        self.no_gpu_help = QLabel(no_gpu_explanation(self.sysfs_root))
+        self.no_gpu_help.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_gpu_help.setWordWrap(True)
+        self.demo_button = QPushButton("Show a &demo")
+        self.demo_button.setToolTip(
+            "Open a second window that runs rocmpanel on recorded GPUs with a replayed "
+            "workload; this machine's settings stay as they are"
+        )
+        self.demo_button.clicked.connect(self._on_demo_button_clicked)
+        self.no_gpu_box = QWidget()
+        box_layout = QVBoxLayout(self.no_gpu_box)
+        box_layout.addWidget(self.no_gpu_label)
+        box_layout.addWidget(self.no_gpu_help)
+        button_row = QHBoxLayout()
+        button_row.addStretch(1)
+        button_row.addWidget(self.demo_button)
+        button_row.addStretch(1)
+        box_layout.addLayout(button_row)
+        self.no_gpu_box.hide()
         self.gpu_area = QWidget()
         self.gpu_layout = QVBoxLayout(self.gpu_area)
         self.gpu_layout.setContentsMargins(0, 0, 0, 0)
-        self.gpu_layout.addWidget(self.no_gpu_label)
+        self.gpu_layout.addWidget(self.no_gpu_box)
         self.gpu_layout.addStretch(0)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -174,6 +236,10 @@ class MonitorTab(QWidget):
         split.setChildrenCollapsible(False)
 
         self._layout = QVBoxLayout(self)
+        if self.ctx.demo:
+            index = self.window_combo.findText(DEMO_WINDOW)
+            if index >= 0:
+                self.window_combo.setCurrentIndex(index)
         self._layout.addWidget(self.toolbar)
         self._layout.addWidget(self.host_placeholder)
         self._layout.addWidget(self.alert_banner)
@@ -226,7 +292,11 @@ class MonitorTab(QWidget):
     def _on_roster_changed(self) -> None:
         text = self.roster.no_gpu_text()
         self.no_gpu_label.setText(text)
-        self.no_gpu_label.setVisible(bool(text))
+        self.no_gpu_box.setVisible(bool(text))
+        # Looking: no explanation, no button yet; found none: both.
+        nothing = bool(text) and not self.roster.waiting
+        self.no_gpu_help.setVisible(nothing)
+        self.demo_button.setVisible(nothing and self.ctx.show_demo is not None)
         where = "live" if self.sysfs_root == LIVE_SYSFS else str(self.sysfs_root)
         found = self.roster.found
         source = found.capabilities.source if found else "…"
@@ -250,10 +320,41 @@ class MonitorTab(QWidget):
                 self.panels[key] = panel
                 self.gpu_layout.insertWidget(self.gpu_layout.count() - 1, panel)
 
+    @Slot()
+    def _on_demo_button_clicked(self) -> None:
+        if self.ctx.show_demo is not None:
+            self.ctx.show_demo()
+
+    # -- demo mode: the replayed past ------------------------------------------------------
+    def _start_demo_history(self) -> None:
+        from rocmpanel.monitor.demo_replay import past_samples
+
+        run_in_background(
+            partial(past_samples, time.time()),
+            self._on_demo_history,
+            owner=self,
+            what="replaying the demo's past minutes",
+        )
+
+    def _on_demo_history(self, past: list[Sample] | None, error: BaseException | None) -> None:
+        held, self._held = self._held or [], None
+        if error is not None:
+            report(error, "Replaying the demo's past minutes")
+        first = held[0].t if held else float("inf")
+        for sample in past or ():
+            if sample.t < first:
+                self._history.add(sample)
+        for sample in held:
+            self._history.add(sample)
+        self._dirty = True
+
     # -- samples ------------------------------------------------------------------------
     @Slot(object)
     def _on_sampler_sample_ready(self, sample: Sample) -> None:
-        self._history.add(sample)
+        if self._held is not None:
+            self._held.append(sample)
+        else:
+            self._history.add(sample)
         # Sources that learn their GPUs while reading (Windows PDH) add them late.
         self.roster.learn([g.identity for g in sample.gpus])
         self.alerts.rules = self._rules()

@@ -36,6 +36,8 @@ from rocmpanel.jobs import workload
 from rocmpanel.jobs.workload import ManagedEnv
 from rocmpanel.pytorch.environments import DamagedEnv, damaged_envs, remove_env
 
+ENV_COLUMN_WIDTH = 150  # px; longer names elide (the user can widen the column)
+INTERPRETER_COLUMN_WIDTH = 220  # px
 PANEL_OWN = ""  # the setting's value for "the panel's own interpreter"
 PYTHON_ROLE = Qt.ItemDataRole.UserRole
 MANAGED_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -78,10 +80,17 @@ class TorchEnvsPanel(QWidget):
         self.tree.setHeaderLabels(["Environment", "torch", "Kind", "Interpreter"])
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Long interpreter paths keep their start and their end; the tooltip has all of it.
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = self.tree.header()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, ENV_COLUMN_WIDTH)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        # The interpreter column keeps a useful width (scroll sideways to it in a narrow
+        # panel), takes any room left, and elides long paths in the middle.
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(3, INTERPRETER_COLUMN_WIDTH)
         header.setStretchLastSection(True)
         self.tree.itemSelectionChanged.connect(self._on_tree_selection_changed)
         self.tree.itemDoubleClicked.connect(lambda *_: self._on_activate_clicked())
@@ -103,8 +112,18 @@ class TorchEnvsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree, 1)
         layout.addLayout(buttons)
+        ctx.probe_result.changed.connect(self._fill)
         self._fill()
         self.refresh()
+
+    def _probed_torch(self, python: str) -> str:
+        """torch's version in ``python`` as the app's last probe found it ("" unknown)."""
+        probe = self.ctx.probe_result
+        if probe.data is None or not probe.python:
+            return ""
+        if probe.python != (python or sys.executable):
+            return ""
+        return str(probe.data.get("torch_version") or "not installed")
 
     # -- contents ----------------------------------------------------------------------
     def refresh(self) -> None:
@@ -136,7 +155,8 @@ class TorchEnvsPanel(QWidget):
         active = self.ctx.workload_python()
         selected = self.selected_python()
         self.tree.clear()
-        own = QTreeWidgetItem(["Panel's own Python", "", "built-in", sys.executable])
+        own_torch = self._probed_torch(PANEL_OWN)
+        own = QTreeWidgetItem(["Panel's own Python", own_torch, "built-in", sys.executable])
         own.setData(0, PYTHON_ROLE, PANEL_OWN)
         own.setData(0, MANAGED_ROLE, False)
         self.tree.addTopLevelItem(own)
@@ -158,7 +178,8 @@ class TorchEnvsPanel(QWidget):
             self.tree.addTopLevelItem(item)
         for python, exists in self._listing.registered:
             kind = "registered" if exists else "missing"
-            item = QTreeWidgetItem([python.rsplit("/", 1)[-1], "", kind, python])
+            torch = self._probed_torch(python)
+            item = QTreeWidgetItem([python.rsplit("/", 1)[-1], torch, kind, python])
             item.setData(0, PYTHON_ROLE, python)
             item.setData(0, MANAGED_ROLE, False)
             self.tree.addTopLevelItem(item)
@@ -166,6 +187,8 @@ class TorchEnvsPanel(QWidget):
             row = self.tree.topLevelItem(i)
             if row is None:
                 continue
+            if not row.toolTip(3):
+                row.setToolTip(3, row.text(3))
             self._decorate(row, active, selected)
         self._on_tree_selection_changed()
 

@@ -19,8 +19,9 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -41,6 +42,7 @@ from rocmpanel.jobs.protocol import LogLine, Progress
 from rocmpanel.jobs.runner import Job
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.jobs.workload import ManagedEnv
+from rocmpanel.knowledge.install_profiles import DEFAULT_PROFILE, PROFILE_IDS
 from rocmpanel.pytorch.environments import (
     InstallTicket,
     default_env_name,
@@ -55,6 +57,14 @@ from rocmpanel.pytorch.plan import InstallPlan
 log = logging.getLogger(__name__)
 
 NO_WHEELS_TIP = "No wheels for this Python: set 'Base Python for new environments' in Settings"
+DEMO_TIP = "This is a demo: it shows the plan for the demo GPUs but installs nothing."
+PROFILE_LABELS = {"pytorch": "PyTorch", "llm": "PyTorch + local LLM"}
+PROFILE_TIPS = {
+    "pytorch": "torch, torchvision and torchaudio: validation and your own scripts",
+    "llm": "Also transformers, accelerate, safetensors, tokenizers and, where it works on this "
+    "GPU, bitsandbytes for 4-bit models: what the Chat tab needs",
+}
+LOG_MIN_LINES = 10  # pip's output pane shows at least this many lines and grows with the tab
 CLOSE_INSTALL_WAIT_S = 10.0  # how long the background call waits for a cancelled install
 
 
@@ -79,6 +89,8 @@ class InstallPanel(QWidget):
     the plan to install; a success makes the new environment the active workload Python."""
 
     install_finished = Signal(object)  # JobOutcome, once recorded or cleaned up
+    profile_changed = Signal(str)  # the install profile chosen ("pytorch" or "llm")
+    packages_finished = Signal(object)  # JobOutcome of adding packages to an environment
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -89,7 +101,20 @@ class InstallPanel(QWidget):
         self._preparing = False  # the install's folder is being reserved
         self._cancel_requested = False
         self._partials_checked = False  # unfinished installs' folders are removed first
+        self.packages_job: Job | None = None  # adding a profile's packages to an environment
 
+        # "PyTorch + local LLM" by default: most people install PyTorch here to chat, and
+        # without transformers the Chat tab cannot load a model.
+        self.profile_combo = QComboBox()
+        for profile_id in PROFILE_IDS:
+            self.profile_combo.addItem(PROFILE_LABELS[profile_id], profile_id)
+            index = self.profile_combo.count() - 1
+            self.profile_combo.setItemData(
+                index, PROFILE_TIPS[profile_id], Qt.ItemDataRole.ToolTipRole
+            )
+        self.profile_combo.setCurrentIndex(PROFILE_IDS.index(DEFAULT_PROFILE))
+        self.profile_combo.setToolTip("What the install puts next to torch")
+        self.profile_combo.currentIndexChanged.connect(self._on_profile_combo_changed)
         self.name_edit = QLineEdit()
         self.name_edit.setToolTip("Name of the new environment (a new folder under envs/)")
         self.install_button = QPushButton("&Install")
@@ -104,10 +129,17 @@ class InstallPanel(QWidget):
         self.step_label = QLabel("Nothing is being installed.")
         self.step_label.setWordWrap(True)
         self.log_text = LogText()
-        self.log_text.setMaximumHeight(110)
+        lines = self.log_text.fontMetrics().lineSpacing() * LOG_MIN_LINES
+        frame = 2 * self.log_text.frameWidth() + 8  # the frame and the document margins
+        self.log_text.setMinimumHeight(lines + frame)
         self.log_text.setPlaceholderText("pip's output appears here during an install.")
+        self.demo_label = QLabel(DEMO_TIP)
+        self.demo_label.setWordWrap(True)
+        self.demo_label.setVisible(ctx.demo)
 
         row = QHBoxLayout()
+        row.addWidget(QLabel("Install:"))
+        row.addWidget(self.profile_combo)
         row.addWidget(QLabel("Environment:"))
         row.addWidget(self.name_edit, 1)
         row.addWidget(self.install_button)
@@ -115,9 +147,10 @@ class InstallPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
+        layout.addWidget(self.demo_label)
         layout.addWidget(self.progress)
         layout.addWidget(self.step_label)
-        layout.addWidget(self.log_text)
+        layout.addWidget(self.log_text, 1)
         run_in_background(
             remove_partial,
             self._on_partials_removed,
@@ -145,14 +178,29 @@ class InstallPanel(QWidget):
             self._suggest_name(plan)
         self._update_install_button()
 
+    def profile(self) -> str:
+        """The install profile chosen ("pytorch" or "llm")."""
+        return str(self.profile_combo.currentData())
+
+    @Slot(int)
+    def _on_profile_combo_changed(self, _index: int) -> None:
+        self.profile_changed.emit(self.profile())
+
     def busy(self) -> bool:
-        return self._preparing or (self.install_job is not None and self.install_job.running)
+        return (
+            self._preparing
+            or (self.install_job is not None and self.install_job.running)
+            or (self.packages_job is not None and self.packages_job.running)
+        )
 
     def _update_install_button(self) -> None:
         plan = self.plan
-        ready = plan is not None and plan.supported and plan.python_ok
+        ready = plan is not None and plan.supported and plan.python_ok and not self.ctx.demo
         self.install_button.setEnabled(ready and not self.busy())
-        self.install_button.setToolTip("" if plan is None or plan.python_ok else NO_WHEELS_TIP)
+        no_wheels = plan is not None and not plan.python_ok
+        self.install_button.setToolTip(
+            DEMO_TIP if self.ctx.demo else NO_WHEELS_TIP if no_wheels else ""
+        )
 
     def _suggest_name(self, plan: InstallPlan) -> None:
         """Fill in a free environment name (which names are taken is read from the disk)."""
@@ -176,6 +224,8 @@ class InstallPanel(QWidget):
         start the install job."""
         plan = self.plan
         if plan is None or not plan.supported or not plan.python_ok or self.busy():
+            return
+        if self.ctx.demo:  # a demo installs nothing (the button is disabled too)
             return
         name, settings = self.name_edit.text().strip(), self.ctx.settings
         self._preparing, self._cancel_requested = True, False
@@ -229,8 +279,46 @@ class InstallPanel(QWidget):
             partial(discard, ticket), _log_settled, what=f"dropping the install of {ticket.name}"
         )
 
+    # -- adding packages to an existing environment ------------------------------------
+    def follow_packages_job(self, job: Job, what: str) -> None:
+        """Show the progress, pip's output and Cancel of ``job``, which adds ``what`` to an
+        existing environment (the tab starts it; nothing else changes)."""
+        self.packages_job = job
+        self.log_text.clear()
+        self.progress.setValue(0)
+        self.step_label.setText(f"Installing {what}…")
+        self.cancel_button.setEnabled(True)
+        self._update_install_button()
+        job.progress_changed.connect(self._on_install_progress_changed)
+        job.log_added.connect(self._on_install_log_added)
+        job.finished.connect(self._on_packages_job_finished)
+
+    @Slot(object)
+    def _on_packages_job_finished(self, outcome: JobOutcome) -> None:
+        self.packages_job = None
+        self.cancel_button.setEnabled(False)
+        if outcome.was_successful():
+            installed = (outcome.result or {}).get("installed") or {}
+            versions = ", ".join(f"{k} {v}" for k, v in installed.items())
+            self.step_label.setText(f"Installed {versions} into the active environment.")
+            self.progress.setValue(1000)
+        elif outcome.state is JobState.CANCELLED:
+            self.step_label.setText(
+                "Cancelled. Packages pip had already installed stay; run it again to finish."
+            )
+            self.progress.setValue(0)
+        else:
+            self.step_label.setText(f"Install failed: {outcome.message}")
+            self.progress.setValue(0)
+        self._update_install_button()
+        self.packages_finished.emit(outcome)
+
     @Slot()
     def _on_cancel_clicked(self) -> None:
+        if self.packages_job is not None and self.packages_job.running:
+            self.step_label.setText("Cancelling…")
+            self.packages_job.cancel()
+            return
         if self._preparing:
             self._cancel_requested = True
             self.step_label.setText("Cancelling…")

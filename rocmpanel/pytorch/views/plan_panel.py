@@ -29,6 +29,7 @@ from rocmpanel.base.units import format_download, format_memory
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
+from rocmpanel.knowledge.install_profiles import DEFAULT_PROFILE
 from rocmpanel.knowledge.torch_builds import Manifest, Override, load_manifest
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.pytorch.plan import InstallPlan
@@ -57,6 +58,7 @@ class InstallPlanPanel(QWidget):
         self._manifest: Manifest | None = None
         self._manifest_failed = False
         self.plan: InstallPlan | None = None
+        self.profile = DEFAULT_PROFILE  # what the install adds to torch (set_profile)
         self._build_ui()
         inventory = ctx.inventory
         inventory.changed.connect(self._on_inventory_changed)
@@ -92,6 +94,11 @@ class InstallPlanPanel(QWidget):
         self.command_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.command_edit.setToolTip("The exact pip command the install runs in the new env")
         self.size_label = QLabel()
+        self.size_label.setWordWrap(True)
+        self.packages_label = QLabel()
+        self.packages_label.setWordWrap(True)
+        self.packages_label.setTextFormat(Qt.TextFormat.RichText)
+        self.packages_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.warnings_label = QLabel()
         self.warnings_label.setWordWrap(True)
         self.warnings_label.setTextFormat(Qt.TextFormat.RichText)
@@ -102,7 +109,11 @@ class InstallPlanPanel(QWidget):
         target_row.addWidget(self.gfx_edit)
         target_row.addWidget(self.redetect_button)
         form = QFormLayout()
+        # Wrapped labels get the height their text needs at the width they get.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Build:", self.build_label)
+        form.addRow("Adds:", self.packages_label)
         form.addRow("Command:", self.command_edit)
         form.addRow("Size:", self.size_label)
         form.addRow("Index:", self.index_edit)
@@ -205,6 +216,13 @@ class InstallPlanPanel(QWidget):
         return gfx, machine.vram_bytes if machine else None
 
     # -- the plan ----------------------------------------------------------------------
+    @Slot(str)
+    def set_profile(self, profile: str) -> None:
+        """Plan for install ``profile`` ("pytorch" or "llm") from now on."""
+        if profile != self.profile:
+            self.profile = profile
+            self.replan()
+
     @Slot()
     def replan(self) -> None:
         """Plan again from the machine, the base Python and the fields (pure, no disk)."""
@@ -221,6 +239,7 @@ class InstallPlanPanel(QWidget):
             manifest=self._manifest,
             gfx=self.gfx_edit.text().strip() or None,
             index_url=self.index_edit.text().strip() or None,
+            profile=self.profile,
         )
         self._show_plan(plan)
 
@@ -230,6 +249,7 @@ class InstallPlanPanel(QWidget):
             self.build_label.setText("—")
             self.command_edit.clear()
             self.size_label.setText("—")
+            self.packages_label.setText("—")
         elif not plan.supported:
             self.build_label.setText(
                 f"<span style='color:#c62828'><b>No install:</b> "
@@ -237,6 +257,7 @@ class InstallPlanPanel(QWidget):
             )
             self.command_edit.clear()
             self.size_label.setText("—")
+            self.packages_label.setText("—")
             self.warnings_label.setText("")
         else:
             preview = " — <b>preview</b>" if plan.preview else ""
@@ -246,6 +267,8 @@ class InstallPlanPanel(QWidget):
                 f"({plan.index_kind}: {html.escape(plan.index_url or '')}){preview}<br>"
                 f"Wheels for Python {pythons}"
             )
+            self.packages_label.setText(_packages_html(plan))
+            self.packages_label.setToolTip(_packages_tip(plan))
             self.command_edit.setText(plan.command)
             self.command_edit.setCursorPosition(0)
             self.size_label.setText(
@@ -257,3 +280,21 @@ class InstallPlanPanel(QWidget):
                 f"<ul style='margin:0; color:#8d5b00'>{items}</ul>" if items else ""
             )
         self.plan_changed.emit(plan)
+
+
+def _packages_html(plan: InstallPlan) -> str:
+    """What the profile adds to torch, then the 4-bit verdict (rich text); why each package
+    is in :func:`_packages_tip`."""
+    if not plan.extra_packages:
+        return "nothing else (torch, torchvision, torchaudio only)"
+    names = html.escape(", ".join(plan.extra_packages))
+    colour = "#2e7d32" if plan.four_bit_gpu else "#8d5b00"
+    note = html.escape(plan.four_bit_note)
+    return f"{names}<br><span style='color:{colour}'>{note}</span>"
+
+
+def _packages_tip(plan: InstallPlan | None) -> str:
+    """Why each added package (the tooltip of the "Adds" line)."""
+    if plan is None or not plan.extra_lines:
+        return ""
+    return "\n".join(plan.extra_lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -65,8 +66,11 @@ class ChecklistBox(QGroupBox):
         if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET):
             label = fix.text
         elif fix.kind is FixKind.COMMAND:
-            label = "Copy command"
-            message.setText(f"{check.message}<br><code>{fix.text}</code>")
+            label = "Copy command" if "\n" not in fix.text else "Copy commands"
+            lines = "<br>".join(
+                f"<code>{html.escape(line)}</code>" for line in fix.text.splitlines()
+            )
+            message.setText(f"{html.escape(check.message)}<br>{lines}")
         else:
             label = "Copy advice"
         button = QPushButton(label)

@@ -1,5 +1,8 @@
 """The "Analyse pasted output" dialog: paste (or open) tool output from another machine.
 
+The diagnosis it leads to is labelled as that machine's, with where the texts came from
+(:meth:`PasteDialog.sources`).
+
 Opened files are read in the background (a saved log can be large, or sit on a slow
 share); Analyse waits until every file asked for has arrived.
 """
@@ -56,6 +59,7 @@ class PasteDialog(QDialog):
         self.text.setPlaceholderText("Paste here…")
         layout.addWidget(self.text, 1)
         self.extra: list[str] = []
+        self.extra_names: list[str] = []  # the files' names, in the order of ``extra``
         self._reading = 0  # files being read in the background
         self.files_label = QLabel("")
         layout.addWidget(self.files_label)
@@ -105,11 +109,18 @@ class PasteDialog(QDialog):
             )
             return
         self.extra.append(text)
+        self.extra_names.append(path.name)
         self.files_label.setText(f"{len(self.extra)} file(s) added; last: {path.name}")
 
     def texts(self) -> list[str]:
         pasted = self.text.toPlainText()
         return ([pasted] if pasted.strip() else []) + self.extra
+
+    def sources(self) -> tuple[str, ...]:
+        """Where the texts came from: "pasted text" and the files' names, as
+        :meth:`texts` orders them (the Setup tab says so above the diagnosis)."""
+        pasted = ("pasted text",) if self.text.toPlainText().strip() else ()
+        return (*pasted, *self.extra_names)
 
     def rocm_version_value(self) -> str | None:
         return self.rocm_version.text().strip() or None

@@ -23,6 +23,12 @@ if TYPE_CHECKING:  # imported when the first probe ends, not at start-up
 log = logging.getLogger(__name__)
 
 
+DEMO_NOT_PROBED = (
+    "Not probed: the demo runs no jobs on this machine, and this machine's Python says "
+    "nothing about the recorded GPUs."
+)
+
+
 class ProbeBox(QGroupBox):
     """The probe's outcome, and a button to probe again."""
 
@@ -50,6 +56,10 @@ class ProbeBox(QGroupBox):
     def start(self) -> None:
         """Probe the workload Python (unless a probe runs already)."""
         if self.running:
+            return
+        if self.ctx.demo:  # the demo's GPUs are recordings: a probe here would mix machines
+            self.label.setText(DEMO_NOT_PROBED)
+            self.button.setEnabled(False)
             return
         from rocmpanel.jobs.spec import JobSpec  # with the first job, not at start-up
 
@@ -80,8 +90,11 @@ class ProbeBox(QGroupBox):
 
     @Slot(object)
     def _on_job_result_received(self, result: Any) -> None:
+        from rocmpanel.jobs.spec import resolve_python
         from rocmpanel.setup.probe_report import ProbeReport
 
+        # Shared with About, which shows it instead of probing again.
+        self.ctx.probe_result.set(result.data, resolve_python(self.ctx.workload_python()))
         self.probed.emit(ProbeReport.from_dict(result.data))
 
     @Slot(object)

@@ -8,8 +8,10 @@ probe begin right after it, and the logic behind the verdicts is imported when f
 Pasted output is analysed in the background (a long paste takes a while to parse); the
 probe runs as a job in the workload Python. Fixes that set or unset a variable are emitted
 as ``env_change_requested`` for the environment editor; fixes that need privileges are
-shown and copied, never run. Every error reaches the user through
-:func:`rocmpanel.gui.report.report`.
+shown and copied, never run. A diagnosis of pasted output is another machine's: it is
+labelled so, and its fixes are commands to copy for that machine, never changes staged
+here; the same holds in demo mode (``ctx.demo``), whose GPUs are recordings. Every error
+reaches the user through :func:`rocmpanel.gui.report.report`.
 """
 
 from __future__ import annotations
@@ -56,6 +58,14 @@ log = logging.getLogger(__name__)
 
 _DETECTING = "Detecting GPUs…"
 _ANALYSING = "Analysing pasted output…"
+PASTED_HEADING = "Pasted output — another machine"
+DEMO_HEADING = "Demo GPUs — recorded, not this machine"
+DEMO_NOTE = (
+    "Demo mode: these GPUs are recordings of real machines bundled with rocmpanel. Fixes "
+    "are shown as commands to copy; nothing on this machine is changed."
+)
+NO_GPU_DEMO = "No AMD GPU was found. The checklist below still applies; a demo shows the panel "
+NO_GPU_DEMO += "on recorded GPUs."
 
 
 def _analyse_texts(texts: list[str], rocm_version: str | None, os_name: str | None) -> Captured:
@@ -84,6 +94,8 @@ class SetupTab(QWidget):
         self._host = HostFacts()
         self._probe: ProbeReport | None = None
         self._captured: tuple[str, ...] = ()
+        self._sources: tuple[str, ...] = ()  # where the pasted output came from
+        self._pending_sources: tuple[str, ...] = ()  # ... of the analysis running
         self._analysis = 0  # the latest analysis asked for; older results are dropped
         self._busy: str | None = None  # what the tab is waiting for (_DETECTING, _ANALYSING)
         self._painted = False
@@ -278,17 +290,29 @@ class SetupTab(QWidget):
     # ---- pasted output ------------------------------------------------------------------
 
     def analyse_texts(
-        self, texts: list[str], rocm_version: str | None = None, os_name: str | None = None
+        self,
+        texts: list[str],
+        rocm_version: str | None = None,
+        os_name: str | None = None,
+        sources: tuple[str, ...] = (),
     ) -> None:
-        """Show the system that pasted outputs describe. Parsing runs in the background;
+        """Show the system that pasted outputs describe (``sources``: where they came from,
+        such as "pasted text" and file names). Parsing runs in the background;
         ``report_changed`` follows, or the message in the tab's error line when the text
         is not recognised."""
-        self._analyse(texts, rocm_version, os_name, warn=False)
+        self._analyse(texts, rocm_version, os_name, warn=False, sources=sources)
 
     def _analyse(
-        self, texts: list[str], rocm_version: str | None, os_name: str | None, *, warn: bool
+        self,
+        texts: list[str],
+        rocm_version: str | None,
+        os_name: str | None,
+        *,
+        warn: bool,
+        sources: tuple[str, ...] = (),
     ) -> None:
         self._analysis += 1
+        self._pending_sources = sources
         ticket = self._analysis
         self.error_label.setText("")
         self._set_busy(_ANALYSING)
@@ -321,7 +345,10 @@ class SetupTab(QWidget):
 
         self._set_busy(None)
         self._captured = tuple(k.value for k in captured.kinds)
-        self.report = build_report(captured.system, captured.host, captured.probe, self._captured)
+        self._sources = self._pending_sources
+        self.report = build_report(
+            captured.system, captured.host, captured.probe, self._captured, other_machine=True
+        )
         self._render()
 
     @Slot()
@@ -334,12 +361,13 @@ class SetupTab(QWidget):
                 return
             texts = dialog.texts()
             rocm_version, os_name = dialog.rocm_version_value(), dialog.os_value()
+            sources = dialog.sources()
         finally:
             dialog.deleteLater()  # a child of the tab: it would live as long as the tab
         if not texts:
             QMessageBox.information(self, "Analyse pasted output", "Nothing was pasted.")
             return
-        self._analyse(texts, rocm_version, os_name, warn=True)
+        self._analyse(texts, rocm_version, os_name, warn=True, sources=sources)
 
     @Slot()
     def _on_back_clicked(self) -> None:
@@ -359,7 +387,9 @@ class SetupTab(QWidget):
             return
         from rocmpanel.setup.report import build_report
 
-        self.report = build_report(self._system, self._host, self._probe)
+        self.report = build_report(
+            self._system, self._host, self._probe, other_machine=self.ctx.demo
+        )
         self._render()
 
     def _render(self) -> None:
@@ -370,10 +400,12 @@ class SetupTab(QWidget):
 
         self._set_busy(self._busy)  # the Back button follows what is shown
         system = shown.system
-        if self._captured:
-            self.heading.setText(f"<b>Pasted output</b> ({', '.join(self._captured)})")
-        else:
-            self.heading.setText("<b>This machine</b>")
+        self.heading.setText(self._heading_text())
+        self.heading.setToolTip(
+            "Fixes are commands to copy for that machine; nothing here is changed."
+            if self._captured or self.ctx.demo
+            else ""
+        )
         data_line = shown.data_line()
         self.system_label.setText(
             f"OS: {system.os}{f' ({system.os_version})' if system.os_version else ''} · "
@@ -382,9 +414,22 @@ class SetupTab(QWidget):
         )
         clear_grid(self.gpu_grid)
         if not system.gpus:
-            none = QLabel("No AMD GPU was found. The checklist below still applies.")
+            offer_demo = self.ctx.show_demo is not None and not self._captured and not self.ctx.demo
+            text = (
+                NO_GPU_DEMO
+                if offer_demo
+                else "No AMD GPU was found. The checklist below still applies."
+            )
+            none = QLabel(text)
             none.setWordWrap(True)
             self.gpu_grid.addWidget(none, 0, 0, 1, 4)
+            if offer_demo:
+                demo = QPushButton("Show a &demo")
+                demo.setObjectName("show_demo")
+                demo.setToolTip("Open the panel on recorded GPUs of real machines")
+                demo.clicked.connect(self._on_show_demo_clicked)
+                left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+                self.gpu_grid.addWidget(demo, 1, 0, left)
         for i, (gpu, verdict) in enumerate(shown.gpu_rows()):
             self.gpu_grid.addWidget(GpuCard(gpu, verdict, i), i // 3, i % 3)
         self.check_box.show_checks(shown.checks)
@@ -393,8 +438,26 @@ class SetupTab(QWidget):
         elif self._captured:
             self.probe_box.show_text("The pasted output says nothing about PyTorch.")
         problems = shown.data.problems if shown.data else ()
-        self.notes_label.setText("\n".join(f"Note: {n}" for n in (*system.notes, *problems)))
+        lines = [f"Note: {n}" for n in (*system.notes, *problems)]
+        if self.ctx.demo and not self._captured:
+            lines.insert(0, DEMO_NOTE)
+        self.notes_label.setText("\n".join(lines))
         self.report_changed.emit(shown)
+
+    def _heading_text(self) -> str:
+        """Whose GPUs are shown: this machine's, pasted output's (and where it came from),
+        or the demo's recordings."""
+        if self._captured:
+            where = ", ".join(self._sources) if self._sources else "pasted text"
+            return f"<b>{PASTED_HEADING}</b> ({', '.join(self._captured)}; from {where})"
+        if self.ctx.demo:
+            return f"<b>{DEMO_HEADING}</b>"
+        return "<b>This machine</b>"
+
+    @Slot()
+    def _on_show_demo_clicked(self) -> None:
+        if self.ctx.show_demo is not None:
+            self.ctx.show_demo()
 
     @Slot(object)
     def _apply_fix(self, check: Check) -> None:
@@ -403,7 +466,8 @@ class SetupTab(QWidget):
         fix = check.fix
         if fix is None:
             return
-        if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET) and fix.name:
+        local = not self._captured and not self.ctx.demo  # never stage another machine's fix
+        if local and fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET) and fix.name:
             value = fix.value if fix.kind is FixKind.ENV_SET else None
             self.env_change_requested.emit(fix.name, value)
             self.ctx.notify(f"{fix.text}: sent to the environment editor.")

@@ -15,7 +15,7 @@ from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import ChatSettings, Settings, option_of
 from rocmpanel.base.units import GIB
 from rocmpanel.chat.memory_estimate import Fit
-from rocmpanel.chat.model_check import ModelCheck, ModelShape, TemplateSource
+from rocmpanel.chat.model_check import ModelCheck
 from rocmpanel.chat.views import model_panel
 from rocmpanel.chat.views.model_panel import CHECK_DELAY_MS, ModelPanel
 from rocmpanel.chat.views.transcript import MessageWidget
@@ -29,28 +29,8 @@ IGPU = GpuInfo(name="Radeon 780M", bdf="0000:c5:00.0", vram_bytes=2 * GIB, integ
 DGPU = GpuInfo(name="RX 7900 XTX", bdf="0000:03:00.0", vram_bytes=24 * GIB, integrated=False)
 
 
-def fake_check(folder: Path | str, *, trust_remote_code: bool = False) -> ModelCheck:
-    """A checked 7B-ish LLaMA folder, without reading anything."""
-    return ModelCheck(
-        folder=Path(folder),
-        architecture="LlamaForCausalLM",
-        model_type="llama",
-        shape=ModelShape(hidden_size=4096, layers=32, kv_heads=8, head_dim=128, max_positions=8192),
-        parameters=7_000_000_000,
-        weight_files=("model.safetensors",),
-        weight_bytes=14 * GIB,
-        weight_dtype="BF16",
-        tokenizer_files=("tokenizer.json",),
-        template=TemplateSource.TOKENIZER_CONFIG,
-        needs_remote_code=False,
-        quantized_on_disk=None,
-        problems=(),
-        warnings=(),
-    )
-
-
 @pytest.fixture
-def make_panel(qtbot, monkeypatch: pytest.MonkeyPatch):
+def make_panel(qtbot, monkeypatch: pytest.MonkeyPatch, fake_check):
     calls: list[str] = []
 
     def counting_check(folder: Path | str, *, trust_remote_code: bool = False) -> ModelCheck:
@@ -84,7 +64,7 @@ def test_typing_a_folder_checks_once_after_a_pause(qtbot, make_panel) -> None:
     assert panel.calls == ["/models/llama"]
 
 
-def test_a_stale_check_result_is_dropped(qtbot, make_panel, monkeypatch) -> None:
+def test_a_stale_check_result_is_dropped(qtbot, make_panel, monkeypatch, fake_check) -> None:
     panel = make_panel()
     release = threading.Event()
 

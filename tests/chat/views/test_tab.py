@@ -250,3 +250,27 @@ def test_remote_code_and_hub_are_allowed_per_model(
     set_folder(qtbot, panel, tiny_model)
     assert not panel.remote_code_check.isChecked() and not panel.hub_check.isChecked()
     assert not panel.load_request().trust_remote_code
+
+
+def test_the_chip_of_a_loaded_model_says_unload_and_unloads(
+    qtbot, make_tab, tiny_model: Path
+) -> None:
+    tab = make_tab()
+    labels: list[str] = []
+    panel = tab.model_panel
+    set_folder(qtbot, panel, tiny_model)
+    panel.set_precision(Precision.FP32)
+    panel.device_combo.setCurrentIndex(panel.device_combo.findData("cpu"))
+    qtbot.mouseClick(panel.load_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.job is not None, timeout=LOAD_MS)
+    job = tab.job
+    job.cancel_label_changed.connect(labels.append)
+    assert job.cancel_label == "Cancel"  # while loading, cancelling stops the load
+    qtbot.waitUntil(lambda: tab.session.loaded is not None, timeout=LOAD_MS)
+    assert job.cancel_label == "Unload" and labels == ["Unload"]
+    with qtbot.waitSignal(job.finished, timeout=LOAD_MS):
+        job.cancel()  # what the jobs strip's button does
+    assert tab.live_label.text() == "Model unloaded."
+    assert not tab.banner.isVisibleTo(tab)  # not reported as a failure
+    assert panel.status_label.text() == "No model loaded."
+    assert panel.load_button.isEnabled() and not panel.unload_button.isEnabled()

@@ -317,3 +317,109 @@ def test_a_failed_csv_export_is_reported_and_the_button_comes_back(
     ((error, doing),) = reported
     assert isinstance(error, PanelError) and doing == "Exporting telemetry"
     assert not [n for n in notes if n.startswith("Exported")]
+
+
+def test_no_gpu_explains_what_was_looked_for_and_offers_the_demo(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "empty-sys"
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))
+    monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
+    asked: list[str] = []
+    ctx = AppContext(Settings(), JobManager(), lambda _m: None)
+    ctx.show_demo = lambda: asked.append("demo")
+    tab = MonitorTab(ctx)
+    qtbot.addWidget(tab)
+    tab.show()
+    try:
+        qtbot.waitUntil(lambda: tab.no_gpu_box.isVisible(), timeout=10_000)
+        assert tab.no_gpu_label.text() == (
+            f"No AMD GPU found: no amdgpu device under {root / 'class' / 'drm'}. "
+            "Host telemetry is still shown above."
+        )
+        assert tab.no_gpu_help.isVisible()
+        assert tab.no_gpu_help.text() == (
+            "The Monitor looks for GPUs driven by the amdgpu kernel driver under "
+            f"{root / 'class' / 'drm'}. None is there when the machine has no AMD GPU, the "
+            "amdgpu driver is not loaded, or this is a virtual machine or container without "
+            "the GPU passed through. Still working: host CPU and memory telemetry above, and "
+            "the Setup tab's checklist."
+        )
+        assert tab.demo_button.isVisible()
+        tab.demo_button.click()
+        assert asked == ["demo"]
+    finally:
+        tab.shutdown()
+
+
+def test_without_a_demo_hook_the_button_is_hidden(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(tmp_path / "empty-sys"))
+    monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
+    tab = MonitorTab(AppContext(Settings(), JobManager(), lambda _m: None))
+    qtbot.addWidget(tab)
+    tab.show()
+    try:
+        qtbot.waitUntil(lambda: tab.no_gpu_help.isVisible(), timeout=10_000)
+        assert not tab.demo_button.isVisible()
+    finally:
+        tab.shutdown()
+
+
+def test_demo_mode_puts_the_replayed_past_before_live_samples(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Live samples that arrive while the past is computed wait; none is lost, and the
+    history stays in time order."""
+    from rocmpanel.machine import demo
+    from rocmpanel.monitor import demo_replay
+    from rocmpanel.monitor.sample import Sample
+
+    root = demo.build_tree(tmp_path / "sys", demo.load_recording())
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))
+    monkeypatch.setenv("ROCMPANEL_PROC_ROOT", str(tmp_path / "proc"))
+    gate = threading.Event()
+    real = demo_replay.past_samples
+
+    def slow_past(now: float) -> list[Sample]:
+        gate.wait(10)
+        return real(now, minutes=2.5, step_s=5.0)
+
+    monkeypatch.setattr(demo_replay, "past_samples", slow_past)
+    s = Settings()
+    s.monitor.interval_ms = 100
+    ctx = AppContext(s, JobManager(), lambda _m: None, demo=True)
+    tab = MonitorTab(ctx)
+    qtbot.addWidget(tab)
+    try:
+        assert tab.window_combo.currentText() == "10 min"
+        qtbot.waitUntil(lambda: len(tab._held or []) >= 2, timeout=10_000)
+        held = list(tab._held or [])
+        assert tab.history is None or "0000:03:00.0" not in tab.history.gpus
+        gate.set()
+        qtbot.waitUntil(lambda: tab._held is None, timeout=10_000)
+        series = tab._history.ensure().gpus["0000:03:00.0"]
+        oldest = series.oldest_full_time()
+        assert oldest is not None
+        times = series.window(oldest, held[-1].t + 3600, 100_000).times  # full resolution
+        assert list(times) == sorted(times)
+        assert times[0] == pytest.approx(held[0].t - 150.0, abs=5.0)
+        assert set(s.t for s in held) <= set(times.tolist())
+    finally:
+        gate.set()
+        tab.shutdown()
+
+
+def test_the_no_gpu_explanation_on_windows_names_the_counters() -> None:
+    from rocmpanel.monitor.views.tab import no_gpu_explanation
+
+    assert no_gpu_explanation(Path("/sys"), "win32") == (
+        "The Monitor reads AMD GPUs through Windows' GPU performance counters. None is listed "
+        "when the machine has no AMD GPU, the AMD graphics driver is not installed, or the "
+        "counters cannot be read (the reason above says which). Still working: host CPU and "
+        "memory telemetry above, and the Setup tab's checklist."
+    )
+    assert no_gpu_explanation(Path("/captured"), "win32").startswith(
+        "The Monitor looks for GPUs driven by the amdgpu kernel driver under /captured/class/drm."
+    )

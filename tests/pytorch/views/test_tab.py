@@ -437,7 +437,7 @@ def test_cpu_validation_run_shows_not_rocm_with_fix_and_history(qtbot, ctx):
     build_row = rows["ROCm build"]
     assert panel.table.item(build_row, 1).text() == "FAIL"
     assert "not a ROCm build" in panel.table.item(build_row, 2).text()
-    assert "Install the ROCm build" in panel.table.item(build_row, 3).text()
+    assert "Install the planned ROCm build of PyTorch" in panel.table.item(build_row, 3).text()
     assert panel.table.item(rows["GEMM float16 vs CPU"], 1).text() == "skip"
     assert panel.history.list.count() == 1
     assert "1 fail" in panel.summary_label.text()
@@ -549,3 +549,172 @@ def test_cancel_while_reserving_drops_the_reservation(qtbot, ctx):
     qtbot.waitUntil(lambda: not environments.install_running(name), timeout=10_000)
     assert not (workload.envs_dir() / environments.INSTALLING / name).exists()
     assert tab.installer.install_button.isEnabled()
+
+
+# -- install profiles, demo mode, adding packages, layout ----------------------------------
+def test_the_profile_defaults_to_local_llm_and_switching_replans(qtbot, ctx):
+    tab = make_tab(qtbot, ctx)
+    combo = tab.installer.profile_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "PyTorch",
+        "PyTorch + local LLM",
+    ]
+    assert combo.currentText() == "PyTorch + local LLM" and tab.installer.profile() == "llm"
+    plan = tab.planner.plan
+    assert plan is not None and plan.profile == "llm"
+    assert tab.planner.command_edit.text().endswith(
+        "&& python -m pip install 'transformers>=4.45' accelerate safetensors tokenizers "
+        "'bitsandbytes>=0.50' --index-url https://pypi.org/simple"
+    )
+    assert tab.planner.packages_label.text() == (
+        "transformers&gt;=4.45, accelerate, safetensors, tokenizers, bitsandbytes&gt;=0.50<br>"
+        "<span style='color:#2e7d32'>4-bit on the GPU: available (gfx1100, torch built for "
+        "ROCm 7.2).</span>"
+    )
+    assert tab.planner.packages_label.toolTip().splitlines()[2] == (
+        "safetensors: reads .safetensors weight files"
+    )
+    with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000) as blocker:
+        combo.setCurrentIndex(0)
+    assert blocker.args[0].profile == "pytorch" and tab.installer.plan is blocker.args[0]
+    assert tab.planner.command_edit.text() == (
+        "python -m pip install 'torch==2.13.*' torchvision torchaudio "
+        "--index-url https://download.pytorch.org/whl/rocm7.2"
+    )
+    assert tab.planner.packages_label.text() == (
+        "nothing else (torch, torchvision, torchaudio only)"
+    )
+
+
+def test_an_rdna2_plan_says_4bit_is_not_available(qtbot, ctx):
+    tab = make_tab(qtbot, ctx)
+    with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000):
+        tab.planner.gfx_edit.setText("gfx1030")
+        tab.planner.replan()
+    text = tab.planner.packages_label.text()
+    assert text.startswith("transformers&gt;=4.45, accelerate, safetensors, tokenizers<br>")
+    assert "4-bit on the GPU: not available for gfx1030" in text and "#8d5b00" in text
+
+
+def test_a_demo_shows_the_plan_but_installs_nothing(qtbot, ctx, monkeypatch):
+    ctx.demo = True
+    started: list[object] = []
+    monkeypatch.setattr(ctx.jobs, "start", started.append)
+    tab = make_tab(qtbot, ctx)
+    assert tab.planner.plan is not None and tab.planner.plan.supported
+    assert not tab.installer.install_button.isEnabled()
+    assert tab.installer.install_button.toolTip() == (
+        "This is a demo: it shows the plan for the demo GPUs but installs nothing."
+    )
+    assert tab.installer.demo_label.isVisible()
+    tab.installer.start_install()
+    tab.install_packages("llm")
+    assert started == [] and ctx.messages[-1] == "This is a demo: it installs nothing."
+    assert tab.installer.step_label.text() == "Nothing is being installed."
+
+
+def test_install_packages_adds_the_missing_ones_to_the_active_env_as_a_job(
+    qtbot, ctx, monkeypatch, tmp_path
+):
+    from rocmpanel.pytorch.add_packages import PackagesPlan
+    from rocmpanel.pytorch.views import tab as tab_module
+
+    python = sys.executable  # the active environment; pip finds nothing, so nothing changes
+    monkeypatch.setattr(ctx, "workload_python", lambda: python)
+    asked: list[tuple[object, ...]] = []
+    pip_args = ("no-such-dist-xyz", "--no-index", "--find-links", str(tmp_path))
+
+    def fake_plan(python_: str, profile: str, *, os_name: str, gfx: str | None, mirrors):
+        asked.append((python_, profile, os_name, gfx, mirrors.pypi))
+        return PackagesPlan(
+            python_,
+            profile,
+            ("no-such-dist-xyz",),
+            {"torch": "2.13.0+rocm7.2"},
+            pip_args,
+            "4-bit on the GPU: available (gfx1100, torch built for ROCm 7.2).",
+        )
+
+    monkeypatch.setattr(tab_module, "plan_packages", fake_plan)
+    specs = []
+    real_start = ctx.jobs.start
+    monkeypatch.setattr(ctx.jobs, "start", lambda spec: specs.append(spec) or real_start(spec))
+    tab = make_tab(qtbot, ctx)
+    before = ctx.settings.general.workload_python
+    with qtbot.waitSignal(tab.installer.packages_finished, timeout=60_000) as blocker:
+        tab.install_packages("llm")
+        qtbot.waitUntil(lambda: tab.installer.packages_job is not None, timeout=10_000)
+        assert tab.installer.cancel_button.isEnabled()
+        assert not tab.installer.install_button.isEnabled()
+    assert asked == [(python, "llm", "linux", "gfx1100", "https://pypi.org/simple")]
+    assert [s.args for s in specs] == [("--python", python, "--isolated-config", "--", *pip_args)]
+    assert specs[0].worker == "pip_install" and specs[0].python == python
+    assert not blocker.args[0].was_successful()
+    assert tab.installer.step_label.text() == (
+        "Install failed: pip found no version of no-such-dist-xyz on the package index (it "
+        "offers none). Check the index URL, the version asked for, and that the build has "
+        "wheels for this Python."
+    )
+    assert not tab.installer.cancel_button.isEnabled() and tab.installer.install_button.isEnabled()
+    assert ctx.settings.general.workload_python == before  # nothing else switched
+    assert "4-bit on the GPU: available (gfx1100, torch built for ROCm 7.2)." in ctx.messages
+
+
+def test_install_packages_with_nothing_missing_starts_nothing(qtbot, ctx, monkeypatch):
+    from rocmpanel.pytorch.add_packages import PackagesPlan
+    from rocmpanel.pytorch.views import tab as tab_module
+
+    monkeypatch.setattr(
+        tab_module,
+        "plan_packages",
+        lambda python, profile, **_: PackagesPlan(python, profile, (), {"torch": "2"}, ()),
+    )
+    started: list[object] = []
+    monkeypatch.setattr(ctx.jobs, "start", started.append)
+    tab = make_tab(qtbot, ctx)
+    tab.install_packages("llm")
+    text = "The active environment has every package of this profile already."
+    qtbot.waitUntil(lambda: tab.installer.step_label.text() == text, timeout=10_000)
+    assert started == []
+
+
+def test_the_env_table_shows_the_probed_torch_and_the_full_path_as_tooltip(qtbot, ctx):
+    tab = make_tab(qtbot, ctx)
+    own = tab.envs.tree.topLevelItem(0)
+    assert own is not None and own.text(1) == ""  # nothing probed yet
+    ctx.probe_result.set({"torch_version": "2.13.0+cpu"}, sys.executable)
+    own = tab.envs.tree.topLevelItem(0)
+    assert own is not None
+    assert (own.text(1), own.text(3), own.toolTip(3)) == (
+        "2.13.0+cpu",
+        sys.executable,
+        sys.executable,
+    )
+    assert tab.envs.tree.textElideMode() == tab.envs.tree.textElideMode().ElideMiddle
+    ctx.probe_result.set({"torch_version": None}, sys.executable)
+    own = tab.envs.tree.topLevelItem(0)
+    assert own is not None and own.text(1) == "not installed"
+    ctx.probe_result.set({"torch_version": "2.9.1"}, "/elsewhere/python")
+    own = tab.envs.tree.topLevelItem(0)
+    assert own is not None and own.text(1) == ""  # a probe of another interpreter
+
+
+@pytest.mark.parametrize("size", [(1260, 690), (1004, 590)])  # 1280x800, 1024x700 windows
+def test_no_plan_line_is_cut_and_pips_output_shows_ten_lines(qtbot, ctx, size):
+    tab = make_tab(qtbot, ctx)
+    tab.resize(*size)
+    log_view = tab.installer.log_text
+    qtbot.waitUntil(lambda: tab.planner.build_label.height() > 0, timeout=5000)
+    for label in (
+        tab.planner.gpu_label,
+        tab.planner.build_label,
+        tab.planner.packages_label,
+        tab.planner.warnings_label,
+        tab.installer.step_label,
+    ):
+        qtbot.waitUntil(
+            lambda label=label: label.height() >= label.heightForWidth(label.width()),
+            timeout=5000,
+        )
+    assert "Wheels for Python 3.10, 3.11, 3.12, 3.13, 3.14" in tab.planner.build_label.text()
+    assert log_view.viewport().height() >= 10 * log_view.fontMetrics().lineSpacing()

@@ -1,0 +1,123 @@
+"""Add an install profile's packages to an existing environment (e.g. what Chat needs to the
+active workload Python), without touching its torch. No Qt.
+
+:func:`plan_packages` asks the interpreter which distributions it has (a subprocess: not on
+the GUI thread) and returns the pip call for the missing ones, from PyPI or its mirror;
+:func:`packages_job_spec` is the pip_install worker job that runs it (``--python``: no new
+environment). Without torch in the environment it refuses: pip would resolve the packages'
+``torch`` requirement from PyPI, which has no ROCm build.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from rocmpanel.base import subproc
+from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.knowledge import install_profiles
+from rocmpanel.knowledge.install_profiles import Profiles
+from rocmpanel.pytorch.plan import Mirrors, extra_pip_args
+
+_VERSIONS_CODE = (
+    "import importlib.metadata as m, json, sys\n"
+    "out = {}\n"
+    "for n in sys.argv[1:]:\n"
+    "    try: out[n] = m.version(n)\n"
+    "    except m.PackageNotFoundError: pass\n"
+    "print(json.dumps(out))\n"
+)
+
+
+@dataclass(frozen=True)
+class PackagesPlan:
+    """The packages ``python`` lacks for a profile and the pip call that adds them."""
+
+    python: str
+    profile: str
+    missing: tuple[str, ...]  # requirements, in install order
+    present: dict[str, str]  # distribution -> installed version
+    pip_args: tuple[str, ...]
+    note: str = ""  # the 4-bit verdict for this environment's torch and GPU
+
+
+def torch_rocm(version: str | None) -> str | None:
+    """The ROCm a torch wheel was built for, from its version: "2.13.0+rocm7.2" → "7.2",
+    "2.14.0+rocm10.1.0" → "10.1.0"; None for a CPU/CUDA build or an unknown version."""
+    if not version or "+rocm" not in version:
+        return None
+    rest = version.split("+rocm", 1)[1]
+    digits = rest.split(".")
+    kept = [d for d in digits if d.isdigit()]
+    return ".".join(kept[:3]) or None
+
+
+def installed_versions(python: str, names: list[str]) -> dict[str, str]:
+    """Which of ``names`` are installed in ``python`` (a subprocess); PanelError when the
+    interpreter cannot be asked."""
+    argv = [python or sys.executable, "-c", _VERSIONS_CODE, *names]
+    try:
+        out = subproc.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise PanelError(f"Could not ask {argv[0]} which packages it has.", str(exc)) from exc
+    try:
+        data = json.loads(out.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise PanelError(
+            f"{argv[0]} did not say which packages it has (exit code {out.returncode}).",
+            out.stderr[-2000:],
+        ) from None
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def plan_packages(
+    python: str,
+    profile: str,
+    *,
+    os_name: str,
+    gfx: str | None,
+    mirrors: Mirrors,
+    profiles: Profiles | None = None,
+) -> PackagesPlan:
+    """The missing packages of ``profile`` in ``python`` ("" = the panel's own) and their
+    pip call; PanelError when torch itself is missing there."""
+    data = profiles or install_profiles.load()
+    wanted = (*data.get(profile).packages, data.bitsandbytes)
+    names = ["torch", *(p.name for p in wanted)]
+    present = installed_versions(python, names)
+    shown = python or sys.executable
+    if "torch" not in present:
+        raise PanelError(
+            f"torch is not installed in {shown}, so its chat packages cannot be added: pip "
+            "would fetch a torch without ROCm support with them. Install PyTorch first (the "
+            "install plan makes a new environment with the chat packages), or make an "
+            "environment with torch active."
+        )
+    extras = install_profiles.extras(
+        data, profile, os_name=os_name, torch_rocm=torch_rocm(present["torch"]), gfx=gfx
+    )
+    missing = tuple(p.requirement for p in extras.packages if p.name not in present)
+    return PackagesPlan(
+        python,
+        profile,
+        missing,
+        present,
+        extra_pip_args(missing, mirrors),
+        extras.note,
+    )
+
+
+def packages_job_spec(packages: PackagesPlan, *, isolate_pip_config: bool = True) -> JobSpec:
+    """The pip_install worker job that adds ``packages.missing`` to its interpreter."""
+    if not packages.pip_args:
+        raise PanelError("Nothing to install: every package of the profile is there already.")
+    target = packages.python or sys.executable
+    args = ["--python", target]
+    if isolate_pip_config:
+        args.append("--isolated-config")
+    args += ["--", *packages.pip_args]
+    names = ", ".join(packages.missing)
+    return JobSpec(f"install {names}", "pip_install", tuple(args), python=packages.python)

@@ -1,0 +1,130 @@
+"""The chat's package table: what each precision and device needs, version comparison at
+its boundaries, and the words of the fix (panel and CLI)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmpanel.base.enums import Device, Precision
+from rocmpanel.chat.requirements import (
+    Missing,
+    describe_missing,
+    distributions,
+    missing_for,
+    version_tuple,
+)
+
+ALL = {
+    "torch": "2.13.0+rocm7.2",
+    "transformers": "5.24.0",
+    "accelerate": "1.16.0",
+    "safetensors": "0.8.0",
+    "tokenizers": "0.23.3",
+    "bitsandbytes": "0.50.2",
+}
+
+
+def test_every_distribution_is_asked_about_once() -> None:
+    assert distributions() == (
+        "torch",
+        "transformers",
+        "accelerate",
+        "safetensors",
+        "tokenizers",
+        "bitsandbytes",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("2.13.0+cpu", (2, 13, 0)),
+        ("0.50.0.dev1", (0, 50, 0)),
+        ("4.39", (4, 39)),
+        ("1.0rc1", (1, 0)),
+        ("5", (5,)),
+        ("nightly", ()),
+    ],
+)
+def test_versions_compare_by_their_leading_numbers(text: str, numbers: tuple[int, ...]) -> None:
+    assert version_tuple(text) == numbers
+
+
+def test_everything_installed_means_nothing_missing() -> None:
+    for precision in Precision:
+        for device in (Device.GPU, Device.CPU):
+            assert missing_for(ALL, precision, device) == ()
+
+
+def test_bitsandbytes_is_needed_for_nf4_and_int8_only() -> None:
+    without = {**ALL, "bitsandbytes": None}
+    for precision in (Precision.NF4, Precision.INT8):
+        assert missing_for(without, precision, Device.CPU) == (
+            Missing("bitsandbytes", "0.47", None),
+        )
+    for precision in (Precision.FP16, Precision.BF16, Precision.FP32):
+        assert missing_for(without, precision, Device.GPU) == ()
+
+
+@pytest.mark.parametrize(
+    ("installed", "device", "missing"),
+    [
+        ("0.50.0", Device.GPU, ()),  # the first with a complete ROCm 4-bit path
+        ("0.49.2", Device.GPU, (Missing("bitsandbytes", "0.50", "0.49.2"),)),
+        ("0.47.0", Device.CPU, ()),  # 4-bit on the CPU from 0.47
+        ("0.46.1", Device.CPU, (Missing("bitsandbytes", "0.47", "0.46.1"),)),
+    ],
+)
+def test_bitsandbytes_minimum_depends_on_the_device(
+    installed: str, device: Device, missing: tuple[Missing, ...]
+) -> None:
+    assert missing_for({**ALL, "bitsandbytes": installed}, Precision.NF4, device) == missing
+
+
+def test_transformers_minimum_at_its_boundary() -> None:
+    assert missing_for({**ALL, "transformers": "4.45.0"}, Precision.BF16, Device.CPU) == ()
+    assert missing_for({**ALL, "transformers": "4.44.2"}, Precision.BF16, Device.CPU) == (
+        Missing("transformers", "4.45", "4.44.2"),
+    )
+
+
+def test_an_empty_python_lacks_everything_in_table_order() -> None:
+    assert [m.name for m in missing_for({}, Precision.NF4, Device.GPU)] == list(distributions())
+
+
+def test_the_fix_for_missing_torch_is_the_pytorch_tab() -> None:
+    torch_only = (Missing("torch", None, None),)
+    assert describe_missing(torch_only) == (
+        "PyTorch is not installed in the workload Python: install PyTorch from the PyTorch "
+        "tab (its plan picks the build for this GPU)."
+    )
+    assert describe_missing(torch_only, gui=False) == (
+        "PyTorch is not installed in the workload Python: rocmpanel torch plan shows the "
+        "build for this GPU, and rocmpanel torch install installs it."
+    )
+
+
+def test_the_fix_for_the_other_packages_is_the_install_button() -> None:
+    missing = (Missing("transformers", None, None), Missing("bitsandbytes", "0.50", "0.49.2"))
+    assert describe_missing(missing) == (
+        "The workload Python lacks transformers, bitsandbytes 0.49.2 (needs 0.50 or newer). "
+        "The button “Install missing packages” installs them."
+    )
+    assert describe_missing(missing, can_install=False) == (
+        "The workload Python lacks transformers, bitsandbytes 0.49.2 (needs 0.50 or newer). "
+        "Install them into the workload Python."
+    )
+    assert describe_missing(missing, gui=False) == (
+        "The workload Python lacks transformers, bitsandbytes 0.49.2 (needs 0.50 or newer). "
+        "Install them: pip install -U transformers bitsandbytes."
+    )
+
+
+def test_torch_and_others_missing_say_both() -> None:
+    missing = (Missing("torch", None, None), Missing("accelerate", None, None))
+    assert describe_missing(missing) == (
+        "PyTorch is not installed in the workload Python: install PyTorch from the PyTorch "
+        "tab (its plan picks the build for this GPU). It also lacks accelerate. The button "
+        "“Install missing packages” installs them."
+    )
+    assert describe_missing(()) == ""
