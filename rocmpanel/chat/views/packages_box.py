@@ -24,6 +24,7 @@ from rocmpanel.chat.requirements import (
 )
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
+from rocmpanel.jobs.runner import Job
 
 INSTALL_TEXT = "Install missing packages"
 INSTALL_WITHOUT_TORCH_TEXT = "Install missing packages (PyTorch itself: PyTorch tab)"
@@ -53,6 +54,13 @@ class PackagesBox(QWidget):
         self.install_button.clicked.connect(self._install)
         self.label.hide()
         self.install_button.hide()
+        # An install (the one-click one, or a whole PyTorch install) changes what the
+        # workload Python has: check again when it ends, so the message never goes stale.
+        ctx.jobs.job_finished.connect(self._on_jobs_job_finished)
+
+    def _on_jobs_job_finished(self, job: Job) -> None:
+        if job.spec.worker == "pip_install" and self.checked_python is not None:
+            self.refresh()
 
     # -- checking ----------------------------------------------------------------------
     def refresh(self) -> None:

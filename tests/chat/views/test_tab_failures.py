@@ -105,6 +105,22 @@ def test_without_an_install_hook_the_button_is_hidden(
     assert box.label.text().endswith(f"{OTHERS} Install them into the workload Python.")
 
 
+def test_an_install_ending_checks_the_packages_again(
+    qtbot, make_tab, python_without_torch: str
+) -> None:
+    from types import SimpleNamespace
+
+    tab = make_tab(python_without_torch, installer=True)
+    box = tab.model_panel.packages_box
+    with qtbot.waitSignal(box.checked, timeout=30_000):
+        box.refresh()
+    with qtbot.assertNotEmitted(box.checked, wait=200):  # another job: nothing to check
+        tab.ctx.jobs.job_finished.emit(SimpleNamespace(spec=SimpleNamespace(worker="probe")))
+    with qtbot.waitSignal(box.checked, timeout=30_000) as checked:
+        tab.ctx.jobs.job_finished.emit(SimpleNamespace(spec=SimpleNamespace(worker="pip_install")))
+    assert checked.args == [False]
+
+
 def test_the_panels_own_python_has_everything(qtbot, make_tab) -> None:
     pytest.importorskip("transformers")
     tab = make_tab("")
