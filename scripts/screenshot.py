@@ -14,23 +14,26 @@ tab (``DIR/setup.png``, ``DIR/monitor.png``...); the README's pictures are made 
 window show that captured system instead of this machine: the Monitor tab samples it
 (ROCMPANEL_SYSFS_ROOT, read by ``rocmpanel/monitor/views/tab.py``) and the shared machine
 inventory (``rocmpanel/machine/inventory.py``, which Setup, PyTorch, Chat and Help → About
-read) is detected from it. The README's screenshot is made with two recorded trees
-(RX 6900 XT, RX 7900 XT):
+read) is detected from it, e.g.:
 
     python scripts/screenshot.py --tab Monitor --wait-ms 8000 \\
         --device-dir ../shared/fixtures/sysfs/rx6900xt \\
         --device-dir ../shared/fixtures/sysfs/rx7900xt
 
-``--tab all`` saves one picture per tab, named after the tab (``screenshot-setup.png``...).
-Settings and data go to a temporary ROCMPANEL_HOME, so nothing of the user's is read.
+``--tab all`` saves one picture per tab, named after the tab (``monitor-setup.png``...).
+Settings and data go to a temporary ROCMPANEL_HOME (removed at the end), so nothing of the
+user's is read or left behind. Run it with the panel's own environment (``.venv``), whose
+path the pictures show.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -63,11 +66,23 @@ def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.demo:
         return _demo_shots(args)
-    os.environ.setdefault("ROCMPANEL_HOME", tempfile.mkdtemp(prefix="rocmpanel-shot-"))
+    made: list[Path] = []  # temporary folders this run made, removed at its end
+    if "ROCMPANEL_HOME" not in os.environ:
+        made.append(Path(tempfile.mkdtemp(prefix="rocmpanel-shot-")))
+        os.environ["ROCMPANEL_HOME"] = str(made[-1])
     if args.device_dir:
-        args.sysfs_root = str(_captured_root(args.device_dir))
+        made.append(_captured_root(args.device_dir))
+        args.sysfs_root = str(made[-1])
     if args.sysfs_root:
         os.environ["ROCMPANEL_SYSFS_ROOT"] = str(Path(args.sysfs_root).resolve())
+    try:
+        return _live_shots(args)
+    finally:
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _live_shots(args: argparse.Namespace) -> int:
 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
@@ -158,6 +173,9 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
             print(f"no tab {title!r}; tabs are {titles}", file=sys.stderr)
             return 2
         window.tabs.setCurrentIndex(titles.index(title))
+        if title == "Monitor" and not _monitor_ready(window.tab(title), wait):
+            print("the Monitor showed no GPU plots within 30 s", file=sys.stderr)
+            return 1
         wait(1500 if title == "Monitor" else 400)  # the plots redraw at 10 fps
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -171,6 +189,18 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
     window.close()
     app.processEvents()
     return 0
+
+
+def _monitor_ready(monitor: object, wait: object) -> bool:
+    """Wait (up to 30 s, on a busy machine too) until the Monitor has its GPU panels and
+    the demo's replayed history: a fixed pause gave an empty Monitor under load."""
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        panels = getattr(monitor, "panels", None)
+        if panels and getattr(monitor, "_held", None) is None and monitor.history is not None:  # type: ignore[attr-defined]
+            return True
+        wait(200)  # type: ignore[operator]
+    return False
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -84,3 +85,20 @@ def tiny_model(tiny_llama: ModuleType, tmp_path_factory: pytest.TempPathFactory)
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     return tiny_llama.cached_tiny_llama(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="session")
+def python_without_torch(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A fresh venv (no pip, no site packages): a real interpreter without torch or
+    transformers, as a newcomer's first workload Python often is."""
+    folder = tmp_path_factory.mktemp("venv-without-torch")
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(folder)],
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
+    bin_dir = folder / ("Scripts" if sys.platform == "win32" else "bin")
+    python = bin_dir / ("python.exe" if sys.platform == "win32" else "python")
+    assert Path(python).exists()
+    return str(python)

@@ -49,6 +49,16 @@ def _declared(name: str, kind: type[int] | type[float]) -> Callable[[str], int |
     return parse
 
 
+def _bounds(name: str) -> str:
+    """The range ChatSettings declares for ``name``, for a help text ("1..65536")."""
+    opt = option_of(ChatSettings, name)
+    low, high = (
+        str(int(v)) if v is not None and float(v).is_integer() else f"{v}"
+        for v in (opt.minimum, opt.maximum)
+    )
+    return f"{low}..{high}"
+
+
 def _model_folder(text: str) -> str:
     """``--model``: not empty (an empty path would silently mean the current folder)."""
     if not text.strip():
@@ -109,7 +119,11 @@ def register(subparsers: Any) -> None:
         description=DESCRIPTION,
     )
     parser.add_argument(
-        "--model", required=True, type=_model_folder, metavar="DIR", help="model folder"
+        "--model",
+        required=True,
+        type=_model_folder,
+        metavar="DIR",
+        help="model folder: config.json, the *.safetensors weights and the tokenizer",
     )
     parser.add_argument(
         "--precision",
@@ -120,39 +134,58 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--prompt", type=_prompt, default=None, help="answer this once and exit")
     parser.add_argument(
-        "--max-new-tokens", type=_declared("max_new_tokens", int), default=None, metavar="N"
+        "--max-new-tokens",
+        type=_declared("max_new_tokens", int),
+        default=None,
+        metavar="N",
+        help=f"longest reply, in tokens ({_bounds('max_new_tokens')}; default: from the settings)",
     )
-    parser.add_argument("--system", default=None, help="system prompt")
+    parser.add_argument(
+        "--system", default=None, metavar="TEXT", help="system prompt (default: from the settings)"
+    )
     parser.add_argument(
         "--temperature",
         type=_declared("temperature", float),
         default=None,
-        help="0: always the likeliest token; higher: more varied (default: setting)",
+        metavar="T",
+        help=f"0: always the likeliest token; higher: more varied ({_bounds('temperature')}; "
+        "default: from the settings)",
     )
     parser.add_argument(
         "--top-p",
         type=_declared("top_p", float),
         default=None,
         metavar="P",
-        help="sample from the likeliest tokens that together reach P (0..1; default: setting)",
+        help="sample from the likeliest tokens that together reach P "
+        f"({_bounds('top_p')}; default: from the settings)",
     )
     parser.add_argument(
-        "--seed", type=_declared("seed", int), default=None, help="-1: random (the default)"
+        "--seed",
+        type=_declared("seed", int),
+        default=None,
+        metavar="N",
+        help="sampling seed (-1: a random one, the default)",
     )
     parser.add_argument(
         "--context",
         type=_declared("context_length", int),
         default=None,
-        help="context length in tokens",
+        metavar="TOKENS",
+        help=f"context length in tokens ({_bounds('context_length')}; default: from the settings)",
     )
     parser.add_argument(
         "--device",
         type=str.lower,
         choices=DEVICE_CHOICES,
         default=None,
-        help="where the model runs (default: setting; cuda is the same as gpu)",
+        help="where the model runs (default: from the settings; cuda is the same as gpu)",
     )
-    parser.add_argument("--python", default=None, help="workload interpreter (default: setting)")
+    parser.add_argument(
+        "--python",
+        default=None,
+        metavar="PATH",
+        help="workload Python interpreter (default: the active one)",
+    )
     parser.add_argument(
         "--trust-remote-code",
         action="store_true",
@@ -193,6 +226,18 @@ class _WorkerEvents:
             return None
 
 
+def _fail(args: argparse.Namespace, kind: str, message: str, code: int) -> int:
+    """A failure: one sentence on standard error, or with ``--json`` one object on standard
+    output, shaped as ``env --json`` and ``data --json`` report theirs (``ok`` false,
+    ``error`` the sentence) plus ``kind``: "model" (the folder), "start" (the worker did
+    not start), "load" or "reply" (it failed then)."""
+    if args.json:
+        print(json.dumps({"ok": False, "kind": kind, "error": message}))
+    else:
+        print(f"rocmpanel chat: {message}", file=sys.stderr)
+    return code
+
+
 class _Stopped(Exception):
     """The worker failed or went away: the message to print."""
 
@@ -209,10 +254,10 @@ def _precheck(
         check = check_model(args.model, trust_remote_code=args.trust_remote_code)
     except PanelError as exc:
         return False, exc.message
+    if not check.ok:  # the failure comes alone: warnings about a folder that cannot load
+        return False, " ".join(check.problems)
     for warning in check.warnings:
         print(f"rocmpanel chat: warning: {warning}", file=sys.stderr)
-    if not check.ok:
-        return False, " ".join(check.problems)
     estimate = estimate_for(check, precision, context, device=device)
     if estimate is not None:
         verdict = judge_fit(estimate, device, budget.free, total=budget.total)
@@ -232,8 +277,7 @@ def run(args: argparse.Namespace) -> int:
 
     problem = model_path_problem(args.model)
     if problem is not None:
-        print(f"rocmpanel chat: {problem}", file=sys.stderr)
-        return 2
+        return _fail(args, "model", problem, 2)
     settings = Settings.load()
     device = Device.parse(args.device) if args.device else settings.chat.device
     # A CLI may detect the machine itself (it has no GUI thread); the card and the default
@@ -248,18 +292,17 @@ def run(args: argparse.Namespace) -> int:
     budget = gpu if where is Device.GPU else ram_budget()
     ok, why = _precheck(args, where, precision, context, budget)
     if not ok:
-        print(f"rocmpanel chat: {why}", file=sys.stderr)
-        return 2
+        return _fail(args, "model", why, 2)
     python = args.python if args.python is not None else settings.general.workload_python
     try:
         worker = _WorkerEvents(args, python)
         worker.job.start()
     except PanelError as exc:
-        print(f"rocmpanel chat: {exc.message}", file=sys.stderr)
-        return 2
+        return _fail(args, "start", exc.message, 2)
     session = ChatSession(gui=False)
     session.use_worker(worker.job, args.allow_hub)
     stream = not args.json
+    stage = "load"
     try:
         load = LoadRequest(
             path=args.model,
@@ -270,6 +313,7 @@ def run(args: argparse.Namespace) -> int:
         )
         session.load(load)
         loaded, loaded_data = _wait_for_load(session, worker, stream)
+        stage = "reply"
         if stream:
             print(
                 f"Loaded {loaded.path} ({loaded.precision.value} on {loaded.device_name}) "
@@ -289,13 +333,11 @@ def run(args: argparse.Namespace) -> int:
         system = args.system if args.system is not None else settings.chat.system_prompt
         _converse(args, session, worker, system, sampling, loaded_data)
     except _Stopped as exc:
-        print(f"rocmpanel chat: {exc}", file=sys.stderr)
         if worker.job.running:
             worker.job.cancel()
-        return 1
+        return _fail(args, stage, str(exc), 1)
     except PanelError as exc:
-        print(f"rocmpanel chat: {exc.message}", file=sys.stderr)
-        return 1
+        return _fail(args, stage, exc.message, 1)
     except KeyboardInterrupt:
         pass
     finally:

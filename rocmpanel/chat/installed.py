@@ -1,80 +1,15 @@
-"""Which of the chat's packages the workload Python has: ``workers/packages.py``, run briefly.
-
-:func:`read_installed` starts the worker in the workload Python (through
-``rocmpanel.base.subproc``, with the environment every job gets) and waits for its one
-result; it blocks for a fraction of a second (metadata only, nothing is imported), so the
-Chat tab calls it through ``run_in_background``. Failures are :class:`PanelError` with
-plain words: the interpreter is missing, it did not answer, or it said nothing useful.
-"""
+"""Which of the chat's packages the workload Python has (:mod:`rocmpanel.jobs.installed`
+asked for every distribution :mod:`rocmpanel.chat.requirements` names)."""
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Mapping
-from dataclasses import dataclass
-
-from rocmpanel.base import subproc
-from rocmpanel.base.errors import PanelError
 from rocmpanel.chat.requirements import distributions
-from rocmpanel.jobs.protocol import Result, WorkerError, parse_line
-from rocmpanel.jobs.spec import JobSpec, prepare
+from rocmpanel.jobs.installed import Installed
+from rocmpanel.jobs.installed import read_installed as read_versions
 
-WORKER = "packages"
-TIMEOUT_S = 30.0
-
-
-@dataclass(frozen=True)
-class Installed:
-    """The workload Python and the installed version of each distribution asked about."""
-
-    python: str
-    python_version: str
-    versions: Mapping[str, str | None]
+__all__ = ["Installed", "read_installed"]
 
 
-def read_installed(python: str, names: tuple[str, ...] | None = None) -> Installed:
-    """Ask ``python`` ("" = the panel's own) for the versions of ``names`` (default: every
-    distribution the chat needs). Blocking: run it off the GUI thread."""
-    prepared = prepare(JobSpec(WORKER, WORKER, args=names or distributions(), python=python))
-    try:
-        done = subproc.run(
-            list(prepared.argv),
-            env=dict(prepared.env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise PanelError(
-            f"The workload Python {prepared.argv[0]} did not answer within {TIMEOUT_S:g} s. "
-            "Check that it starts, or pick another interpreter in Settings."
-        ) from exc
-    except OSError as exc:
-        raise PanelError(
-            f"The workload Python {prepared.argv[0]} could not start ({exc}). "
-            "Pick another interpreter in Settings."
-        ) from exc
-    for line in done.stdout.splitlines():
-        event = parse_line(line)
-        if isinstance(event, Result) and event.data.get("kind") == "packages":
-            return _installed(event.data)
-        if isinstance(event, WorkerError):
-            raise PanelError(f"Listing the packages failed: {event.message}")
-    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    raise PanelError(
-        f"The workload Python {prepared.argv[0]} did not list its packages "
-        f"(exit code {done.returncode}: {last[:200]})."
-    )
-
-
-def _installed(data: Mapping[str, object]) -> Installed:
-    raw = data.get("versions")
-    versions: dict[str, str | None] = {}
-    if isinstance(raw, Mapping):
-        for name, value in raw.items():
-            versions[str(name)] = value if isinstance(value, str) else None
-    return Installed(str(data.get("python") or ""), str(data.get("python_version") or ""), versions)
+def read_installed(python: str) -> Installed:
+    """The chat's distributions in ``python`` ("" = the panel's own). Blocking."""
+    return read_versions(python, distributions())

@@ -38,10 +38,11 @@ BNB_WHY = "4-bit and 8-bit weights"
 REQUIREMENTS: tuple[Requirement, ...] = (
     Requirement(TORCH, None, "runs the model"),
     # The project's `workload` extra (pyproject.toml) and the "llm" install profile
-    # (resources/install_profiles.yaml) ask for 4.45; the worker's chat-template call
-    # (return_dict=True) needs 4.39 at least (huggingface/transformers#29222).
+    # (resources/install_profiles.yaml) ask for 4.45, which has every API the worker uses
+    # (apply_chat_template(return_dict=True); `dtype=` from 4.56 is chosen at run time).
     Requirement("transformers", "4.45", "loads the model and its chat template"),
-    Requirement("accelerate", None, "places the weights (device_map)"),
+    # transformers 5 needs 1.1.0 (its dependency_versions_table.py).
+    Requirement("accelerate", "1.1.0", "places the weights (device_map)"),
     Requirement("safetensors", None, "reads the weights (safetensors only)"),
     Requirement("tokenizers", None, "the fast tokenizer"),
     # On a GPU: ROCm wheels on PyPI from 0.49 (FACTS.md §3), but 0.49.2's ROCm 4-bit GEMV

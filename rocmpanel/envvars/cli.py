@@ -11,27 +11,30 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 STORE_CHOICES = ("all", "environment.d", "profile", "session", "registry")
 NOT_SET = "(not set)"
+HELP_WIDTH = 79  # columns of the help's hand-wrapped text
 
 VALUES_POLICY = """\
 Values and $:
-  Values are stored literally: a $ in a value stays a $ (written as '...' in ~/.profile
-  and as $$ in environment.d), so nothing is expanded when you log in; `env set X 'a$b'`
-  gives X=a$b everywhere.
-  Paths and PATH-like lists (PATH, LD_LIBRARY_PATH, ROCM_PATH, ...) may refer to other
-  variables, only as $NAME or ${NAME}: `env set PATH /opt/rocm/bin --prepend` keeps
-  $PATH. Any other $ in them (${X:-y}, ${X/a/b}, $1, $$, an unclosed ${) is refused:
-  ~/.profile and environment.d do not agree on what it means.
+  Values are stored literally: a $ in a value stays a $ (written as '...' in
+  ~/.profile and as $$ in environment.d), so nothing is expanded when you log
+  in; `env set X 'a$b'` gives X=a$b everywhere.
+  Paths and PATH-like lists (PATH, LD_LIBRARY_PATH, ROCM_PATH, ...) may refer
+  to other variables, only as $NAME or ${NAME}:
+  `env set PATH /opt/rocm/bin --prepend` keeps $PATH. Any other $ in them
+  (${X:-y}, ${X/a/b}, $1, $$, an unclosed ${) is refused: ~/.profile and
+  environment.d do not agree on what it means.
   Line breaks, NUL, ` and $( are refused in every value.
 
 On Windows (HKCU\\Environment) a value holding %NAME% is stored expandable
-  (REG_EXPAND_SZ). Only programs that Explorer starts after a change see the new values:
-  open terminals, running programs and rocmpanel itself keep the old ones until
-  restarted; rocmpanel's own jobs get the new ones.
+  (REG_EXPAND_SZ). Only programs that Explorer starts after a change see the
+  new values: open terminals, running programs and rocmpanel itself keep the
+  old ones until restarted; rocmpanel's own jobs get the new ones.
 
 Every change is backed up first and can be undone with `rocmpanel env undo`.
 """
@@ -41,9 +44,14 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "env",
         help="list, set or unset ROCm environment variables safely (backed up, undoable)",
-        description="Edit environment variables in persistent stores: on Linux "
-        "~/.config/environment.d/60-rocmpanel.conf and a managed block in ~/.profile, on "
-        "Windows HKCU\\Environment; 'session' is for jobs rocmpanel starts only.",
+        # The epilog's layout needs the raw formatter, which wraps nothing: the description
+        # is wrapped here, to the width the epilog uses.
+        description=textwrap.fill(
+            "Edit environment variables in persistent stores: on Linux "
+            "~/.config/environment.d/60-rocmpanel.conf and a managed block in ~/.profile, on "
+            "Windows HKCU\\Environment; 'session' is for jobs rocmpanel starts only.",
+            HELP_WIDTH,
+        ),
         epilog=VALUES_POLICY,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -366,8 +366,8 @@ class FileEnvStore(EnvStore):
     def _refuse_backup(self, backup: object, why: str) -> PanelError:
         return PanelError(
             f"The backup {backup} {why}, so nothing was restored and {self.path} was left as "
-            f"it is. Change the variables with `rocmpanel env set` / `rocmpanel env unset` "
-            f"instead (earlier copies are in {paths.backups_dir()}).",
+            f"it is. Set or unset the variables again instead (earlier copies are in "
+            f"{paths.backups_dir()}).",
             why,
         )
 

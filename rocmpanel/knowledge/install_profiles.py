@@ -1,9 +1,10 @@
 """Install profiles: what an install puts next to torch ("PyTorch", "PyTorch + local LLM").
 
-The data (packages, why each, where bitsandbytes' PyPI wheels carry ROCm kernels, with a
-source per entry) is ``resources/install_profiles.yaml``; :func:`extras` decides, for a
-profile, a torch build's ROCm, an OS and a gfx target, which packages to add and whether
-4-bit on the GPU can work. Pure apart from :func:`load` (a file read, cached).
+The data (packages, why each, where bitsandbytes' PyPI wheels carry ROCm kernels, where
+they carry kernels known to be broken, with a source per entry) is
+``resources/install_profiles.yaml``; :func:`extras` decides, for a profile, a torch build's
+ROCm, an OS and a gfx target, which packages to add and whether 4-bit on the GPU can work.
+Pure apart from :func:`load` (a file read, cached).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rocmpanel.base.resources import read_resource
 PROFILES_NAME = "install_profiles.yaml"
 DEFAULT_PROFILE = "llm"  # what most people install PyTorch for here: Chat
 PROFILE_IDS = ("pytorch", "llm")
+OS_NAMES = ("linux", "windows")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,19 @@ class GpuBuild:
 
 
 @dataclass(frozen=True)
+class Broken:
+    """Where bitsandbytes' wheels carry kernels that are known to give wrong results: 4-bit is
+    refused there, and ``why`` (a clause about bitsandbytes, shown after "bitsandbytes is not
+    installed:") replaces the generic reason."""
+
+    os: str
+    rocm: tuple[str, ...]
+    gfx: tuple[str, ...]
+    why: str
+    src: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Profile:
     id: str
     label: str
@@ -65,6 +80,7 @@ class Profiles:
     bnb_download_mb: int
     gpu_builds: tuple[GpuBuild, ...]
     sources: dict[str, str]
+    broken: tuple[Broken, ...] = ()
 
     def get(self, profile_id: str) -> Profile:
         try:
@@ -102,6 +118,25 @@ def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value or ())
 
 
+def _where(raw: Any, kind: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The os, ROCm series and gfx targets of a ``gpu_builds`` or ``broken`` entry; ValueError
+    when one is missing or the OS is not one rocmpanel plans for (a typo would match nothing)."""
+    os_name, rocm, gfx = str(raw["os"]), _strs(raw["rocm"]), _strs(raw["gfx"])
+    if os_name not in OS_NAMES:
+        raise ValueError(f"bitsandbytes.{kind}: os {os_name!r} is not linux or windows")
+    if not rocm or not gfx:
+        raise ValueError(f"bitsandbytes.{kind}: an entry for {os_name} lists no rocm or no gfx")
+    return os_name, rocm, gfx
+
+
+def _why(raw: Any) -> str:
+    """A ``broken`` entry's reason; ValueError when empty (the note would say nothing)."""
+    why = str(raw["why"] or "").strip().rstrip(".")
+    if not why:
+        raise ValueError("bitsandbytes.broken: an entry has an empty why")
+    return why
+
+
 def parse(text: str) -> Profiles:
     """The profiles in ``text`` (the YAML above); PanelError when malformed."""
     import yaml
@@ -123,14 +158,12 @@ def parse(text: str) -> Profiles:
         }
         bnb = data["bitsandbytes"]
         builds = tuple(
-            GpuBuild(
-                str(b["os"]),
-                _strs(b["rocm"]),
-                _strs(b["gfx"]),
-                _strs(b.get("src")),
-                str(b.get("note") or ""),
-            )
+            GpuBuild(*_where(b, "gpu_builds"), _strs(b.get("src")), str(b.get("note") or ""))
             for b in bnb["gpu_builds"]
+        )
+        broken = tuple(
+            Broken(*_where(b, "broken"), _why(b), _strs(b.get("src")))
+            for b in bnb.get("broken") or ()
         )
         return Profiles(
             profiles,
@@ -138,6 +171,7 @@ def parse(text: str) -> Profiles:
             int(bnb.get("download_mb") or 0),
             builds,
             {str(k): str(v) for k, v in (data.get("sources") or {}).items()},
+            broken,
         )
     except yaml.YAMLError as exc:
         raise PanelError(f"{PROFILES_NAME} is not valid YAML.", str(exc)) from exc
@@ -163,18 +197,47 @@ def _series(version: str | None) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 else parts[0]
 
 
+def _matches(entry: GpuBuild | Broken, os_name: str, series: str | None, gfx: str | None) -> bool:
+    return entry.os == os_name and series in entry.rocm and gfx is not None and gfx in entry.gfx
+
+
 def gpu_build(
     data: Profiles, os_name: str, torch_rocm: str | None, gfx: str | None
 ) -> GpuBuild | None:
     """The entry saying bitsandbytes' PyPI wheels have kernels for this ROCm and gfx, or None."""
     series = _series(torch_rocm)
-    return next(
-        (
-            b
-            for b in data.gpu_builds
-            if b.os == os_name and series in b.rocm and gfx is not None and gfx in b.gfx
-        ),
-        None,
+    return next((b for b in data.gpu_builds if _matches(b, os_name, series, gfx)), None)
+
+
+def broken_build(
+    data: Profiles, os_name: str, torch_rocm: str | None, gfx: str | None
+) -> Broken | None:
+    """The entry saying bitsandbytes' kernels for this ROCm and gfx give wrong results, or None.
+    It wins over a ``gpu_builds`` entry: a wrong answer is worse than no 4-bit."""
+    series = _series(torch_rocm)
+    return next((b for b in data.broken if _matches(b, os_name, series, gfx)), None)
+
+
+def _no_4bit_note(
+    os_name: str, torch_rocm: str | None, gfx: str | None, broken: Broken | None
+) -> str:
+    """Why 4-bit on the GPU is refused, in a sentence, and what chat does instead."""
+    if torch_rocm is None:
+        return (
+            "4-bit on the GPU: not available with a torch built without ROCm (a CPU or CUDA "
+            "build), so bitsandbytes is not installed. Chat still works on the CPU."
+        )
+    series = _series(torch_rocm)
+    system = os_name.capitalize()
+    target = gfx or "an unknown GPU"
+    if broken is not None:
+        reason = broken.why
+    else:
+        reason = f"its PyPI wheels for {system} have no ROCm {series} kernels for {target}"
+    return (
+        f"4-bit on the GPU: not available for {target} with torch built for ROCm {series} on "
+        f"{system}, so bitsandbytes is not installed: {reason}. Chat still works in bf16/fp16 "
+        "on the GPU if the model fits its memory, or on the CPU."
     )
 
 
@@ -182,16 +245,18 @@ def extras(
     data: Profiles, profile_id: str, *, os_name: str, torch_rocm: str | None, gfx: str | None
 ) -> Extras:
     """What ``profile_id`` adds for a torch build bundling ROCm ``torch_rocm`` on ``os_name``
-    and GPU ``gfx``. bitsandbytes only where its wheels can work: else the note says that chat
-    runs in bf16/fp16 on the GPU (or on the CPU) and nothing that cannot work is installed."""
+    and GPU ``gfx``. bitsandbytes only where its wheels can work: else the note says why (no
+    kernels, or kernels known to be wrong) and that chat runs in bf16/fp16 on the GPU (or on
+    the CPU), and nothing that cannot work is installed."""
     profile = data.get(profile_id)
     if not profile.packages:
         return Extras()
-    series = _series(torch_rocm) or "?"
     sources = [s for p in profile.packages for s in p.src]
-    found = gpu_build(data, os_name, torch_rocm, gfx)
+    broken = broken_build(data, os_name, torch_rocm, gfx)
+    found = None if broken is not None else gpu_build(data, os_name, torch_rocm, gfx)
     if found is not None:
         bnb = data.bitsandbytes
+        series = _series(torch_rocm)
         targets = ", ".join(found.gfx)
         system = os_name.capitalize()
         why = f"{bnb.why}; its {system} wheels include ROCm {series} kernels for {targets}"
@@ -207,12 +272,9 @@ def extras(
             profile.download_mb + data.bnb_download_mb,
             tuple(dict.fromkeys(sources)),
         )
-    sources += [s for b in data.gpu_builds for s in b.src]
-    gpu = gfx or "no GPU"
-    note = (
-        f"4-bit on the GPU: not available for {gpu} with torch built for ROCm {series} "
-        f"on {os_name.capitalize()} (bitsandbytes' PyPI wheels have no ROCm kernels for it), so "
-        "bitsandbytes is not installed. Chat still works in bf16/fp16 on the GPU if the model "
-        "fits its memory, or on the CPU."
-    )
+    if broken is not None:
+        sources += broken.src
+    else:
+        sources += [s for b in data.gpu_builds for s in b.src]
+    note = _no_4bit_note(os_name, torch_rocm, gfx, broken)
     return Extras(profile.packages, False, note, profile.download_mb, tuple(dict.fromkeys(sources)))

@@ -123,13 +123,23 @@ def _gpu(raw: Mapping[str, Any]) -> DemoGpu:
 
 def load_recording(text: str | None = None) -> Recording:
     """The bundled recording (or ``text``, its JSON). Raises OSError when the file is
-    missing, ValueError (KeyError, TypeError) when it is damaged."""
-    raw = json.loads(read_resource(RECORDING) if text is None else text)
-    return Recording(
-        gpus=tuple(_gpu(g) for g in raw["gpus"]),
-        rocm_version=str(raw["rocm_version"]),
-        rocm_note=str(raw.get("rocm_note") or ""),
-    )
+    missing or unreadable, ValueError (one sentence, with the fix) when it is damaged."""
+    data = read_resource(RECORDING) if text is None else text
+    try:
+        raw = json.loads(data)
+        recording = Recording(
+            gpus=tuple(_gpu(g) for g in raw["gpus"]),
+            rocm_version=str(raw["rocm_version"]),
+            rocm_note=str(raw.get("rocm_note") or ""),
+        )
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+        what = f"no field {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+        raise ValueError(
+            f"{RECORDING} is damaged ({what[:120]}); reinstalling rocmpanel restores it"
+        ) from None
+    if not recording.gpus:
+        raise ValueError(f"{RECORDING} lists no GPU; reinstalling rocmpanel restores it")
+    return recording
 
 
 # -- the workload timeline: a pure function of time --------------------------------------
@@ -433,9 +443,13 @@ class DemoSession:
         self.sysfs_root = self.folder / "sys"
         self.proc_root = self.folder / "proc"
         self.home = self.folder / "home"
-        for path in (self.sysfs_root, self.proc_root, self.home):
-            path.mkdir()
-        build_tree(self.sysfs_root, self.recording)
+        try:
+            for path in (self.sysfs_root, self.proc_root, self.home):
+                path.mkdir()
+            build_tree(self.sysfs_root, self.recording)
+        except BaseException:  # a full disk, a damaged value: leave no folder behind
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.replay = DemoReplay(self.sysfs_root, self.recording)
         self.replay.start()
 

@@ -10,26 +10,15 @@ environment). Without torch in the environment it refuses: pip would resolve the
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from dataclasses import dataclass
 
-from rocmpanel.base import subproc
 from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs.installed import read_installed
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.knowledge import install_profiles
 from rocmpanel.knowledge.install_profiles import Profiles
 from rocmpanel.pytorch.plan import Mirrors, extra_pip_args
-
-_VERSIONS_CODE = (
-    "import importlib.metadata as m, json, sys\n"
-    "out = {}\n"
-    "for n in sys.argv[1:]:\n"
-    "    try: out[n] = m.version(n)\n"
-    "    except m.PackageNotFoundError: pass\n"
-    "print(json.dumps(out))\n"
-)
 
 
 @dataclass(frozen=True)
@@ -55,22 +44,34 @@ def torch_rocm(version: str | None) -> str | None:
     return ".".join(kept[:3]) or None
 
 
+class NoTorch(PanelError):
+    """The environment has no torch: its chat packages cannot be added on their own."""
+
+
+def _satisfied(requirement: str, present: dict[str, str]) -> bool:
+    """Whether an installed version meets ``requirement`` ("transformers>=4.45"): an older
+    one is missing too (pip, asked for the requirement, upgrades it and nothing else)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion
+
+    try:
+        parsed = Requirement(requirement)
+    except InvalidRequirement:
+        return requirement in present
+    have = present.get(parsed.name)
+    if have is None:
+        return False
+    try:
+        return parsed.specifier.contains(have, prereleases=True)
+    except InvalidVersion:  # a version pip would not read either: do not loop on it
+        return True
+
+
 def installed_versions(python: str, names: list[str]) -> dict[str, str]:
-    """Which of ``names`` are installed in ``python`` (a subprocess); PanelError when the
-    interpreter cannot be asked."""
-    argv = [python or sys.executable, "-c", _VERSIONS_CODE, *names]
-    try:
-        out = subproc.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise PanelError(f"Could not ask {argv[0]} which packages it has.", str(exc)) from exc
-    try:
-        data = json.loads(out.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise PanelError(
-            f"{argv[0]} did not say which packages it has (exit code {out.returncode}).",
-            out.stderr[-2000:],
-        ) from None
-    return {str(k): str(v) for k, v in data.items()}
+    """Which of ``names`` are installed in ``python``, with their versions (the packages
+    worker, as the Chat tab asks); PanelError when the interpreter cannot be asked."""
+    found = read_installed(python, tuple(names))
+    return {name: version for name, version in found.versions.items() if version is not None}
 
 
 def plan_packages(
@@ -90,7 +91,7 @@ def plan_packages(
     present = installed_versions(python, names)
     shown = python or sys.executable
     if "torch" not in present:
-        raise PanelError(
+        raise NoTorch(
             f"torch is not installed in {shown}, so its chat packages cannot be added: pip "
             "would fetch a torch without ROCm support with them. Install PyTorch first (the "
             "install plan makes a new environment with the chat packages), or make an "
@@ -99,13 +100,18 @@ def plan_packages(
     extras = install_profiles.extras(
         data, profile, os_name=os_name, torch_rocm=torch_rocm(present["torch"]), gfx=gfx
     )
-    missing = tuple(p.requirement for p in extras.packages if p.name not in present)
+    missing = tuple(
+        p.requirement for p in extras.packages if not _satisfied(p.requirement, present)
+    )
+    # The installed torch, pinned in the same call: should a package want another torch,
+    # pip stops with a conflict instead of replacing the ROCm build with PyPI's.
+    keep = (f"torch=={present['torch']}",) if missing else ()
     return PackagesPlan(
         python,
         profile,
         missing,
         present,
-        extra_pip_args(missing, mirrors),
+        extra_pip_args((*missing, *keep), mirrors),
         extras.note,
     )
 

@@ -13,6 +13,36 @@ from rocmpanel.base.cliargs import gfx_name, integer, nonempty, version
 
 _PYTHON_VERSION_RE = re.compile(r"\d+\.\d+")
 _INDEX_SCHEMES = ("https://", "http://", "file://")
+QUOTE_LIMIT = 40  # characters of a refused value an error message quotes
+
+
+def quoted(text: str) -> str:
+    """``text`` as an error message quotes it: whole when short, else its first
+    :data:`QUOTE_LIMIT` characters and its length (a pasted 10 kB value is not echoed)."""
+    if len(text) <= QUOTE_LIMIT:
+        return repr(text)
+    head = repr(text[:QUOTE_LIMIT])
+    return f"{head[:-1]}…{head[-1]} ({len(text)} characters)"
+
+
+def base_target(text: str) -> str:
+    """The processor of an AMDGPU target ID, lower-cased: rocminfo and torch print targets
+    with their feature settings ("gfx90a:sramecc+:xnack-", "gfx1100:xnack-"); the part
+    before the first ':' is the gfx target. Target ID syntax:
+    https://llvm.org/docs/AMDGPUUsage.html#target-id"""
+    return text.strip().lower().split(":", 1)[0].strip()
+
+
+def gfx_target(text: str) -> str:
+    """``--gfx`` of ``torch validate``: a well-formed gfx target, feature settings dropped
+    (as for plan and install)."""
+    try:
+        return gfx_name(base_target(text))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a gfx target name (expected gfx followed by 3 or 4 hex "
+            "digits, such as gfx1100 or gfx90a)"
+        ) from None
 
 
 def python_version(text: str) -> str:
@@ -20,7 +50,7 @@ def python_version(text: str) -> str:
     value = text.strip()
     if not _PYTHON_VERSION_RE.fullmatch(value):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a Python version (expected X.Y, such as 3.12)"
+            f"{quoted(text)} is not a Python version (expected X.Y, such as 3.12)"
         )
     return value
 
@@ -29,7 +59,7 @@ def os_name(text: str) -> str:
     value = text.strip().lower()
     if value not in ("linux", "windows"):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not an OS rocmpanel plans for (linux or windows)"
+            f"{quoted(text)} is not an OS rocmpanel plans for (linux or windows)"
         )
     return value
 
@@ -38,34 +68,36 @@ def index_url(text: str) -> str:
     value = text.strip()
     if not value.lower().startswith(_INDEX_SCHEMES) or len(value) <= len("file://"):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not an index URL (expected https://…, http://… or file://…)"
+            f"{quoted(text)} is not an index URL (expected https://…, http://… or file://…)"
         )
     return value
 
 
 def known_gfx(text: str) -> str:
     """A gfx target the panel's data knows (the same data ``doctor`` judges by), for
-    ``--gfx`` of plan and install; a typo gets the closest known names."""
+    ``--gfx`` of plan and install; a typo gets the closest known names. A target ID with
+    feature settings, as rocminfo prints it ("gfx90a:sramecc+:xnack-"), is its base target:
+    the plan then uses that."""
     from rocmpanel.base.errors import PanelError
     from rocmpanel.knowledge.kernels import known_gfx_targets
     from rocmpanel.knowledge.torch_builds import load_manifest
 
-    value = text.strip().lower()
+    value = base_target(text)
     try:
         known = known_gfx_targets(load_manifest().builds)
     except PanelError:  # the data cannot be read: the format check has to do
-        return gfx_name(text)
+        return gfx_name(value)
     if value in known:
         return value
     product = _gfx_of_product(value)
     if product:
-        hint = f"it looks like a product name: {product}. "
+        hint = f"it looks like a product name: {product}. Known"
     else:
         close = difflib.get_close_matches(value, sorted(known), n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        hint = f"did you mean {' or '.join(close)}? Known" if close else "known"
     raise argparse.ArgumentTypeError(
-        f"{text!r} is not a GPU target rocmpanel knows; {hint}"
-        f"Known targets: {', '.join(sorted(known, key=_gfx_order))}."
+        f"{quoted(text)} is not a GPU target rocmpanel knows; {hint} targets: "
+        f"{', '.join(sorted(known, key=_gfx_order))}."
     )
 
 
@@ -106,7 +138,7 @@ def profile_name(text: str) -> str:
     value = text.strip().lower()
     if value not in PROFILE_IDS:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not an install profile (expected {' or '.join(PROFILE_IDS)})"
+            f"{quoted(text)} is not an install profile (expected {' or '.join(PROFILE_IDS)})"
         )
     return value
 
@@ -117,9 +149,15 @@ def register(subparsers: Any) -> None:
         help="plan, install and validate the right PyTorch build for this GPU",
         description="Plan and install the PyTorch build that fits this GPU, ROCm and Python "
         "into a managed environment, list environments, validate one, and read the history "
-        "of validation runs.",
+        "of validation runs. plan and install take --profile pytorch|llm (default llm: also "
+        "the packages Chat needs).",
     )
-    sub = parser.add_subparsers(dest="torch_command", metavar="ACTION", required=True)
+    sub = parser.add_subparsers(
+        dest="torch_command",
+        metavar="ACTION",
+        required=True,
+        help="what to do; `rocmpanel torch ACTION --help` explains one",
+    )
     run_id = integer(1)
 
     def plan_inputs(p: argparse.ArgumentParser) -> None:
@@ -129,9 +167,10 @@ def register(subparsers: Any) -> None:
             type=profile_name,
             metavar="{pytorch,llm}",
             default="llm",
-            help="what to install: pytorch (torch, torchvision, torchaudio) or llm (also "
-            "transformers, accelerate, safetensors, tokenizers and, where it works, "
-            "bitsandbytes for 4-bit chat; the default)",
+            help="what to install: pytorch (torch and the build's companions: torchvision, "
+            "torchaudio where the build has them) or llm (also transformers, accelerate, "
+            "safetensors, tokenizers and, where it works, bitsandbytes for 4-bit chat; the "
+            "default)",
         )
         p.add_argument("--rocm", type=version, help="installed ROCm version (default: detected)")
         p.add_argument(
@@ -204,7 +243,9 @@ def register(subparsers: Any) -> None:
         "--clean", action="store_true", help="delete folders of installs that never finished"
     )
     p_envs.add_argument("--yes", action="store_true", help="do not ask before removing")
-    p_envs.add_argument("--json", action="store_true")
+    p_envs.add_argument(
+        "--json", action="store_true", help="print the environments and interpreters as JSON"
+    )
     p_envs.set_defaults(func=run_envs)
 
     p_val = sub.add_parser(
@@ -226,7 +267,9 @@ def register(subparsers: Any) -> None:
         type=nonempty("the environment name"),
         help="managed environment to validate",
     )
-    p_val.add_argument("--gfx", type=gfx_name, help="expected gfx target (default: detected)")
+    p_val.add_argument(
+        "--gfx", type=gfx_target, help="expected gfx target, e.g. gfx1100 (default: detected)"
+    )
     p_val.add_argument("--quick", action="store_true", help="smaller sizes, faster")
     p_val.add_argument("--json", action="store_true", help="print the run as JSON")
     p_val.add_argument("--markdown", action="store_true", help="print the run as Markdown")
@@ -238,7 +281,13 @@ def register(subparsers: Any) -> None:
         description="List the saved validation runs, print one as Markdown, or compare two.",
     )
     p_hist.add_argument("--export", type=run_id, metavar="ID", help="print run ID as Markdown")
-    p_hist.add_argument("--compare", type=run_id, nargs=2, metavar=("A", "B"))
+    p_hist.add_argument(
+        "--compare",
+        type=run_id,
+        nargs=2,
+        metavar=("A", "B"),
+        help="compare runs A and B, as Markdown",
+    )
     p_hist.set_defaults(func=run_history)
 
 
@@ -276,7 +325,29 @@ def _plan(args: argparse.Namespace, index_url: str | None = None) -> Any:
     return settings, machine, install_plan
 
 
-def _print_plan(install_plan: Any, machine: Any) -> None:
+# The end of the plan's no-GPU refusal (pytorch/plan.py), which a terminal gets as a command.
+_NO_GPU_HINT = " Give the GPU's gfx target (e.g. gfx1100) to plan for it anyway."
+NEXT_STEP_NO_TORCH = (
+    "Next: `rocmpanel torch plan` shows the PyTorch build for this GPU, and "
+    "`rocmpanel torch install` installs it into a new environment."
+)
+
+
+def _profile_text(profile: str) -> str:
+    """The profile as the PyTorch tab names it, with the --profile word: "PyTorch + local
+    LLM (llm)"; the word alone when the profile data cannot be read."""
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.knowledge import install_profiles
+
+    try:
+        label = install_profiles.load().get(profile).label
+    except PanelError:
+        return profile
+    return f"{label} ({profile})"
+
+
+def _print_plan(install_plan: Any, machine: Any, action: str = "plan") -> None:
+    """The plan as text; ``action`` ("plan" or "install") is the command a hint names."""
     from rocmpanel.base.units import format_download
 
     p = install_plan
@@ -287,9 +358,15 @@ def _print_plan(install_plan: Any, machine: Any) -> None:
     if machine.note:
         print(f"note: {machine.note}")
     if not p.supported:
-        print(f"No install: {p.refusal}")
-        if p.gfx is None:
-            print("To plan for a GPU anyway: rocmpanel torch plan --gfx gfx1100 (its target).")
+        if p.gfx is None and (p.refusal or "").endswith(_NO_GPU_HINT):
+            # Said once, as the command to type (the plan's own words name no command).
+            print(f"No install: {p.refusal.removesuffix(_NO_GPU_HINT)}")
+            print(
+                "To plan for a GPU anyway, give its gfx target: "
+                f"rocmpanel torch {action} --gfx gfx1100 (for example)."
+            )
+        else:
+            print(f"No install: {p.refusal}")
         return
     preview = " (preview)" if p.preview else ""
     print(f"Build: torch {p.torch_version} for ROCm {p.rocm_build}{preview}  [{p.build_id}]")
@@ -299,7 +376,7 @@ def _print_plan(install_plan: Any, machine: Any) -> None:
         f"Download: about {format_download(p.download_bytes)}; free disk needed: about "
         f"{format_download(p.free_disk_bytes)} (estimates)"
     )
-    print(f"Profile: {p.profile}")
+    print(f"Profile: {_profile_text(p.profile)}")
     for line in p.extra_lines:
         print(f"  + {line}")
     if p.four_bit_note:
@@ -338,7 +415,7 @@ def run_install(args: argparse.Namespace) -> int:
 
     try:
         settings, machine, p = _plan(args, index_url=args.index_url)
-        _print_plan(p, machine)
+        _print_plan(p, machine, "install")
         if not p.supported:
             return 1
         if not p.python_ok:
@@ -401,6 +478,15 @@ def run_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_executable(python: str) -> bool:
+    """Whether ``python`` names an executable file (what registering an interpreter needs)."""
+    import os
+    from pathlib import Path
+
+    path = Path(python).expanduser()
+    return path.is_file() and os.access(path, os.X_OK)
+
+
 def _inside(python: str, folder: Any) -> bool:
     """Whether the interpreter path ``python`` lies in ``folder``."""
     from pathlib import Path
@@ -443,12 +529,18 @@ def run_envs(args: argparse.Namespace) -> int:
             if damaged is not None:
                 return _fail(
                     f"the environment {damaged.name!r} cannot be used: its record "
-                    f"{damaged.record} is damaged ({damaged.problem}). {damaged.advice}",
+                    f"{damaged.record} is damaged ({damaged.problem}). {damaged.cli_advice}",
                     1,
                 )
             env = workload.find_env(args.activate)
             python = str(env.python) if env else args.activate
             if env is None and python not in workload.registered_interpreters():
+                if not _is_executable(python):
+                    name = args.activate
+                    return _fail(
+                        f"No managed environment is named {name}, and {name} is not a Python "
+                        "interpreter. `rocmpanel torch envs` lists them."
+                    )
                 python = workload.register_interpreter(python)
             workload.activate(settings, python)
             print(f"Active workload Python: {python}")
@@ -491,7 +583,7 @@ def run_envs(args: argparse.Namespace) -> int:
                 "damaged": True,
                 "record": str(d.record),
                 "problem": d.problem,
-                "fix": d.advice,
+                "fix": d.cli_advice,
             }
             for d in broken
         ]
@@ -506,7 +598,7 @@ def run_envs(args: argparse.Namespace) -> int:
     for d in broken:
         mark = "*" if str(d.python) == active else "!"
         print(f"{mark} {d.name:40} {'damaged':10} {d.record}: {d.problem}.")
-        print(f"  {'':40} {'':10} {d.advice}")
+        print(f"  {'':40} {'':10} {d.cli_advice}")
     if not active:
         print(f"  (active: the panel's own Python, {sys.executable})")
     elif not Path(active).exists():
@@ -522,6 +614,7 @@ def run_envs(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     import sqlite3
 
+    from rocmpanel.base.enums import CheckStatus
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
     from rocmpanel.jobs.job_env import with_job_env
@@ -546,7 +639,7 @@ def run_validate(args: argparse.Namespace) -> int:
     if damaged is not None:
         return _fail(
             f"the environment {damaged.name!r} cannot be validated: its record "
-            f"{damaged.record} is damaged ({damaged.problem}). {damaged.advice}",
+            f"{damaged.record} is damaged ({damaged.problem}). {damaged.cli_advice}",
             1,
         )
     try:
@@ -639,6 +732,8 @@ def run_validate(args: argparse.Namespace) -> int:
             if fix is not None:
                 print(f"\n{check.name}: {check.figure}\n  cause: {fix.cause}\n  fix:   {fix.fix}")
         print(f"\nRun #{run.id or '-'}: {counts_text(run)} ({run.outcome}).")
+        if any(c.fix_id == "torch_missing" and c.status is CheckStatus.FAIL for c in run.checks):
+            print(NEXT_STEP_NO_TORCH)
     return 0 if run.verdict is RunVerdict.PASS else 1
 
 

@@ -364,6 +364,12 @@ class DamagedEnv:
 
     @property
     def advice(self) -> str:
+        """The fix as the PyTorch tab's Environments list words it (its row's tooltip)."""
+        return f"Repair {self.record}, or select it and press Remove… to delete the environment."
+
+    @property
+    def cli_advice(self) -> str:
+        """The fix as the command line words it."""
         return (
             f"Repair {self.record}, or delete the environment: "
             f"rocmpanel torch envs --remove {self.name}"

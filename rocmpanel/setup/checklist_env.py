@@ -233,8 +233,8 @@ def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
             "torch_build",
             title,
             CheckStatus.SKIP,
-            "Not checked: run the probe (rocmpanel probe) or paste the output of "
-            "python -m torch.utils.collect_env.",
+            "Not checked: the workload Python was not probed. Probe it, or analyse the "
+            "output of python -m torch.utils.collect_env run there.",
         )
     if not probe.torch_imported:
         return Check(

@@ -13,6 +13,11 @@ import sys
 from typing import Any
 
 PROBE_TIMEOUT_S = 120
+# After a report of a Python without torch: the commands that install it.
+NEXT_STEP_NO_TORCH = (
+    "Next: `rocmpanel torch plan` shows the PyTorch build for this GPU, and "
+    "`rocmpanel torch install` installs it into a new environment."
+)
 
 
 def register(subparsers: Any) -> None:
@@ -81,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print("\n".join(ProbeReport.from_dict(report).summary_lines()))
+        probe = ProbeReport.from_dict(report)
+        print("\n".join(probe.summary_lines()))
+        if not probe.torch_imported:
+            print(NEXT_STEP_NO_TORCH)
     return 0
 
 

@@ -35,6 +35,7 @@ from rocmpanel.jobs.spec import JobSpec, resolve_python
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.setup.probe_report import ProbeReport
+from rocmpanel.setup.views.probe_box import DEMO_NOT_PROBED
 
 DETECTING = "Detecting…"
 NO_AMD_GPU = "No AMD GPU was found."
@@ -127,6 +128,9 @@ class WorkloadProbeBox(QGroupBox):
         self._show_python()
         ctx.probe_result.changed.connect(self._show_known)
         self._show_known()
+        if ctx.demo:  # the demo's GPUs are recordings: a probe here would mix machines
+            self.button.setEnabled(False)
+            self.output.setPlaceholderText(DEMO_NOT_PROBED)
 
     @Slot()
     def _show_known(self) -> None:
@@ -144,6 +148,8 @@ class WorkloadProbeBox(QGroupBox):
 
     @Slot()
     def start_probe(self) -> None:
+        if self.ctx.demo:
+            return
         self._show_python()
         try:
             job = self.ctx.jobs.start(JobSpec("probe", "probe", python=self.ctx.workload_python()))

@@ -205,7 +205,7 @@ def run_gui(smoke_test: bool = False, demo: bool = False) -> int:
 
     try:
         session = DemoSession()
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError) as exc:  # load_recording says what is damaged
         print(
             f"rocmpanel --demo: the demo's recording could not be loaded ({exc}).", file=sys.stderr
         )

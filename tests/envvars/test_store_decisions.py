@@ -73,8 +73,8 @@ def written(store: EnvironmentDStore) -> dict[str, Any]:
 def refusal(store: EnvironmentDStore, backup: object, why: str) -> str:
     return (
         f"The backup {backup} {why}, so nothing was restored and {store.path} was left as it "
-        "is. Change the variables with `rocmpanel env set` / `rocmpanel env unset` instead "
-        f"(earlier copies are in {paths.backups_dir()})."
+        "is. Set or unset the variables again instead (earlier copies are in "
+        f"{paths.backups_dir()})."
     )
 
 

@@ -78,8 +78,8 @@ def test_undo_refuses_a_truncated_backup(capsys: pytest.CaptureFixture[str]) -> 
     assert err == (
         f"rocmpanel env: The backup {backup} does not match the checksum recorded when it was "
         f"made (it was damaged or changed since), so nothing was restored and {profile()} was "
-        "left as it is. Change the variables with `rocmpanel env set` / `rocmpanel env unset` "
-        f"instead (earlier copies are in {paths.backups_dir()}).\n"
+        "left as it is. Set or unset the variables again instead (earlier copies are in "
+        f"{paths.backups_dir()}).\n"
     )
     assert profile().read_bytes() == written  # not "export USE"
     assert envd().read_bytes() == written_envd  # no store restored

@@ -48,11 +48,44 @@ def test_the_recording_matches_the_recorded_trees(shared_fixtures: Path) -> None
     assert made == bundled
 
 
-def test_a_damaged_recording_raises(tmp_path: Path) -> None:
-    with pytest.raises(KeyError):
-        demo.load_recording('{"gpus": [{"name": "x"}], "rocm_version": "7.2.0"}')
-    with pytest.raises(ValueError):
-        demo.load_recording("not json")
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"gpus": [{"name": "x"}], "rocm_version": "7.2.0"}', "no field 'source'"),
+        ("not json", "Expecting value: line 1 column 1 (char 0)"),
+        ('{"gpus": [], "rocm_version": "7.2.0"}', None),
+        ('{"gpus": "x", "rocm_version": "7.2.0"}', "string indices must be integers"),
+    ],
+)
+def test_a_damaged_recording_is_one_sentence_with_the_fix(text: str, why: str | None) -> None:
+    with pytest.raises(ValueError) as raised:
+        demo.load_recording(text)
+    if why is None:
+        assert str(raised.value) == (
+            "demo/recording.json lists no GPU; reinstalling rocmpanel restores it"
+        )
+    else:
+        assert str(raised.value).startswith(f"demo/recording.json is damaged ({why}")
+        assert str(raised.value).endswith("); reinstalling rocmpanel restores it")
+
+
+def test_a_number_too_large_is_refused_not_a_traceback(recording) -> None:  # type: ignore[no-untyped-def]
+    raw = json.loads(demo.read_resource(demo.RECORDING))
+    raw["gpus"][0]["vram_total"] = 1e999  # json reads it as inf: int() overflows
+    with pytest.raises(ValueError, match=r"^demo/recording.json is damaged \(cannot convert"):
+        demo.load_recording(json.dumps(raw))
+
+
+def test_a_session_that_cannot_build_its_tree_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(demo, "build_tree", full)
+    with pytest.raises(OSError):
+        demo.DemoSession(base=tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

@@ -536,7 +536,9 @@ def test_a_gpu_card_says_no_data_and_why_instead_of_old_figures(qtbot) -> None: 
     header = GpuHeader()
     qtbot.addWidget(header)
     header.show_sample(GpuSample(RADEON_IDENTITY, False, busy_percent=50.0))
-    assert header.state.text() == "active" and header.figures.text().startswith("Busy 50 %")
+    assert header.state.text() == "active" and header.figures.text().startswith(
+        "Busy\u00a050\u00a0%"
+    )
     reason = "no data: Windows GPU counters stopped answering: The data is not valid."
     header.show_sample(GpuSample(RADEON_IDENTITY, False, invalid=((NO_DATA, reason),)))
     assert header.state.text() == "no data"

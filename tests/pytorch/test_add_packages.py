@@ -45,7 +45,9 @@ def test_the_installed_versions_come_from_the_interpreter_itself() -> None:
 def test_an_interpreter_that_cannot_answer_is_a_panel_error(tmp_path) -> None:
     with pytest.raises(PanelError) as caught:
         add_packages.installed_versions(str(tmp_path / "python"), ["torch"])
-    assert caught.value.message == f"Could not ask {tmp_path / 'python'} which packages it has."
+    assert (
+        caught.value.message == f"The workload Python {str(tmp_path / 'python')!r} does not exist."
+    )
 
 
 def _with_installed(monkeypatch: pytest.MonkeyPatch, installed: dict[str, str]) -> list[str]:
@@ -67,12 +69,18 @@ def test_only_the_missing_packages_are_installed_from_pypi(monkeypatch) -> None:
         "/envs/a/bin/python", "llm", os_name="linux", gfx="gfx1100", mirrors=MIRRORS
     )
     assert asked == ["/envs/a/bin/python"]
-    assert plan.missing == ("transformers>=4.45", "accelerate", "bitsandbytes>=0.50")
-    assert plan.pip_args == (*plan.missing, "--index-url", "https://p.example/simple")
+    assert plan.missing == ("transformers>=4.45", "accelerate>=1.1.0", "bitsandbytes>=0.50")
+    # the installed torch is pinned in the same call: pip must not swap it for PyPI's
+    assert plan.pip_args == (
+        *plan.missing,
+        "torch==2.13.0+rocm7.2",
+        "--index-url",
+        "https://p.example/simple",
+    )
     assert plan.note == "4-bit on the GPU: available (gfx1100, torch built for ROCm 7.2)."
     spec = packages_job_spec(plan)
     assert (spec.name, spec.worker, spec.python) == (
-        "install transformers>=4.45, accelerate, bitsandbytes>=0.50",
+        "install transformers>=4.45, accelerate>=1.1.0, bitsandbytes>=0.50",
         "pip_install",
         "/envs/a/bin/python",
     )
@@ -85,10 +93,66 @@ def test_only_the_missing_packages_are_installed_from_pypi(monkeypatch) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("transformers", "missing"),
+    [
+        ("4.30.2", ("transformers>=4.45",)),  # too old: pip is asked for the requirement
+        ("4.44.99", ("transformers>=4.45",)),  # just below the floor
+        ("4.45.0", ()),  # the floor itself
+        ("5.24.0", ()),
+        ("5.0.0rc1", ()),  # a pre-release above the floor counts
+        ("not-a-version", ()),  # pip could not read it either: present, no install loop
+    ],
+)
+def test_an_installed_package_older_than_its_requirement_is_missing(
+    monkeypatch, transformers: str, missing: tuple[str, ...]
+) -> None:
+    _with_installed(
+        monkeypatch,
+        {
+            "torch": "2.13.0+rocm7.2",
+            "transformers": transformers,
+            "accelerate": "1.1.0",
+            "safetensors": "0.8.0",
+            "tokenizers": "0.23",
+            "bitsandbytes": "0.50.2",
+        },
+    )
+    plan = plan_packages(
+        "/envs/a/bin/python", "llm", os_name="linux", gfx="gfx1100", mirrors=MIRRORS
+    )
+    assert plan.missing == missing
+    pinned = (*missing, "torch==2.13.0+rocm7.2", "--index-url", "https://p.example/simple")
+    assert plan.pip_args == (pinned if missing else ())
+    assert plan.present["transformers"] == transformers
+
+
+def test_an_old_accelerate_and_bitsandbytes_are_missing(monkeypatch) -> None:
+    _with_installed(
+        monkeypatch,
+        {
+            "torch": "2.13.0+rocm7.2",
+            "transformers": "4.45.0",
+            "accelerate": "0.26.0",  # what transformers 4.4x asked for; 5.x needs 1.1.0
+            "safetensors": "0.8.0",
+            "tokenizers": "0.23",
+            "bitsandbytes": "0.49.2",  # broken ROCm 4-bit decode
+        },
+    )
+    plan = plan_packages(
+        "/envs/a/bin/python", "llm", os_name="linux", gfx="gfx1100", mirrors=MIRRORS
+    )
+    assert plan.missing == ("accelerate>=1.1.0", "bitsandbytes>=0.50")
+
+
 def test_a_cpu_torch_gets_no_bitsandbytes_and_the_panels_own_python_is_named(monkeypatch) -> None:
     _with_installed(monkeypatch, {"torch": "2.13.0+cpu"})
     plan = plan_packages("", "llm", os_name="linux", gfx="gfx1100", mirrors=MIRRORS)
-    assert plan.missing == ("transformers>=4.45", "accelerate", "safetensors", "tokenizers")
+    assert plan.missing == ("transformers>=4.45", "accelerate>=1.1.0", "safetensors", "tokenizers")
+    assert plan.note == (
+        "4-bit on the GPU: not available with a torch built without ROCm (a CPU or CUDA "
+        "build), so bitsandbytes is not installed. Chat still works on the CPU."
+    )
     spec = packages_job_spec(plan, isolate_pip_config=False)
     assert spec.python == "" and spec.args[:3] == ("--python", sys.executable, "--")
 
@@ -179,10 +243,22 @@ def test_plan_json_shows_the_profiles_packages(capsys) -> None:
     base = ["torch", "plan", "--gfx", "gfx1030", "--rocm", "7.2.4", "--python", "3.12"]
     assert main([*base, "--os", "linux", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["profile"] == "llm" and data["four_bit_gpu"] is False
+    assert data["profile"] == "llm" and data["four_bit_gpu"] is True
     assert data["extra_packages"] == [
         "transformers>=4.45",
-        "accelerate",
+        "accelerate>=1.1.0",
+        "safetensors",
+        "tokenizers",
+        "bitsandbytes>=0.50",
+    ]
+    # gfx906's torch is built for ROCm 6.3: no bitsandbytes library for it
+    gfx906 = ["torch", "plan", "--gfx", "gfx906", "--rocm", "7.2.4", "--python", "3.12"]
+    assert main([*gfx906, "--os", "linux", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["four_bit_gpu"] is False
+    assert data["extra_packages"] == [
+        "transformers>=4.45",
+        "accelerate>=1.1.0",
         "safetensors",
         "tokenizers",
     ]
@@ -208,10 +284,11 @@ def test_plan_text_lists_what_the_profile_adds(capsys) -> None:
     argv = ["torch", "plan", "--gfx", "gfx1100", "--rocm", "7.2.4", "--os", "linux"]
     assert main([*argv, "--python", "3.12"]) == 0
     out = capsys.readouterr().out.splitlines()
-    start = out.index("Profile: llm")
+    start = out.index("Profile: PyTorch + local LLM (llm)")
     assert out[start + 1 : start + 3] == [
         "  + transformers>=4.45: loads the model and its tokenizer (the chat worker supports "
         "4.45 and later, transformers 5 included)",
-        "  + accelerate: places the weights on the GPU while they load (device_map)",
+        "  + accelerate>=1.1.0: places the weights on the GPU while they load (device_map); "
+        "transformers 5 needs 1.1.0 or newer",
     ]
     assert "4-bit on the GPU: available (gfx1100, torch built for ROCm 7.2)." in out

@@ -69,3 +69,15 @@ def test_about_says_not_probed_yet_and_follows_a_later_probe(qtbot, ctx: AppCont
         "Python 3.12.3 at /home/a/envs/rocm/bin/python\n"
         "torch: not importable (torch is not installed)"
     )
+
+
+def test_about_in_the_demo_probes_nothing(qtbot, ctx: AppContext) -> None:
+    from rocmpanel.setup.views.probe_box import DEMO_NOT_PROBED
+
+    ctx.demo = True
+    about = AboutDialog(ctx)
+    qtbot.addWidget(about)
+    assert not about.probe.button.isEnabled()
+    assert about.probe.output.placeholderText() == DEMO_NOT_PROBED
+    about.probe.start_probe()
+    assert about.probe.job is None and ctx.jobs.jobs == []

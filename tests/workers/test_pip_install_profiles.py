@@ -123,3 +123,25 @@ def test_a_missing_interpreter_is_refused(tmp_path: Path) -> None:
     assert outcome.message == (
         f"{tmp_path / 'nope'} does not exist: there is no environment to install into."
     )
+
+
+def test_the_pinned_torch_stops_a_package_that_wants_another(
+    tmp_path: Path, sources: tuple[Path, Path]
+) -> None:
+    # What add_packages does: the installed torch pinned in the packages' own call.
+    rocm, pypi = sources
+    wheel(pypi, "wantsnewtorch", "1.0", ("torch>=2.14",))
+    outcome, _ = run_worker(
+        ["--env-dir", str(tmp_path / "env"), "--", "torch==2.13.*", "--no-index", "-f", str(rocm)]
+    )
+    assert outcome.was_successful(), str(outcome)
+    assert outcome.result is not None
+    python = Path(outcome.result["python"])
+    pinned = ["wantsnewtorch", "torch==2.13.0+rocm7.2", "--no-index", "-f", str(pypi)]
+    outcome, _ = run_worker(["--python", str(python), "--", *pinned])
+    assert outcome.state is JobState.FAILED
+    assert version_in(python, "torch") == "2.13.0+rocm7.2"
+    # Without the pin pip would replace the ROCm torch with "PyPI's".
+    outcome, _ = run_worker(["--python", str(python), "--", *pinned[:1], *pinned[2:]])
+    assert outcome.was_successful(), str(outcome)
+    assert version_in(python, "torch") == "2.14.0"

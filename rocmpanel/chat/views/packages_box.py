@@ -27,7 +27,7 @@ from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.runner import Job
 
 INSTALL_TEXT = "Install missing packages"
-INSTALL_WITHOUT_TORCH_TEXT = "Install missing packages (PyTorch itself: PyTorch tab)"
+INSTALL_WITHOUT_TORCH_TEXT = "Install PyTorch and the chat's packages…"
 WARN_STYLE = "color:#8a5a00;"
 ERROR_STYLE = "color:#b00020;"
 
@@ -133,6 +133,5 @@ class PackagesBox(QWidget):
 
     def _install(self) -> None:
         install = self.ctx.install_packages
-        if install is not None:
+        if install is not None:  # the PyTorch tab comes to the front and says what it does
             install(INSTALL_PROFILE)
-            self.ctx.notify("Installing the chat's packages; load again when it has finished.")

@@ -351,7 +351,7 @@ class EnvEditor(QWidget):
 
     def edit_selected(self) -> None:
         name = self.selected_name()
-        if name is None or self.busy:
+        if name is None or self.busy or self.read_only:
             return
         dialog = ValueDialog(self.catalogue, self.platform, name, self._base_value(name), self)
         if self._run_dialog(dialog):

@@ -133,10 +133,13 @@ class GpuHeader(QFrame):
         layout.setContentsMargins(8, 4, 8, 4)
         self.name = QLabel()
         self.name.setStyleSheet("font-weight: bold; font-size: 110%;")
+        self.name.setWordWrap(True)
         self.details = QLabel()
+        self.details.setWordWrap(True)
         self.state = QLabel()
         self.state.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.figures = QLabel()
+        self.figures.setWordWrap(True)
         self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.name, 0, 0)
         layout.addWidget(self.details, 0, 1)
@@ -174,13 +177,23 @@ class GpuHeader(QFrame):
         fan = fmt(g.fan_rpm, "rpm")
         if g.fan_percent is not None:
             fan += f" ({g.fan_percent:.0f} %)"
-        self.figures.setText(
-            f"Busy {fmt(g.busy_percent, '%')}   Mem bandwidth {fmt(g.mem_busy_percent, '%')}   "
-            f"VRAM {format_gib(g.vram_used_bytes)} / {format_gib(g.vram_total_bytes)}   "
-            f"GTT {format_gib(g.gtt_used_bytes)} / {format_gib(g.gtt_total_bytes)}   {temps}   "
-            f"Power {fmt(g.power_w, 'W')} / {fmt(g.power_cap_w, 'W')}   "
-            f"sclk {fmt(g.sclk_mhz, 'MHz')}  mclk {fmt(g.mclk_mhz, 'MHz')}   Fan {fan}"
-        )
+        items = [
+            f"Busy {fmt(g.busy_percent, '%')}",
+            f"Mem bandwidth {fmt(g.mem_busy_percent, '%')}",
+            f"VRAM {format_gib(g.vram_used_bytes)} / {format_gib(g.vram_total_bytes)}",
+            f"GTT {format_gib(g.gtt_used_bytes)} / {format_gib(g.gtt_total_bytes)}",
+            temps,
+            f"Power {fmt(g.power_w, 'W')} / {fmt(g.power_cap_w, 'W')}",
+            f"sclk {fmt(g.sclk_mhz, 'MHz')}  mclk {fmt(g.mclk_mhz, 'MHz')}",
+            f"Fan {fan}",
+        ]
+        self.figures.setText(figures_line(items))
+
+
+def figures_line(items: list[str]) -> str:
+    """The header's figures, one line that wraps only between items: a narrow window
+    gets two lines instead of a horizontal scroll bar that hides the plots' right edge."""
+    return "   ".join(item.replace(" ", "\u00a0") for item in items)
 
 
 class GpuPanel(QFrame):

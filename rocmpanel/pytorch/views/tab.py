@@ -19,12 +19,24 @@ from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.jobs.process import JobOutcome
-from rocmpanel.pytorch.add_packages import PackagesPlan, packages_job_spec, plan_packages
+from rocmpanel.knowledge.install_profiles import DEFAULT_PROFILE
+from rocmpanel.pytorch.add_packages import (
+    NoTorch,
+    PackagesPlan,
+    packages_job_spec,
+    plan_packages,
+)
 from rocmpanel.pytorch.plan_inputs import mirrors_from
 from rocmpanel.pytorch.views.envs_panel import TorchEnvsPanel
 from rocmpanel.pytorch.views.install_panel import InstallPanel
 from rocmpanel.pytorch.views.plan_panel import InstallPlanPanel
 from rocmpanel.pytorch.views.validation_panel import TorchValidationPanel
+
+NO_TORCH_YET = (
+    "The workload Python has no PyTorch yet. Install (profile “PyTorch + local LLM”) makes a "
+    "new environment with the PyTorch build planned above and the chat's packages, and makes "
+    "it the workload Python."
+)
 
 
 class PyTorchTab(QWidget):
@@ -129,6 +141,13 @@ class PyTorchTab(QWidget):
     def _on_packages_planned(
         self, packages: PackagesPlan | None, error: BaseException | None
     ) -> None:
+        if isinstance(error, NoTorch):  # the chat's way in: the plan below installs it all
+            self.installer.profile_combo.setCurrentIndex(
+                self.installer.profile_combo.findData(DEFAULT_PROFILE)
+            )
+            self.installer.step_label.setText(NO_TORCH_YET)
+            self.installer.install_button.setFocus()
+            return
         if error is not None or packages is None:
             self.installer.step_label.setText("Nothing is being installed.")
             if error is not None:

@@ -114,6 +114,7 @@ class TorchValidationPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
+        self.progress.hide()  # shown while a validation runs: idle, it looks like a field
         self.step_label = QLabel("")
         self.summary_label = QLabel("No validation run yet.")
         self.summary_label.setWordWrap(True)
@@ -154,6 +155,12 @@ class TorchValidationPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
         self.history.reload()
+        if ctx.demo:  # a validation would run this machine's Python next to the demo's GPUs
+            self.validate_button.setEnabled(False)
+            self.validate_button.setToolTip("This is a demo: it runs no jobs on this machine.")
+            self.summary_label.setText(
+                "This is a demo: validation runs on a real machine's workload Python."
+            )
 
     # -- running -----------------------------------------------------------------------
     def _busy(self) -> bool:
@@ -162,7 +169,7 @@ class TorchValidationPanel(QWidget):
     @Slot()
     def start_validation(self) -> None:
         """Find the active interpreter (and its environment's variables), then start."""
-        if self._busy():
+        if self._busy() or self.ctx.demo:
             return
         gfx, vram = self._target()
         self._starting = True
@@ -199,6 +206,7 @@ class TorchValidationPanel(QWidget):
         where = target.env_name or target.python or "the panel’s Python"
         self.summary_label.setText(f"Validating {where}…")
         self.progress.setValue(0)
+        self.progress.show()
         self.cancel_button.setEnabled(True)
         job.progress_changed.connect(self._on_job_progress_changed)
         job.check_done.connect(self._on_job_check_done)
@@ -229,7 +237,7 @@ class TorchValidationPanel(QWidget):
         )
         self.validate_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
-        self.progress.setValue(1000 if outcome.was_successful() else self.progress.value())
+        self.progress.hide()  # the summary and the table say how it ended
         self.step_label.setText("")
         self.job = None
         self.show_run(run)

@@ -142,5 +142,12 @@ def test_demo_mode_is_read_only(qtbot, home: Path) -> None:
     for button in (widget.add_button, widget.edit_button, widget.remove_button):
         assert not button.isEnabled()
     assert not widget.apply_button.isEnabled() and not widget.undo_button.isEnabled()
+    dialogs: list[object] = []  # a double-click on a row opens no edit dialog either
+    widget._run_dialog = dialogs.append  # type: ignore[method-assign]
+    assert widget.table.rowCount() > 0
+    widget.table.selectRow(0)
+    assert widget.selected_name() is not None
+    widget.table.itemDoubleClicked.emit(widget.table.item(0, 0))
+    assert dialogs == []
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
     jobs.shutdown()

@@ -20,7 +20,9 @@ from rocmpanel.monitor.views.gpu_plots import (
     MIN_ZOOM_S,
     PLOTS,
     ZOOM_PER_STEP,
+    GpuHeader,
     GpuPanel,
+    figures_line,
     nice_top,
     y_top,
 )
@@ -268,3 +270,28 @@ def test_y_top_takes_the_highest_of_minimum_data_and_limit() -> None:
     assert y_top("temp", 45.0, 90.0) == pytest.approx(100.0)  # the minimum
     assert y_top("temp", 45.0, 110.0) == pytest.approx(115.5)  # the crit line
     assert y_top("clock", 2500.0, None) == 3000.0  # the data (2625 rounded up)
+
+
+def test_the_header_wraps_between_figures_instead_of_widening_the_panel(qtbot: QtBot) -> None:
+    assert figures_line(["Busy 97 %", "Fan 1110 rpm (34 %)"]) == (
+        "Busy\u00a097\u00a0%   Fan\u00a01110\u00a0rpm\u00a0(34\u00a0%)"
+    )
+    header = GpuHeader()
+    qtbot.addWidget(header)
+    header.show_sample(
+        sample(
+            busy_percent=97.0,
+            mem_busy_percent=45.0,
+            vram_used_bytes=19 * GIB,
+            vram_total_bytes=20 * GIB,
+            power_w=289.0,
+            power_cap_w=290.0,
+            sclk_mhz=2394.0,
+            mclk_mhz=1249.0,
+            fan_rpm=1110.0,
+            fan_percent=34.0,
+        )
+    )
+    one_line = header.figures.fontMetrics().horizontalAdvance(header.figures.text())
+    assert one_line > 700  # the figures are longer than the width asked for below
+    assert header.minimumSizeHint().width() < 500  # so a narrow window wraps them
