@@ -52,7 +52,7 @@ def _satisfied(requirement: str, present: dict[str, str]) -> bool:
     """Whether an installed version meets ``requirement`` ("transformers>=4.45"): an older
     one is missing too (pip, asked for the requirement, upgrades it and nothing else)."""
     from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.version import InvalidVersion
+    from packaging.version import InvalidVersion, Version
 
     try:
         parsed = Requirement(requirement)
@@ -62,9 +62,11 @@ def _satisfied(requirement: str, present: dict[str, str]) -> bool:
     if have is None:
         return False
     try:
-        return parsed.specifier.contains(have, prereleases=True)
+        version = Version(have)
     except InvalidVersion:  # a version pip would not read either: do not loop on it
         return True
+    # packaging 26 returns False for an unreadable string instead of raising.
+    return parsed.specifier.contains(version, prereleases=True)
 
 
 def installed_versions(python: str, names: list[str]) -> dict[str, str]:

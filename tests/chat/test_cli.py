@@ -171,3 +171,34 @@ def test_the_chat_parser_has_a_description(capsys: pytest.CaptureFixture[str]) -
     out = " ".join(capsys.readouterr().out.split())
     assert cli.DESCRIPTION in out
     assert cli.DESCRIPTION.startswith("Load a local Hugging Face model folder")
+
+
+def test_json_failures_say_when_they_happened(
+    tiny_model_folder: Path, python_without_torch: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --json a failure is one object on standard output: the worker did not start
+    ("start"), or it failed while loading ("load")."""
+    import json
+
+    argv = ["chat", "--model", str(tiny_model_folder), "--prompt", "hi", "--json"]
+    argv += ["--device", "cpu", "--precision", "fp32"]
+    assert main([*argv, "--python", "/nonexistent/python"]) == 2
+    out, err = capsys.readouterr()
+    assert (json.loads(out), err) == (
+        {
+            "ok": False,
+            "kind": "start",
+            "error": "The workload Python '/nonexistent/python' does not exist.",
+        },
+        "",
+    )
+    assert main([*argv, "--python", python_without_torch]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert json.loads(out) == {
+        "ok": False,
+        "kind": "load",
+        "error": "The model was not loaded. PyTorch is not installed in the workload Python: "
+        "rocmpanel torch plan shows the build for this GPU, and rocmpanel torch install "
+        "installs it.",
+    }

@@ -426,8 +426,13 @@ def test_the_environments_panel_lists_damaged_records(qtbot) -> None:
     assert rows["good"].text(2) == "managed"
     for name, (_text, problem) in RECORDS.items():
         row = rows[name]
-        assert (row.text(2), row.text(3)) == ("damaged", str(root / name / "rocmpanel-env.json"))
+        record = root / name / "rocmpanel-env.json"
+        assert (row.text(2), row.text(3)) == ("damaged", str(record))
         assert problem in row.toolTip(0)
+        # The GUI's fix names its button, not the command line's.
+        assert row.toolTip(0).endswith(
+            f"Repair {record}, or select it and press Remove… to delete the environment."
+        )
     panel.tree.setCurrentItem(rows["created-abc"])
     assert not panel.activate_button.isEnabled() and panel.remove_button.isEnabled()
     manager.shutdown()

@@ -53,13 +53,26 @@ def test_every_parser_has_a_description_and_a_help_line() -> None:
     assert missing == []
 
 
-def test_every_argument_of_these_commands_has_help() -> None:
-    """The positional arguments too: `rocmpanel env --help` explains ACTION."""
-    commands = dict((p, parser) for p, parser, _h in _walk(build_parser(), "rocmpanel"))
-    for path in ("rocmpanel doctor", "rocmpanel probe", "rocmpanel env", "rocmpanel data"):
-        bare = [
-            a.dest
-            for a in commands[path]._actions
-            if not isinstance(a, argparse._HelpAction) and not (a.help or "").strip()
-        ]
-        assert bare == [], path
+def _bare_options(root: argparse.ArgumentParser) -> list[str]:
+    """Each argument of every parser that has no help text, as "<command> <option>"; -h and
+    the list of subcommands (each has its own help line) need none."""
+    parsers = [("rocmpanel", root), *((p, parser) for p, parser, _h in _walk(root, "rocmpanel"))]
+    return [
+        f"{path} {a.option_strings[0] if a.option_strings else a.dest}"
+        for path, parser in parsers
+        for a in parser._actions
+        if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+        and not (a.help or "").strip()
+    ]
+
+
+def test_every_option_of_every_parser_has_help() -> None:
+    """Options and positional arguments alike: `rocmpanel env --help` explains ACTION."""
+    assert _bare_options(build_parser()) == []
+
+
+def test_a_bare_option_in_a_subcommand_is_found() -> None:
+    root = build_parser()
+    commands = dict((p, parser) for p, parser, _h in _walk(root, "rocmpanel"))
+    commands["rocmpanel torch history"].add_argument("--bare")
+    assert _bare_options(root) == ["rocmpanel torch history --bare"]

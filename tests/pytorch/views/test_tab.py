@@ -563,11 +563,12 @@ def test_the_profile_defaults_to_local_llm_and_switching_replans(qtbot, ctx):
     plan = tab.planner.plan
     assert plan is not None and plan.profile == "llm"
     assert tab.planner.command_edit.text().endswith(
-        "&& python -m pip install 'transformers>=4.45' accelerate safetensors tokenizers "
-        "'bitsandbytes>=0.50' --index-url https://pypi.org/simple"
+        "&& python -m pip install 'transformers>=4.45' 'accelerate>=1.1.0' safetensors "
+        "tokenizers 'bitsandbytes>=0.50' --index-url https://pypi.org/simple"
     )
     assert tab.planner.packages_label.text() == (
-        "transformers&gt;=4.45, accelerate, safetensors, tokenizers, bitsandbytes&gt;=0.50<br>"
+        "transformers&gt;=4.45, accelerate&gt;=1.1.0, safetensors, tokenizers, "
+        "bitsandbytes&gt;=0.50<br>"
         "<span style='color:#2e7d32'>4-bit on the GPU: available (gfx1100, torch built for "
         "ROCm 7.2).</span>"
     )
@@ -586,14 +587,20 @@ def test_the_profile_defaults_to_local_llm_and_switching_replans(qtbot, ctx):
     )
 
 
-def test_an_rdna2_plan_says_4bit_is_not_available(qtbot, ctx):
+def test_a_gfx906_plan_says_4bit_is_not_available(qtbot, ctx):
+    # gfx906's torch is built for ROCm 6.3 (on this ROCm 7.2 host): no bitsandbytes kernels
     tab = make_tab(qtbot, ctx)
     with qtbot.waitSignal(tab.planner.plan_changed, timeout=5000):
-        tab.planner.gfx_edit.setText("gfx1030")
+        tab.planner.gfx_edit.setText("gfx906")
         tab.planner.replan()
-    text = tab.planner.packages_label.text()
-    assert text.startswith("transformers&gt;=4.45, accelerate, safetensors, tokenizers<br>")
-    assert "4-bit on the GPU: not available for gfx1030" in text and "#8d5b00" in text
+    assert tab.planner.plan is not None and tab.planner.plan.rocm_build == "6.3"
+    assert tab.planner.packages_label.text() == (
+        "transformers&gt;=4.45, accelerate&gt;=1.1.0, safetensors, tokenizers<br>"
+        "<span style='color:#8d5b00'>4-bit on the GPU: not available for gfx906 with torch "
+        "built for ROCm 6.3 on Linux, so bitsandbytes is not installed: its PyPI wheels for "
+        "Linux have no ROCm 6.3 kernels for gfx906. Chat still works in bf16/fp16 on the GPU "
+        "if the model fits its memory, or on the CPU.</span>"
+    )
 
 
 def test_a_demo_shows_the_plan_but_installs_nothing(qtbot, ctx, monkeypatch):
@@ -718,3 +725,22 @@ def test_no_plan_line_is_cut_and_pips_output_shows_ten_lines(qtbot, ctx, size):
         )
     assert "Wheels for Python 3.10, 3.11, 3.12, 3.13, 3.14" in tab.planner.build_label.text()
     assert log_view.viewport().height() >= 10 * log_view.fontMetrics().lineSpacing()
+
+
+def test_install_packages_without_torch_points_at_the_plan_not_an_error(qtbot, ctx, monkeypatch):
+    from rocmpanel.pytorch import add_packages
+    from rocmpanel.pytorch.views import tab as tab_module
+
+    monkeypatch.setattr(add_packages, "installed_versions", lambda python, names: {})
+    started: list[object] = []
+    monkeypatch.setattr(ctx.jobs, "start", started.append)
+    dialogs: list[object] = []
+    monkeypatch.setattr(tab_module, "report", lambda *a, **k: dialogs.append(a))
+    tab = make_tab(qtbot, ctx)
+    tab.installer.profile_combo.setCurrentIndex(tab.installer.profile_combo.findData("pytorch"))
+    tab.install_packages("llm")
+    qtbot.waitUntil(
+        lambda: tab.installer.step_label.text() == tab_module.NO_TORCH_YET, timeout=10_000
+    )
+    assert started == [] and dialogs == []  # no job, no error dialog: the plan is the way
+    assert tab.installer.profile() == "llm"
