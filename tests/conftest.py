@@ -62,6 +62,12 @@ def _test_module(filename: str) -> ModuleType:
 
 
 @pytest.fixture(scope="session")
+def tiny_wheel() -> Any:
+    """tests/wheels.py's ``tiny_wheel(folder, name, version, requires=())``."""
+    return _test_module("wheels.py").tiny_wheel
+
+
+@pytest.fixture(scope="session")
 def tiny_llama() -> ModuleType:
     """tests/tiny_llama.py."""
     return _test_module("tiny_llama.py")

@@ -56,6 +56,14 @@ class Interpreter:
     exists: bool
 
 
+# What a headless command says after reporting a workload Python without torch (``probe``
+# and ``torch validate``): the commands that install it.
+NEXT_STEP_NO_TORCH = (
+    "Next: `rocmpanel torch plan` shows the PyTorch build for this GPU, and "
+    "`rocmpanel torch install` installs it into a new environment."
+)
+
+
 def envs_dir() -> Path:
     """The folder holding one folder per managed environment."""
     return paths.envs_dir()

@@ -327,10 +327,6 @@ def _plan(args: argparse.Namespace, index_url: str | None = None) -> Any:
 
 # The end of the plan's no-GPU refusal (pytorch/plan.py), which a terminal gets as a command.
 _NO_GPU_HINT = " Give the GPU's gfx target (e.g. gfx1100) to plan for it anyway."
-NEXT_STEP_NO_TORCH = (
-    "Next: `rocmpanel torch plan` shows the PyTorch build for this GPU, and "
-    "`rocmpanel torch install` installs it into a new environment."
-)
 
 
 def _profile_text(profile: str) -> str:
@@ -733,6 +729,8 @@ def run_validate(args: argparse.Namespace) -> int:
                 print(f"\n{check.name}: {check.figure}\n  cause: {fix.cause}\n  fix:   {fix.fix}")
         print(f"\nRun #{run.id or '-'}: {counts_text(run)} ({run.outcome}).")
         if any(c.fix_id == "torch_missing" and c.status is CheckStatus.FAIL for c in run.checks):
+            from rocmpanel.jobs.workload import NEXT_STEP_NO_TORCH
+
             print(NEXT_STEP_NO_TORCH)
     return 0 if run.verdict is RunVerdict.PASS else 1
 

@@ -13,11 +13,6 @@ import sys
 from typing import Any
 
 PROBE_TIMEOUT_S = 120
-# After a report of a Python without torch: the commands that install it.
-NEXT_STEP_NO_TORCH = (
-    "Next: `rocmpanel torch plan` shows the PyTorch build for this GPU, and "
-    "`rocmpanel torch install` installs it into a new environment."
-)
 
 
 def register(subparsers: Any) -> None:
@@ -89,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         probe = ProbeReport.from_dict(report)
         print("\n".join(probe.summary_lines()))
         if not probe.torch_imported:
+            from rocmpanel.jobs.workload import NEXT_STEP_NO_TORCH
+
             print(NEXT_STEP_NO_TORCH)
     return 0
 

@@ -5,11 +5,9 @@ packages to an existing environment without making a new one."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import subprocess
-import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,32 +18,10 @@ from rocmpanel.jobs.spec import JobSpec, prepare
 pytestmark = pytest.mark.slow
 
 
-def wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> Path:
-    """A minimal pure-Python wheel of ``name`` ``version`` depending on ``requires``."""
-    dist = f"{name}-{version}"
-    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-    meta += "".join(f"Requires-Dist: {r}\n" for r in requires)
-    files = {
-        f"{name}/__init__.py": f"VERSION = {version!r}\n",
-        f"{dist}.dist-info/METADATA": meta,
-        f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\n"
-        "Tag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
-        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
-    files[f"{dist}.dist-info/RECORD"] = "\n".join([*record, f"{dist}.dist-info/RECORD,,"]) + "\n"
-    path = folder / f"{dist}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as zf:
-        for member, text in files.items():
-            zf.writestr(member, text)
-    return path
-
-
 @pytest.fixture(scope="module")
-def sources(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def sources(tmp_path_factory: pytest.TempPathFactory, tiny_wheel: Any) -> tuple[Path, Path]:
     """(torch's index: a ROCm torch; "PyPI": a newer plain torch and packages needing torch)."""
+    wheel = tiny_wheel
     rocm, pypi = tmp_path_factory.mktemp("rocm-index"), tmp_path_factory.mktemp("pypi")
     wheel(rocm, "torch", "2.13.0+rocm7.2")
     wheel(pypi, "torch", "2.14.0")  # what pip would fetch if torch were missing
@@ -126,11 +102,11 @@ def test_a_missing_interpreter_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_pinned_torch_stops_a_package_that_wants_another(
-    tmp_path: Path, sources: tuple[Path, Path]
+    tmp_path: Path, sources: tuple[Path, Path], tiny_wheel: Any
 ) -> None:
     # What add_packages does: the installed torch pinned in the packages' own call.
     rocm, pypi = sources
-    wheel(pypi, "wantsnewtorch", "1.0", ("torch>=2.14",))
+    tiny_wheel(pypi, "wantsnewtorch", "1.0", ("torch>=2.14",))
     outcome, _ = run_worker(
         ["--env-dir", str(tmp_path / "env"), "--", "torch==2.13.*", "--no-index", "-f", str(rocm)]
     )

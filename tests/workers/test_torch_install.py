@@ -6,15 +6,14 @@ scenario ends by checking that the environment installed before it still imports
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import os
 import subprocess
 import threading
-import zipfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,31 +25,6 @@ from rocmpanel.jobs.spec import prepare
 from rocmpanel.pytorch import environments
 
 pytestmark = pytest.mark.slow
-
-
-def build_wheel(folder: Path, name: str, version: str) -> Path:
-    """A minimal valid pure-Python wheel whose module reports its version."""
-    dist = f"{name}-{version}"
-    files = {
-        f"{name}/__init__.py": f"VERSION = {version!r}\n",
-        f"{dist}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{dist}.dist-info/WHEEL": (
-            "Wheel-Version: 1.0\nGenerator: rocmpanel-tests\nRoot-Is-Purelib: true\n"
-            "Tag: py3-none-any\n"
-        ),
-    }
-    record = []
-    for path, text in files.items():
-        data = text.encode()
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(data)}")
-    record.append(f"{dist}.dist-info/RECORD,,")
-    files[f"{dist}.dist-info/RECORD"] = "\n".join(record) + "\n"
-    wheel = folder / f"{dist}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path, text in files.items():
-            zf.writestr(path, text)
-    return wheel
 
 
 class LocalIndex:
@@ -110,9 +84,9 @@ class LocalIndex:
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalIndex]:
+def index(tmp_path_factory: pytest.TempPathFactory, tiny_wheel: Any) -> Iterator[LocalIndex]:
     folder = tmp_path_factory.mktemp("wheels")
-    wheels = [build_wheel(folder, "tinypkg", v) for v in ("1.0", "2.0")]
+    wheels = [tiny_wheel(folder, "tinypkg", v) for v in ("1.0", "2.0")]
     served = LocalIndex(wheels)
     yield served
     served.close()

@@ -6,14 +6,11 @@ the background, so the tests wait for its result instead of reading it at once.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import sys
 import threading
 import time
-import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -228,33 +225,12 @@ def test_cancel_install_from_the_tab(qtbot, ctx):
         server.server_close()
 
 
-def _wheel(folder: Path, name: str, version: str) -> Path:
-    """A tiny pure-Python wheel standing in for a real one (the install mechanics are the
-    same; no network here)."""
-    dist = f"{name}-{version}"
-    files = {
-        f"{name}/__init__.py": f"__version__ = {version!r}\n",
-        f"{dist}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = [
-        f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(t.encode()).digest()).rstrip(b'=').decode()},{len(t.encode())}"
-        for p, t in files.items()
-    ]
-    files[f"{dist}.dist-info/RECORD"] = "\n".join([*record, f"{dist}.dist-info/RECORD,,"]) + "\n"
-    path = folder / f"{dist}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as zf:
-        for member, text in files.items():
-            zf.writestr(member, text)
-    return path
-
-
 @pytest.mark.slow
-def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path, detector):
+def test_successful_install_becomes_active_and_listed(qtbot, ctx, tmp_path, detector, tiny_wheel):
     wheels = {
         w.name: w
         for w in (
-            _wheel(tmp_path, n, v)
+            tiny_wheel(tmp_path, n, v)
             for n, v in (("torch", "2.13.0"), ("torchvision", "0.28.0"), ("torchaudio", "2.13.0"))
         )
     }
