@@ -182,6 +182,9 @@ def test_the_demo_window_on_every_tab(demo_window: MainWindow, qtbot) -> None:  
     planner = torch_tab.planner  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: planner.plan is not None, timeout=20_000)
     assert "gfx1100" in planner.gpu_label.text()
+    validation = torch_tab.validation  # type: ignore[union-attr]
+    assert not validation.validate_button.isEnabled()  # it would run this machine's Python
+    validation.start_validation()
 
     # Chat opens; no tab failed.
     assert win.tab("Chat") is not None

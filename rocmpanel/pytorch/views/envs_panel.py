@@ -36,7 +36,8 @@ from rocmpanel.jobs import workload
 from rocmpanel.jobs.workload import ManagedEnv
 from rocmpanel.pytorch.environments import DamagedEnv, damaged_envs, remove_env
 
-ENV_COLUMN_WIDTH = 150  # px; longer names elide (the user can widen the column)
+# px: "● Panel's own Python" in bold fits; longer names elide (the user can widen it)
+ENV_COLUMN_WIDTH = 190
 INTERPRETER_COLUMN_WIDTH = 220  # px
 PANEL_OWN = ""  # the setting's value for "the panel's own interpreter"
 PYTHON_ROLE = Qt.ItemDataRole.UserRole

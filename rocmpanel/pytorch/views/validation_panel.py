@@ -114,7 +114,12 @@ class TorchValidationPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.progress.hide()  # shown while a validation runs: idle, it looks like a field
+        # Shown only while a validation runs (idle, it looks like an empty field); its place
+        # is kept, so the buttons do not stretch into it.
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
+        self.progress.hide()
         self.step_label = QLabel("")
         self.summary_label = QLabel("No validation run yet.")
         self.summary_label.setWordWrap(True)

@@ -720,3 +720,15 @@ def test_install_packages_without_torch_points_at_the_plan_not_an_error(qtbot, c
     )
     assert started == [] and dialogs == []  # no job, no error dialog: the plan is the way
     assert tab.installer.profile() == "llm"
+
+
+def test_the_panels_own_python_fits_its_column_unelided(qtbot, ctx):
+    from PySide6.QtGui import QFontMetrics
+
+    tab = make_tab(qtbot, ctx)
+    tree = tab.envs.tree
+    own = tree.topLevelItem(0)
+    assert own is not None and own.text(0).endswith("Panel's own Python")
+    needed = QFontMetrics(own.font(0)).horizontalAdvance(own.text(0))
+    # The text, the tree's indentation and the cell's margins (a few px each side).
+    assert needed + tree.indentation() + 12 <= tree.header().sectionSize(0)
