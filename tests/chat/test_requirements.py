@@ -7,6 +7,7 @@ import pytest
 
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.chat.requirements import (
+    REQUIREMENTS,
     Missing,
     describe_missing,
     distributions,
@@ -128,3 +129,22 @@ def test_torch_and_others_missing_say_both() -> None:
         "“Install missing packages” installs them."
     )
     assert describe_missing(()) == ""
+
+
+def test_the_floors_agree_with_the_llm_install_profile() -> None:
+    """What the Chat tab asks for is what its one-click install ("llm") installs."""
+    from packaging.requirements import Requirement as Pep508
+
+    from rocmpanel.knowledge import install_profiles
+
+    data = install_profiles.load()
+    floors = {}
+    for package in (*data.get("llm").packages, data.bitsandbytes):
+        spec = Pep508(package.requirement)
+        floors[spec.name] = next((s.version for s in spec.specifier if s.operator == ">="), None)
+    on_gpu = {
+        r.name: r.minimum
+        for r in REQUIREMENTS
+        if r.name != "torch" and Device.GPU in r.devices and Precision.NF4 in r.precisions
+    }
+    assert on_gpu == floors
