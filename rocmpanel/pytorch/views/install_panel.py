@@ -91,6 +91,7 @@ class InstallPanel(QWidget):
     install_finished = Signal(object)  # JobOutcome, once recorded or cleaned up
     profile_changed = Signal(str)  # the install profile chosen ("pytorch" or "llm")
     packages_finished = Signal(object)  # JobOutcome of adding packages to an environment
+    job_started = Signal()  # an install or a packages job started: pip's output matters now
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -272,6 +273,7 @@ class InstallPanel(QWidget):
         job.progress_changed.connect(self._on_install_progress_changed)
         job.log_added.connect(self._on_install_log_added)
         job.finished.connect(self._on_install_finished)
+        self.job_started.emit()
 
     def _drop_reservation(self, ticket: InstallTicket) -> None:
         """Forget an install that never started (no folder was created yet)."""
@@ -292,6 +294,7 @@ class InstallPanel(QWidget):
         job.progress_changed.connect(self._on_install_progress_changed)
         job.log_added.connect(self._on_install_log_added)
         job.finished.connect(self._on_packages_job_finished)
+        self.job_started.emit()
 
     @Slot(object)
     def _on_packages_job_finished(self, outcome: JobOutcome) -> None:

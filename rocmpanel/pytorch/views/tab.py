@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import ClassVar
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QPoint, Qt, QTimer, Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFrame, QGroupBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
@@ -66,6 +66,8 @@ class PyTorchTab(QWidget):
         self.plan_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.plan_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.plan_scroll.setWidget(plan_inner)
+        # When an install starts, bring pip's output into view (the plan above it scrolls).
+        self.installer.job_started.connect(self._show_pip_output)
         plan_box = QGroupBox("Install plan")
         QVBoxLayout(plan_box).addWidget(self.plan_scroll)
 
@@ -94,6 +96,19 @@ class PyTorchTab(QWidget):
         self._sized = False
         layout = QVBoxLayout(self)
         layout.addWidget(outer)
+
+    @Slot()
+    def _show_pip_output(self) -> None:
+        # After the layout has taken in the new texts, or the positions are stale.
+        QTimer.singleShot(0, self, self._scroll_to_pip_output)
+
+    @Slot()
+    def _scroll_to_pip_output(self) -> None:
+        log = self.installer.log_text
+        top = log.mapTo(self.plan_scroll.widget(), QPoint(0, 0)).y()
+        bar = self.plan_scroll.verticalScrollBar()
+        # Its first lines at least: the top of pip's output, or as far as the room allows.
+        bar.setValue(min(top, max(bar.value(), top + log.minimumHeight() - bar.pageStep())))
 
     def showEvent(self, event: QShowEvent) -> None:
         """On the first show, give the plan 60 % of the height (the splitter's own start

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QMessageBox
 
 from rocmpanel.base.errors import PanelError
@@ -623,12 +624,24 @@ def test_install_packages_adds_the_missing_ones_to_the_active_env_as_a_job(
     real_start = ctx.jobs.start
     monkeypatch.setattr(ctx.jobs, "start", lambda spec: specs.append(spec) or real_start(spec))
     tab = make_tab(qtbot, ctx)
+    tab.resize(1004, 590)  # a 1024x700 window: pip's output starts below the fold
+    viewport = tab.plan_scroll.viewport()
+
+    def pip_output_in_view() -> bool:
+        """pip's output shows its first ten lines (it grows with the room it has)."""
+        log = tab.installer.log_text
+        top = log.mapTo(viewport, QPoint(0, 0)).y()
+        return top >= 0 and top + log.minimumHeight() <= viewport.height()
+
+    qtbot.waitUntil(lambda: tab.plan_scroll.verticalScrollBar().maximum() > 0, timeout=5000)
+    assert not pip_output_in_view()
     before = ctx.settings.general.workload_python
     with qtbot.waitSignal(tab.installer.packages_finished, timeout=60_000) as blocker:
         tab.install_packages("llm")
         qtbot.waitUntil(lambda: tab.installer.packages_job is not None, timeout=10_000)
         assert tab.installer.cancel_button.isEnabled()
         assert not tab.installer.install_button.isEnabled()
+        qtbot.waitUntil(pip_output_in_view, timeout=5000)  # brought into view at the start
     assert asked == [(python, "llm", "linux", "gfx1100", "https://pypi.org/simple")]
     assert [s.args for s in specs] == [("--python", python, "--isolated-config", "--", *pip_args)]
     assert specs[0].worker == "pip_install" and specs[0].python == python
