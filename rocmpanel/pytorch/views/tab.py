@@ -66,6 +66,7 @@ class PyTorchTab(QWidget):
         self.plan_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.plan_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.plan_scroll.setWidget(plan_inner)
+        self._plan_inner = plan_inner
         # When an install starts, bring pip's output into view (the plan above it scrolls).
         self.installer.job_started.connect(self._show_pip_output)
         plan_box = QGroupBox("Install plan")
@@ -105,7 +106,7 @@ class PyTorchTab(QWidget):
     @Slot()
     def _scroll_to_pip_output(self) -> None:
         log = self.installer.log_text
-        top = log.mapTo(self.plan_scroll.widget(), QPoint(0, 0)).y()
+        top = log.mapTo(self._plan_inner, QPoint(0, 0)).y()
         bar = self.plan_scroll.verticalScrollBar()
         # Its first lines at least: the top of pip's output, or as far as the room allows.
         bar.setValue(min(top, max(bar.value(), top + log.minimumHeight() - bar.pageStep())))
