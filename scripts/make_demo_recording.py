@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rocmpanel.machine.sysfs import read_int, read_text
+
 UPSTREAM = (
     "https://github.com/ilya-zlobintsev/amdgpu-sysfs-rs/tree/8b3d164/tests/data/{name} "
     "(LGPL-3.0-or-later), recorded on a real GPU"
@@ -49,21 +51,9 @@ EXTRA: dict[str, dict[str, Any]] = {
 }
 
 
-def _text(path: Path) -> str | None:
-    try:
-        return path.read_bytes().replace(b"\0", b"").decode("utf-8", "replace").strip()
-    except OSError:
-        return None
-
-
-def _int(path: Path) -> int | None:
-    text = _text(path)
-    return int(text) if text and text.lstrip("-").isdigit() else None
-
-
 def _levels(path: Path) -> list[int]:
     """The MHz of each pp_dpm_* level, in the table's order."""
-    text = _text(path) or ""
+    text = read_text(path) or ""
     return [int(m) for m in re.findall(r"^\s*\d+:\s*(\d+)Mhz", text, re.MULTILINE)]
 
 
@@ -73,21 +63,20 @@ def _hwmon(device: Path) -> Path:
 
 def extract(device: Path, name: str) -> dict[str, Any]:
     """The facts of one recorded device folder."""
-    uevent = dict(
-        line.split("=", 1) for line in (_text(device / "uevent") or "").splitlines() if "=" in line
-    )
+    lines = (read_text(device / "uevent") or "").splitlines()
+    uevent = dict(line.split("=", 1) for line in lines if "=" in line)
     hwmon = _hwmon(device)
     temps = []
     for index in range(1, 4):
-        label = _text(hwmon / f"temp{index}_label")
+        label = read_text(hwmon / f"temp{index}_label")
         if label is None:
             continue
         temps.append(
             {
                 "label": label,
-                "idle_mc": _int(hwmon / f"temp{index}_input"),
-                "crit_mc": _int(hwmon / f"temp{index}_crit"),
-                "emergency_mc": _int(hwmon / f"temp{index}_emergency"),
+                "idle_mc": read_int(hwmon / f"temp{index}_input"),
+                "crit_mc": read_int(hwmon / f"temp{index}_crit"),
+                "emergency_mc": read_int(hwmon / f"temp{index}_emergency"),
             }
         )
     extra = dict(EXTRA.get(name, {}))
@@ -98,23 +87,23 @@ def extract(device: Path, name: str) -> dict[str, Any]:
         "pci_id": uevent["PCI_ID"].lower(),
         "subsystem_id": uevent.get("PCI_SUBSYS_ID", "").lower(),
         "slot": uevent["PCI_SLOT_NAME"].lower(),
-        "vbios": _text(device / "vbios_version"),
-        "link_speed": _text(device / "current_link_speed"),
-        "link_width": _int(device / "current_link_width"),
-        "vram_total": _int(device / "mem_info_vram_total"),
-        "gtt_total": _int(device / "mem_info_gtt_total"),
-        "idle_busy_percent": _int(device / "gpu_busy_percent"),
+        "vbios": read_text(device / "vbios_version"),
+        "link_speed": read_text(device / "current_link_speed"),
+        "link_width": read_int(device / "current_link_width"),
+        "vram_total": read_int(device / "mem_info_vram_total"),
+        "gtt_total": read_int(device / "mem_info_gtt_total"),
+        "idle_busy_percent": read_int(device / "gpu_busy_percent"),
         "temps": temps,
-        "idle_power_uw": _int(hwmon / "power1_average"),
-        "power_cap_uw": _int(hwmon / "power1_cap"),
-        "power_cap_min_uw": _int(hwmon / "power1_cap_min"),
-        "power_cap_max_uw": _int(hwmon / "power1_cap_max"),
+        "idle_power_uw": read_int(hwmon / "power1_average"),
+        "power_cap_uw": read_int(hwmon / "power1_cap"),
+        "power_cap_min_uw": read_int(hwmon / "power1_cap_min"),
+        "power_cap_max_uw": read_int(hwmon / "power1_cap_max"),
         "sclk_levels_mhz": _levels(device / "pp_dpm_sclk"),
         "mclk_levels_mhz": _levels(device / "pp_dpm_mclk"),
-        "fan_max_rpm": _int(hwmon / "fan1_max"),
-        "fan_min_rpm": _int(hwmon / "fan1_min"),
-        "pwm_max": _int(hwmon / "pwm1_max") or 255,
-        "perf_level": _text(device / "power_dpm_force_performance_level") or "auto",
+        "fan_max_rpm": read_int(hwmon / "fan1_max"),
+        "fan_min_rpm": read_int(hwmon / "fan1_min"),
+        "pwm_max": read_int(hwmon / "pwm1_max") or 255,
+        "perf_level": read_text(device / "power_dpm_force_performance_level") or "auto",
     }
     for key, value in extra.items():
         if gpu.get(key) is None or key not in gpu:

@@ -459,7 +459,6 @@ class DemoSession:
             "ROCMPANEL_HOME": str(self.home),
             "ROCMPANEL_SYSFS_ROOT": str(self.sysfs_root),
             "ROCMPANEL_PROC_ROOT": str(self.proc_root),
-            "ROCMPANEL_DEMO": "1",
         }
 
     def close(self) -> None:

@@ -325,10 +325,6 @@ def _plan(args: argparse.Namespace, index_url: str | None = None) -> Any:
     return settings, machine, install_plan
 
 
-# The end of the plan's no-GPU refusal (pytorch/plan.py), which a terminal gets as a command.
-_NO_GPU_HINT = " Give the GPU's gfx target (e.g. gfx1100) to plan for it anyway."
-
-
 def _profile_text(profile: str) -> str:
     """The profile as the PyTorch tab names it, with the --profile word: "PyTorch + local
     LLM (llm)"; the word alone when the profile data cannot be read."""
@@ -354,9 +350,11 @@ def _print_plan(install_plan: Any, machine: Any, action: str = "plan") -> None:
     if machine.note:
         print(f"note: {machine.note}")
     if not p.supported:
-        if p.gfx is None and (p.refusal or "").endswith(_NO_GPU_HINT):
+        from rocmpanel.pytorch.plan import NO_GPU_HINT
+
+        if p.gfx is None and (p.refusal or "").endswith(NO_GPU_HINT):
             # Said once, as the command to type (the plan's own words name no command).
-            print(f"No install: {p.refusal.removesuffix(_NO_GPU_HINT)}")
+            print(f"No install: {p.refusal.removesuffix(NO_GPU_HINT)}")
             print(
                 "To plan for a GPU anyway, give its gfx target: "
                 f"rocmpanel torch {action} --gfx gfx1100 (for example)."

@@ -28,6 +28,9 @@ PIP_CALL_SEPARATOR = "--then"  # between pip calls in the install worker's argum
 UNPACK_FACTOR = 2.5
 DISK_MARGIN_BYTES = 1_000_000_000
 
+# The end of the no-GPU refusal: the GUI shows it as it is, the CLI as the command to type.
+NO_GPU_HINT = " Give the GPU's gfx target (e.g. gfx1100) to plan for it anyway."
+
 
 @dataclass(frozen=True)
 class Mirrors:
@@ -217,8 +220,7 @@ def plan(
     if gfx is None:
         return _refuse(
             base,
-            "No AMD GPU was detected, so there is no GPU to pick a build for. Give the GPU's "
-            "gfx target (e.g. gfx1100) to plan for it anyway.",
+            "No AMD GPU was detected, so there is no GPU to pick a build for." + NO_GPU_HINT,
         )
     warnings: list[str] = []
     decision = decide(

@@ -14,7 +14,6 @@ from typing import Any
 
 from rocmpanel.base import cliargs
 
-NO_GPU_LINE = "No AMD GPU found.\n"  # the text report's GPU list when it is empty
 DEMO_HINT = "To see rocmpanel with recorded AMD GPUs instead, run: rocmpanel --demo"
 
 
@@ -119,11 +118,8 @@ def run(args: argparse.Namespace) -> int:
         if args.markdown:
             print(report.to_markdown(), end="")
         else:
-            text = report.to_text()
-            if not args.from_files and not report.system.gpus:
-                # Right after the (empty) GPU list: where to see the panel with GPUs anyway.
-                text = text.replace(NO_GPU_LINE, f"{NO_GPU_LINE}{DEMO_HINT}\n", 1)
-            print(text, end="")
+            # This machine without a GPU: where to see the panel with GPUs anyway.
+            print(report.to_text("" if args.from_files else DEMO_HINT), end="")
     else:
         print(f"{'**Warning:** ' if args.markdown else 'WARNING: '}{report.system.notes[0]}\n")
         for i, machine in enumerate(machines, 1):

@@ -118,10 +118,14 @@ class DoctorReport:
             lines += [f"Data note: {p}" for p in self.data.problems]
         return lines
 
-    def to_text(self) -> str:
+    def to_text(self, no_gpu_hint: str = "") -> str:
+        """The report as text; ``no_gpu_hint`` follows "No AMD GPU found." (the live
+        machine's CLI report names the demo there)."""
         lines = ["rocmpanel doctor", "", *self._system_lines(), ""]
         if not self.system.gpus:
             lines.append("No AMD GPU found.")
+            if no_gpu_hint:
+                lines.append(no_gpu_hint)
         for i, (gpu, verdict) in enumerate(self.gpu_rows()):
             kind = {True: "integrated", False: "discrete"}.get(gpu.integrated or False, "")
             lines.append(
