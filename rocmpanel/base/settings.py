@@ -199,6 +199,14 @@ class GeneralSettings(Section):
         kind=PYTHON,
         placeholder="the panel's own Python",
     )
+    active_preset: str = option(
+        "",
+        "tuning_active_preset",
+        "Tuning preset for jobs",
+        "The id of the tuning preset every job runs under (chosen in the Tuning tab). "
+        "Empty: no preset.",
+        visible=False,
+    )
     job_cancel_grace_s: float = option(
         3.0,
         "job_cancel_grace_s",

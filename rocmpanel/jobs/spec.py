@@ -51,6 +51,9 @@ class JobSpec:
     env: Mapping[str, str | None] = field(default_factory=dict)
     interactive: bool = False
     cwd: str | None = None
+    #: The tuning preset the job runs under: None = the active one (Settings
+    #: ``general.active_preset``), ``NO_PRESET`` ("none") = no preset, else a preset id.
+    preset: str | None = None
 
 
 @dataclass(frozen=True)
