@@ -20,6 +20,7 @@ from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import ChatSettings
 from rocmpanel.chat.memory_estimate import SMALLER
 from rocmpanel.chat.store import ReplyFigures
+from rocmpanel.jobs.job_env import result_preset
 from rocmpanel.jobs.protocol import ReplyDone
 
 WORKER = "chat"
@@ -131,6 +132,7 @@ class LoadedModel:
     load_s: float | None
     memory_bytes: int | None
     memory_kind: str
+    preset: str | None = None  # the name of the tuning preset the model runs under
 
     @classmethod
     def from_result(cls, data: Mapping[str, Any], requested: LoadRequest) -> LoadedModel:
@@ -156,6 +158,7 @@ class LoadedModel:
             load_s=float(load_s) if isinstance(load_s, (int, float)) else None,
             memory_bytes=_opt_int(data, "memory_bytes"),
             memory_kind=str(data.get("memory_kind", "")),
+            preset=result_preset(data),
         )
 
     @property

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rocmpanel.gui.active_preset import ActivePresetHolder
 from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.gui.probe_result import ProbeResultHolder
 from rocmpanel.machine.live import LiveGpuMemory
@@ -43,6 +44,8 @@ class AppContext:
     install_packages: Callable[[str], None] | None = None
     #: The last probe of the workload Python (Setup runs it; About shows it).
     probe_result: ProbeResultHolder = field(default_factory=ProbeResultHolder)
+    #: The tuning preset jobs run under (the Tuning tab sets it; the status bar shows it).
+    active_preset: ActivePresetHolder = field(default_factory=ActivePresetHolder)
 
     def workload_python(self) -> str:
         """The interpreter GPU jobs run in ("" = the panel's own)."""

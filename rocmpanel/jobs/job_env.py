@@ -4,25 +4,39 @@ In order, later winning: on Windows, the new values of the user variables the pa
 changed in ``HKCU\\Environment`` during this run (the panel's own environment still holds
 the old ones: Windows gives new values only to programs Explorer starts afterwards); the
 managed environment's own variables (e.g. the HSA_OVERRIDE_GFX_VERSION its build needs on
-this GPU); the session store (what the user set for the panel's jobs); then the job's own
-``JobSpec.env``. On Windows names are compared case-insensitively (``Path`` is ``PATH``).
+this GPU); the tuning preset the job runs under (its environment variables and the
+settings header workers read before importing torch, :func:`preset_env`); the session
+store (what the user set for the panel's jobs: a variable the user set wins over a
+preset's); then the job's own ``JobSpec.env``. On Windows names are compared
+case-insensitively (``Path`` is ``PATH``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Mapping
 
 from rocmpanel.base import registry as base_registry
+from rocmpanel.base.errors import PanelError
+from rocmpanel.base.paths import data_dir
 from rocmpanel.base.registry import find_name
+from rocmpanel.base.settings import Settings
 from rocmpanel.envvars.stores import windows as windows_store
 from rocmpanel.envvars.stores.session import job_env_overrides
-from rocmpanel.jobs import workload
+from rocmpanel.jobs import presets, workload
 from rocmpanel.jobs.spec import JobSpec
 
 Env = dict[str, str | None]
+
+log = logging.getLogger(__name__)
+
+#: The panel's data folder, for workers (workers/_preset.py keeps TunableOp's results in
+#: it, one file per GPU and torch version); set only for a preset with TunableOp.
+DATA_DIR_VAR = "ROCMPANEL_DATA_DIR"
 
 
 def _update(env: Env, more: Mapping[str, str | None], windows: bool) -> None:
@@ -53,14 +67,57 @@ def registry_env(
     return windows_store.fresh_values(names, reg, expand)  # type: ignore[arg-type]
 
 
+def _active_from_settings() -> str:
+    """The saved active preset ("" = none; a settings file that cannot be read: none)."""
+    try:
+        return Settings.load(tell=False).general.active_preset
+    except Exception as exc:  # a job never fails for the settings file; it says why there
+        log.warning("Could not read the active tuning preset (%s); running without one.", exc)
+        return ""
+
+
+def preset_env(spec: JobSpec, platform: str, active: str | None = None) -> Env:
+    """The variables the tuning preset of ``spec`` adds: its env items for ``platform``,
+    the settings header, and the data dir for TunableOp's results. ``active``: the active
+    preset's id (None: read from the saved settings). An explicit unknown ``spec.preset``
+    raises PanelError; a preset store that cannot be read, or an active id that no longer
+    exists, only logs it: the job runs without a preset."""
+    if spec.preset == presets.NO_PRESET:
+        return {}
+    current = active if active is not None else _active_from_settings()
+    if spec.preset is None and not current:
+        return {}
+    try:
+        preset = presets.resolve(spec.preset, current)
+    except PanelError:
+        if spec.preset is not None:
+            raise  # the job asked for this preset by name: say so, do not run without
+        log.warning("The active tuning preset %r could not be read; running without.", current)
+        return {}
+    except Exception as exc:  # a broken store never stops a job
+        if spec.preset is not None:
+            raise PanelError(f"Could not read the tuning preset {spec.preset!r}: {exc}") from exc
+        log.warning("The tuning presets could not be read (%s); running without one.", exc)
+        return {}
+    if preset is None:
+        return {}
+    env = presets.preset_job_env(preset, "windows" if platform == "win32" else "linux")
+    if any(item.key == "tunableop" for item in preset.torch):
+        env[DATA_DIR_VAR] = str(data_dir())
+    return env
+
+
 def job_env_for(
     spec: JobSpec,
     *,
     platform: str = sys.platform,
     registry: windows_store.EnvRegistry | None = None,
     expand: Callable[[str], str] | None = None,
+    active: str | None = None,
 ) -> Env:
-    """The env overrides ``spec`` should run with. PanelError if the session file is bad."""
+    """The env overrides ``spec`` should run with. PanelError if the session file is bad
+    or ``spec.preset`` names a preset that does not exist. ``active``: the active preset's
+    id as the caller knows it ("" = none; None: read from the saved settings)."""
     windows = platform == "win32"
     env: Env = {}
     fresh = registry_env(platform, registry, expand)
@@ -68,12 +125,34 @@ def job_env_for(
     managed = workload.env_for_python(spec.python) if spec.python else None
     if managed is not None:
         _update(env, managed.job_env, windows)
+    _update(env, preset_env(spec, platform, active), windows)
     base: Env = {**os.environ}
     _update(base, fresh, windows)  # session references see the new registry values
     current = {name: value for name, value in base.items() if value is not None}
     _update(env, job_env_overrides(current, platform), windows)
     _update(env, spec.env, windows)
     return env
+
+
+def env_preset(env: Mapping[str, str | None]) -> str | None:
+    """The name of the preset a job's environment carries (its settings header), or None:
+    what a job that ended before its result ran under."""
+    try:
+        header = json.loads(env.get(presets.HEADER_VAR) or "")
+    except ValueError:
+        return None
+    name = header.get("name") if isinstance(header, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def result_preset(data: Mapping[str, object]) -> str | None:
+    """The name of the preset a worker's result says it ran under (``preset``: {"id",
+    "name"}, workers/_preset.py summary()); None without one or when garbled."""
+    preset = data.get("preset")
+    if not isinstance(preset, Mapping):
+        return None
+    name = preset.get("name") or preset.get("id")
+    return name if isinstance(name, str) and name else None
 
 
 def with_job_env(spec: JobSpec) -> JobSpec:

@@ -21,185 +21,245 @@ A preset file is YAML (one preset per file; the built-ins are a list in
       alloc: {value: {expandable_segments: true}, why: ..., source: ...}
 
 An item may also be written short (``KEY: value``) in a user preset: why/source empty.
+
+The format and its checks live in :mod:`rocmpanel.jobs.preset_schema`, the built-ins and
+the user's presets in :mod:`rocmpanel.jobs.preset_store`; both are re-exported here (import
+from this module).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+import json
+import logging
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
-
-#: The job preset meaning "no preset" (JobSpec.preset, `--a none`).
-NO_PRESET = "none"
-#: The environment variable carrying the settings header to workers (JSON, see
-#: :func:`preset_job_env`); workers/_preset.py reads it before importing torch.
-HEADER_VAR = "ROCMPANEL_PRESET"
-
-ARCHS: tuple[str, ...] = ("any", "rdna2", "rdna3", "rdna4", "cdna2", "cdna3", "cdna4")
-
-#: Torch runtime settings a preset may carry, and the value each takes:
-#: - float32_matmul_precision: "highest" | "high" | "medium"
-#: - sdpa_backends: list, a non-empty subset of "flash", "mem_efficient", "math"
-#: - memory_fraction: float in (0, 1] (torch.cuda.set_per_process_memory_fraction, every GPU)
-#: - cudnn_benchmark: bool (torch.backends.cudnn.benchmark: MIOpen exhaustive search)
-#: - cpu_threads: int >= 1 (torch.set_num_threads: CPU intra-op threads)
-#: - alloc: mapping with any of expandable_segments: bool,
-#:   garbage_collection_threshold: float in (0, 1), max_split_size_mb: int >= 20;
-#:   the worker writes it to the allocator variable its torch reads
-#: - tunableop: mapping with enabled: bool, tuning: bool (default true); results go to a
-#:   CSV per GPU and torch version under the panel's data dir (the worker names it)
-TORCH_SETTINGS: tuple[str, ...] = (
-    "float32_matmul_precision",
-    "sdpa_backends",
-    "memory_fraction",
-    "cudnn_benchmark",
-    "cpu_threads",
-    "alloc",
-    "tunableop",
+from rocmpanel.jobs.preset_schema import (
+    ARCHS,
+    HEADER_VAR,
+    NO_PRESET,
+    TORCH_SETTINGS,
+    Effect,
+    Item,
+    Preset,
+    PresetError,
+    Problem,
+    Target,
+    dump_preset,
+    parse_preset,
+    parse_preset_list,
+    preset_data,
+    read_preset_file,
 )
+from rocmpanel.jobs.preset_store import PresetStore, builtin_presets
+
+__all__ = [
+    "ARCHS",
+    "HEADER_VAR",
+    "NO_PRESET",
+    "TORCH_SETTINGS",
+    "Effect",
+    "Item",
+    "Preset",
+    "PresetError",
+    "PresetStore",
+    "Problem",
+    "Target",
+    "builtin_presets",
+    "dump_preset",
+    "item_effects",
+    "parse_preset",
+    "parse_preset_list",
+    "preset_data",
+    "preset_job_env",
+    "read_preset_file",
+    "resolve",
+]
+
+log = logging.getLogger(__name__)
+
+#: gfx targets with TF32 matrix instructions: CDNA3 (MI300, gfx942) and CDNA4 (MI350,
+#: gfx950); RDNA2/3/4 and CDNA1/2 have none (FACTS.md section 5; knobs.md section 7).
+TF32_GFX: tuple[str, ...] = ("gfx942", "gfx950")
+#: Targets AOTriton never marked experimental in any release: flash/mem-efficient SDPA is on
+#: there without TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL (pt_sdpa; ROCm/aotriton
+#: v3src/util.cc isArchExperimentallySupported lists gfx1101-1103, gfx1150/1152/1153, gfx1200).
+AOTRITON_NEVER_GATED: tuple[str, ...] = ("gfx90a", "gfx942")
+#: First upstream torch whose ROCm allocator honours expandable_segments, on ROCm >= 7.0:
+#: pytorch pulls 177974 (merged 2026-03-20) and 179930 (2026-04-10) landed after the 2.11
+#: branch cut (2026-02-16..19) and before the 2.12 one (2026-04-13..15; pytorch pull 171832).
+#: AMD's own ROCm/pytorch release/2.11 carries a backport (ROCm/pytorch pull 3106).
+EXPANDABLE_TORCH_FROM = (2, 12)
+EXPANDABLE_HIP_FROM = (7, 0)
+#: Env variables read only by the GPU stack: a CPU-only run ignores them.
+_GPU_PREFIXES = (
+    "HSA_",
+    "HIP_",
+    "AMD_",
+    "ROCR_",
+    "MIOPEN_",
+    "PYTORCH_TUNABLEOP_",
+    "TORCH_ROCM_",
+    "TORCH_BLAS_",
+    "GPU_",
+    "CUDA_",
+    "NCCL_",
+    "FLASH_ATTENTION_",
+    "HIPBLASLT_",
+)
+_GPU_TORCH = ("tunableop", "cudnn_benchmark", "memory_fraction", "alloc", "sdpa_backends")
+_NO_GPU = "no GPU: CPU runs ignore it"
 
 
-class PresetError(PanelError):
-    """A preset file that does not fit the schema: names the file, line and field."""
+def _version(text: str | None) -> tuple[int, int] | None:
+    from rocmpanel.envvars.catalogue import torch_minor
 
-    def __init__(self, file: str, line: int | None, field: str, problem: str) -> None:
-        self.file = file
-        self.line = line
-        self.field = field
-        self.problem = problem
-        where = f"{file}, line {line}" if line else file
-        super().__init__(f"{where}: {field}: {problem}")
+    return torch_minor(text) if text else None
 
 
-@dataclass(frozen=True)
-class Item:
-    """One setting of a preset."""
-
-    kind: str  # "env" | "torch"
-    key: str  # variable name, or a TORCH_SETTINGS key
-    value: Any  # str for env; per TORCH_SETTINGS for torch (tuples for lists)
-    why: str = ""
-    source: str = ""
-    platforms: tuple[str, ...] = ("linux", "windows")
-    line: int | None = None
+def _cpu_only(target: Target) -> bool:
+    """No AMD GPU: no gfx and a torch that is known and not a ROCm build."""
+    return (
+        target.gfx is None
+        and target.torch_version is not None
+        and ("rocm" not in target.torch_version)
+    )
 
 
-@dataclass(frozen=True)
-class Preset:
-    id: str
-    name: str
-    description: str = ""
-    archs: tuple[str, ...] = ("any",)
-    env: tuple[Item, ...] = ()
-    torch: tuple[Item, ...] = ()
-    builtin: bool = False
-    path: Path | None = None
-
-    def items(self) -> tuple[Item, ...]:
-        return self.env + self.torch
+def _unknown(note: str) -> str:
+    return f"not checked: {note}"
 
 
-@dataclass(frozen=True)
-class Target:
-    """What an item's effect depends on; None = not known (the item is then assumed to
-    apply, with a note saying it could not be checked)."""
+def _effect(item: Item, target: Target) -> Effect:
+    from rocmpanel.envvars.catalogue import load_catalogue
+    from rocmpanel.machine.gfx import normalise_gfx, parse_override, same_family
 
-    platform: str = "linux"  # "linux" | "windows"
-    gfx: str | None = None  # e.g. "gfx1100"
-    torch_version: str | None = None  # e.g. "2.13.0+rocm7.2"
-    hip_version: str | None = None  # e.g. "7.2" (torch.version.hip major.minor)
+    gfx = normalise_gfx(target.gfx)
+    place = target.platform.capitalize()
+    if target.platform not in item.platforms:
+        only = " and ".join(p.capitalize() for p in item.platforms)
+        return Effect(item, False, f"set on {only} only: a {place} job does not get it")
+    if item.kind == "env":
+        info = load_catalogue().lookup(item.key)
+        if info is not None and target.platform not in info.platforms:
+            only = " and ".join(p.capitalize() for p in info.platforms)
+            return Effect(
+                item, False, f"{item.key} is read on {only} only: it does nothing on {place}"
+            )
+        if _cpu_only(target) and item.key.startswith(_GPU_PREFIXES):
+            return Effect(item, False, _NO_GPU)
+        if item.key.startswith("HSA_OVERRIDE_GFX_VERSION"):
+            if gfx is None:
+                return Effect(item, True, _unknown("the GPU is not known"))
+            named = parse_override(item.value)
+            if named is not None and same_family(named.name, gfx):
+                return Effect(
+                    item,
+                    False,
+                    f"the GPU is {gfx}, already in the {named.name} family the "
+                    f"override names: it changes nothing",
+                )
+        if item.key == "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL":
+            if gfx is None:
+                return Effect(item, True, _unknown("the GPU is not known"))
+            if gfx in AOTRITON_NEVER_GATED:
+                return Effect(
+                    item,
+                    False,
+                    f"AOTriton never marks {gfx} experimental: its fast attention "
+                    "is on without this",
+                )
+        if item.key == "HIPBLASLT_ALLOW_TF32":
+            if gfx is None:
+                return Effect(item, True, _unknown("the GPU is not known"))
+            if gfx not in TF32_GFX:
+                return Effect(item, False, f"{gfx} has no TF32 hardware: nothing to allow")
+        return Effect(item, True)
+    if _cpu_only(target) and item.key in _GPU_TORCH:
+        return Effect(item, False, _NO_GPU)
+    if item.key == "float32_matmul_precision" and item.value != "highest":
+        if _cpu_only(target):
+            return Effect(item, True, _unknown("on CPU the effect depends on the processor"))
+        if gfx is None:
+            return Effect(item, True, _unknown("the GPU is not known"))
+        if gfx not in TF32_GFX:
+            return Effect(
+                item,
+                False,
+                f"{gfx} has no TF32 hardware: float32 matmuls stay full float32",
+            )
+    if item.key == "alloc" and item.value.get("expandable_segments") is True:
+        return _expandable(item, target)
+    return Effect(item, True)
 
 
-@dataclass(frozen=True)
-class Effect:
-    item: Item
-    applies: bool
-    note: str = ""  # why it does not apply (or cannot be checked)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A user preset file that could not be read; it is left where it is."""
-
-    path: Path
-    message: str
-
-
-def parse_preset(text: str, file: str, *, builtin: bool = False) -> Preset:
-    """Parse and validate one preset; PresetError names file, line and field."""
-    raise NotImplementedError
-
-
-def dump_preset(preset: Preset) -> str:
-    """YAML text that :func:`parse_preset` reads back to an equal preset (builtin/path aside)."""
-    raise NotImplementedError
-
-
-def builtin_presets() -> tuple[Preset, ...]:
-    """The built-ins from resources/presets.yaml (validated; a bad one is a bug: raises)."""
-    raise NotImplementedError
+def _expandable(item: Item, target: Target) -> Effect:
+    """expandable_segments: a no-op on Windows, before torch 2.12 and before ROCm 7.0."""
+    reason: str | None = None
+    if target.platform == "windows":
+        reason = "expandable_segments does nothing on Windows"
+    else:
+        torch = _version(target.torch_version)
+        hip = _version(target.hip_version)
+        if torch is None:
+            return Effect(item, True, _unknown("the torch version is not known"))
+        if torch < EXPANDABLE_TORCH_FROM:
+            reason = (
+                f"torch {torch[0]}.{torch[1]} ignores expandable_segments on ROCm (honoured "
+                f"from {EXPANDABLE_TORCH_FROM[0]}.{EXPANDABLE_TORCH_FROM[1]} on ROCm 7.0)"
+            )
+        elif hip is None:
+            return Effect(item, True, _unknown("the HIP version is not known"))
+        elif hip < EXPANDABLE_HIP_FROM:
+            reason = f"ROCm {hip[0]}.{hip[1]} is too old for expandable_segments (needs 7.0)"
+    if reason is None:
+        return Effect(item, True)
+    if len(item.value) > 1:
+        return Effect(item, True, f"{reason}; the other allocator options apply")
+    return Effect(item, False, reason)
 
 
 def item_effects(preset: Preset, target: Target) -> list[Effect]:
     """Each item of ``preset`` and whether it does anything on ``target``."""
-    raise NotImplementedError
+    return [_effect(item, target) for item in preset.items()]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def preset_job_env(preset: Preset | None, platform: str) -> dict[str, str | None]:
     """The env overrides a job under ``preset`` gets: its env items for ``platform`` and
     ``HEADER_VAR`` = JSON {"id", "name", "torch": {key: value}} (None preset: {}; the
     header then absent)."""
-    raise NotImplementedError
-
-
-@dataclass
-class PresetStore:
-    """Built-ins plus the user's presets in ``folder`` (default config_dir()/presets),
-    one ``<id>.yaml`` each. Writes are atomic, backed up first and locked; a file that
-    cannot be read is reported in ``problems`` and never overwritten."""
-
-    folder: Path | None = None
-    problems: list[Problem] = field(default_factory=list)
-
-    def all(self) -> list[Preset]:
-        """Built-ins first, then user presets by name; refreshes ``problems``."""
-        raise NotImplementedError
-
-    def get(self, ident: str) -> Preset:
-        """By id or name (case-insensitive); PanelError naming the known ones."""
-        raise NotImplementedError
-
-    def save(self, preset: Preset, *, replace: str | None = None) -> Preset:
-        """Create or update a user preset (``replace``: the id it had, when renamed);
-        PanelError for a built-in id, a clash of id or name, or a bad value."""
-        raise NotImplementedError
-
-    def delete(self, ident: str) -> None:
-        """Delete a user preset (backed up first); PanelError for a built-in."""
-        raise NotImplementedError
-
-    def duplicate(self, ident: str, name: str | None = None) -> Preset:
-        """Copy any preset into a new user preset ("<name> (copy)" by default)."""
-        raise NotImplementedError
-
-    def import_file(self, path: Path) -> Preset:
-        """Read, validate and add a preset file (a clash of id/name gets a new one)."""
-        raise NotImplementedError
-
-    def export(self, ident: str, path: Path) -> None:
-        """Write a preset (built-in or user) as a preset file, atomically."""
-        raise NotImplementedError
+    if preset is None:
+        return {}
+    env: dict[str, str | None] = {
+        item.key: str(item.value) for item in preset.env if platform in item.platforms
+    }
+    torch = {item.key: _plain(item.value) for item in preset.torch if platform in item.platforms}
+    header = {"id": preset.id, "name": preset.name, "torch": torch}
+    env[HEADER_VAR] = json.dumps(header, sort_keys=True, separators=(",", ":"))
+    return env
 
 
 def resolve(ident: str | None, active: str, store: PresetStore | None = None) -> Preset | None:
     """The preset a job runs under: ``ident`` None means ``active`` ("" = none);
     NO_PRESET means none. An active id that no longer exists gives None and logs it; an
     explicit unknown ident raises PanelError."""
-    raise NotImplementedError
-
-
-def _unused(_: Mapping[str, Any]) -> None:  # keeps imports used until filled in
-    return None
+    store = store if store is not None else PresetStore()
+    if ident is None:
+        if not active or active == NO_PRESET:
+            return None
+        try:
+            return store.get(active)
+        except PanelError:
+            log.warning("The active preset %r no longer exists: jobs run without a preset.", active)
+            return None
+    if ident == NO_PRESET:
+        return None
+    return store.get(ident)

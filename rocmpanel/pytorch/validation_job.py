@@ -86,10 +86,15 @@ def run_from_outcome(
     python: str,
     env_name: str | None,
     gfx: str | None,
+    preset: str | None = None,
 ) -> ValidationRun:
-    """The run to show and store, whether the worker finished, failed, crashed or was stopped."""
+    """The run to show and store, whether the worker finished, failed, crashed or was stopped.
+    ``preset``: the name of the preset the job was started under (``env_preset``); a
+    finished worker's own report of it wins."""
     if outcome.state is JobState.SUCCEEDED and outcome.result is not None:
-        return ValidationRun.from_result(outcome.result, env_name=env_name, python=python, gfx=gfx)
+        return ValidationRun.from_result(
+            outcome.result, env_name=env_name, python=python, gfx=gfx, preset=preset
+        )
     label = _ENDED_EARLY.get(outcome.state, outcome.state.value)
     text = str(outcome)
     if outcome.error is not None and outcome.error.detail:
@@ -103,4 +108,5 @@ def run_from_outcome(
         python=python or sys.executable,
         env_name=env_name,
         gfx=gfx,
+        preset=preset,
     )

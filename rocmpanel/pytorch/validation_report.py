@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.knowledge.torch_builds import Override
 from rocmpanel.pytorch.explanations import Fix, explain
-from rocmpanel.pytorch.validation_run import COMPLETED, CheckResult, ValidationRun
+from rocmpanel.pytorch.validation_run import COMPLETED, NO_PRESET, CheckResult, ValidationRun
 
 STATUS_MARK = {
     CheckStatus.PASS: "PASS",
@@ -57,11 +57,19 @@ def damaged_text(run: ValidationRun) -> str:
     )
 
 
-def run_title(run: ValidationRun) -> str:
+def _title(run: ValidationRun) -> str:
     if run.damaged is not None:
         return f"#{run.id or '-'} damaged run: {run.damaged}"
     where = run.env_name or run.python
     return f"#{run.id or '-'} {_when(run.created_at)} {where}: {counts_text(run)}"
+
+
+def run_title(run: ValidationRun) -> str:
+    """One line for a run (history list, ``torch history``); names its preset, if any."""
+    title = _title(run)
+    if run.damaged is not None or run.preset == NO_PRESET:
+        return title
+    return f"{title} (preset {run.preset})"
 
 
 def to_markdown(run: ValidationRun, overrides: Mapping[str, Override] | None = None) -> str:
@@ -75,6 +83,7 @@ def to_markdown(run: ValidationRun, overrides: Mapping[str, Override] | None = N
         f"- torch: {run.torch_version or 'n/a'} ({run.build or 'n/a'} build)",
         f"- GPU: {run.device_name or 'n/a'}; detected gfx {run.gfx or 'n/a'}; "
         f"device reports {run.gcn_arch or 'n/a'}",
+        f"- Tuning preset: {run.preset}",
         f"- Result: {counts_text(run)}"
         + ("" if run.outcome == COMPLETED else f" (ended early: {run.outcome})"),
         "",
@@ -142,8 +151,10 @@ def compare_markdown(a: ValidationRun, b: ValidationRun) -> str:
     lines = [
         "# PyTorch validation: two runs",
         "",
-        f"- A: {run_title(a)} (torch {a.torch_version or 'n/a'}, {a.device_name or 'no GPU'})",
-        f"- B: {run_title(b)} (torch {b.torch_version or 'n/a'}, {b.device_name or 'no GPU'})",
+        f"- A: {_title(a)} (torch {a.torch_version or 'n/a'}, {a.device_name or 'no GPU'}, "
+        f"preset: {a.preset})",
+        f"- B: {_title(b)} (torch {b.torch_version or 'n/a'}, {b.device_name or 'no GPU'}, "
+        f"preset: {b.preset})",
         "",
         "| Check | A | B | Change |",
         "| --- | --- | --- | --- |",

@@ -13,9 +13,11 @@ from enum import Enum
 from typing import Any
 
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.jobs.job_env import result_preset
 from rocmpanel.jobs.protocol import CheckDone
 
 COMPLETED = "completed"  # ValidationRun.outcome of a run that went through every check
+NO_PRESET = "none"  # ValidationRun.preset of a run under no tuning preset (or from before them)
 DAMAGED = "damaged"  # the outcome of a stored run that cannot be read back
 
 
@@ -87,6 +89,8 @@ class ValidationRun:
     info: Mapping[str, Any] = field(default_factory=dict)
     # What is wrong with a stored run that cannot be read back (None: a sound run).
     damaged: str | None = None
+    # The name of the tuning preset the run ran under, so two runs can be compared.
+    preset: str = NO_PRESET
 
     @classmethod
     def damaged_run(cls, run_id: int, problem: str) -> ValidationRun:
@@ -115,8 +119,10 @@ class ValidationRun:
         env_name: str | None = None,
         python: str | None = None,
         gfx: str | None = None,
+        preset: str | None = None,
     ) -> ValidationRun:
-        """A run from the worker's result payload."""
+        """A run from the worker's result payload (its preset wins over ``preset``, what
+        the panel started the job under)."""
         checks = tuple(CheckResult.from_dict(c) for c in data.get("checks") or ())
         return cls(
             created_at=float(data.get("started_at") or time.time()),
@@ -130,6 +136,7 @@ class ValidationRun:
             gcn_arch=_text(data.get("gcn_arch")),
             os=str(data.get("system") or "linux"),
             info={k: v for k, v in data.items() if k != "checks"},
+            preset=result_preset(data) or preset or NO_PRESET,
         )
 
     @classmethod
@@ -142,6 +149,7 @@ class ValidationRun:
         python: str,
         env_name: str | None = None,
         gfx: str | None = None,
+        preset: str | None = None,
     ) -> ValidationRun:
         """The checks a dead or cancelled worker got through, plus one for how it ended."""
         done = [
@@ -155,4 +163,12 @@ class ValidationRun:
                 error=error_text,
             ),
         ]
-        return cls(time.time(), python, tuple(done), env_name=env_name, gfx=gfx, outcome=outcome)
+        return cls(
+            time.time(),
+            python,
+            tuple(done),
+            env_name=env_name,
+            gfx=gfx,
+            outcome=outcome,
+            preset=preset or NO_PRESET,
+        )

@@ -26,7 +26,7 @@ from pathlib import Path
 from rocmpanel.base import paths
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.base.sqlite import Migration, connect, recovery_notice
-from rocmpanel.pytorch.validation_run import CheckResult, ValidationRun
+from rocmpanel.pytorch.validation_run import NO_PRESET, CheckResult, ValidationRun
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +64,15 @@ CREATE TABLE validation_checks (
 );
 """
 
-_RUN_COLUMNS = (
+# The run columns of schema 1 (what migration 2 copies from the shared file)...
+_RUN_COLUMNS_1 = (
     "id, created_at, python, env_name, torch_version, build, device_name, gfx, gcn_arch, os, "
     "outcome, info_json"
 )
+# ... and of the current schema (migration 3 added the preset; older runs read "none").
+_RUN_COLUMNS = _RUN_COLUMNS_1 + ", preset"
+
+_SCHEMA_3 = f"ALTER TABLE validation_runs ADD COLUMN preset TEXT NOT NULL DEFAULT '{NO_PRESET}';"
 _CHECK_COLUMNS = (
     "run_id, position, check_id, name, status, figure, value, unit, detail, fix_id, error"
 )
@@ -89,7 +94,9 @@ def _copy_legacy_runs(legacy: Path | None, db: sqlite3.Connection) -> None:
             }
             if "validation_runs" not in tables:
                 return
-            runs = old.execute(f"SELECT {_RUN_COLUMNS} FROM validation_runs ORDER BY id").fetchall()
+            runs = old.execute(
+                f"SELECT {_RUN_COLUMNS_1} FROM validation_runs ORDER BY id"
+            ).fetchall()
             checks = (
                 old.execute(f"SELECT {_CHECK_COLUMNS} FROM validation_checks").fetchall()
                 if "validation_checks" in tables
@@ -100,7 +107,7 @@ def _copy_legacy_runs(legacy: Path | None, db: sqlite3.Connection) -> None:
         return
     ids = {row[0] for row in runs}
     db.executemany(
-        f"INSERT INTO validation_runs ({_RUN_COLUMNS}) VALUES ({_placeholders(_RUN_COLUMNS)})",
+        f"INSERT INTO validation_runs ({_RUN_COLUMNS_1}) VALUES ({_placeholders(_RUN_COLUMNS_1)})",
         runs,
     )
     db.executemany(
@@ -116,6 +123,7 @@ def migrations(legacy: Path | None) -> tuple[Migration, ...]:
     return (
         Migration(1, "validation runs and their checks", _SCHEMA_1),
         Migration(2, "runs of the shared rocmpanel.sqlite3", partial(_copy_legacy_runs, legacy)),
+        Migration(3, "the tuning preset each run ran under", _SCHEMA_3),
     )
 
 
@@ -140,7 +148,7 @@ def _row_problem(row: sqlite3.Row, checks: Sequence[sqlite3.Row]) -> str | None:
         return f"created_at is {_shown(created)}, not a time"
     if not math.isfinite(created) or not -1e11 < created < 1e11:
         return f"created_at is {_shown(created)}, not a time"
-    for key in ("python", "os", "outcome", "info_json"):
+    for key in ("python", "os", "outcome", "info_json", "preset"):
         if not isinstance(row[key], str):
             return f"{key} is {_shown(row[key])}, not text"
     for key in _OPTIONAL_TEXT:
@@ -188,6 +196,7 @@ def _run_from_row(row: sqlite3.Row, checks: Sequence[sqlite3.Row]) -> Validation
         os=row["os"],
         outcome=row["outcome"],
         info=info if isinstance(info, dict) else {},
+        preset=row["preset"],
         checks=tuple(
             CheckResult(
                 id=c["check_id"],
@@ -249,6 +258,7 @@ class ValidationStore:
                     run.os,
                     run.outcome,
                     json.dumps(dict(run.info), default=str),
+                    run.preset,
                 ),
             )
             run_id = int(cur.lastrowid or 0)

@@ -6,6 +6,7 @@ import collections
 import logging
 import subprocess
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -23,7 +25,8 @@ from PySide6.QtWidgets import (
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui import report as reports
-from rocmpanel.gui.background import wait_for_background
+from rocmpanel.gui.active_preset import ActivePresetHolder
+from rocmpanel.gui.background import run_in_background, wait_for_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.gui.tab import Tab, TabFactory
@@ -51,11 +54,21 @@ CLOSE_WAIT_MS = 2000  # how long closing waits for background calls still runnin
 TabSource = TabEntry | TabFactory  # a tab named by its module, or its class itself
 
 
-def _job_env_for(spec: JobSpec) -> dict[str, str | None]:
+def _job_env_for(spec: JobSpec, active: str) -> dict[str, str | None]:
+    """The job's environment under the active preset ``active`` (the id this window holds
+    in memory, "" = none)."""
     # Imported at the first job, not at start-up (it reads the env catalogue and stores).
     from rocmpanel.jobs.job_env import job_env_for
 
-    return job_env_for(spec)
+    return job_env_for(spec, active=active)
+
+
+def _preset_name(ident: str) -> str:
+    """The name of the user's preset ``ident`` (disk: runs in the background); PanelError
+    when it no longer exists."""
+    from rocmpanel.jobs.presets import PresetStore
+
+    return PresetStore().get(ident).name
 
 
 def settings_status_line(settings: Settings) -> str:
@@ -145,7 +158,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(DEMO_TITLE if demo else "rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
         self.jobs = JobManager(float(self.settings.general.job_cancel_grace_s), self)
-        self.jobs.env_provider = _job_env_for
+        self.jobs.env_provider = self._job_env_for
         if inventory is None:
             inventory = InventoryHolder(parent=self)
         self.ctx = AppContext(
@@ -156,6 +169,7 @@ class MainWindow(QMainWindow):
             demo=demo,
             show_demo=None if demo else self.show_demo,
             install_packages=self.install_packages,
+            active_preset=ActivePresetHolder(self.settings.general.active_preset, parent=self),
         )
         self.tab_failures: list[str] = []
         # False: closing writes nothing (the smoke test must leave the user's files alone).
@@ -208,6 +222,16 @@ class MainWindow(QMainWindow):
         self.status_jobs = QLabel()
         if demo:
             self.statusBar().addPermanentWidget(QLabel("DEMO: recorded GPUs"))
+        # The preset every job runs under, from the settings read at start; a click opens
+        # the Tuning tab, where it is chosen.
+        self.status_preset = QToolButton()
+        self.status_preset.setObjectName("statusPreset")
+        self.status_preset.setAutoRaise(True)
+        self.status_preset.setToolTip("The tuning preset jobs run under: click to choose one")
+        self.status_preset.clicked.connect(self.show_tuning)
+        self.ctx.active_preset.changed.connect(self._on_active_preset_changed)
+        self._on_active_preset_changed()
+        self.statusBar().addPermanentWidget(self.status_preset)
         self.statusBar().addPermanentWidget(self.status_jobs)
         self.jobs.job_added.connect(self._on_jobs_changed)
         self.jobs.job_finished.connect(self._on_jobs_job_finished)
@@ -303,6 +327,7 @@ class MainWindow(QMainWindow):
             return
         self.ctx.inventory.ensure()
         self.first_painted.emit()
+        self.resolve_active_preset()
         self._build_log_dock()
         self._fill_menus()
         QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
@@ -471,6 +496,49 @@ class MainWindow(QMainWindow):
                     return
                 break
         self.notify("Installing packages needs the PyTorch tab, which this build lacks.")
+
+    @Slot()
+    def show_tuning(self) -> None:
+        """Bring the Tuning tab to the front (the status bar's preset button)."""
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index) == "Tuning":
+                self.tabs.setCurrentIndex(index)
+                return
+        self.notify("Choosing a tuning preset needs the Tuning tab, which this build lacks.")
+
+    @Slot()
+    def _on_active_preset_changed(self) -> None:
+        self.status_preset.setText(self.ctx.active_preset.label())
+
+    def resolve_active_preset(self) -> None:
+        """Show the active preset's name (the settings keep its id) once the store is read;
+        a preset that no longer exists is dropped from this session with a message."""
+        ident = self.ctx.active_preset.ident
+        if not ident:
+            return
+        run_in_background(
+            partial(_preset_name, ident),
+            partial(self._on_preset_name, ident),
+            owner=self,
+            what="reading the active tuning preset",
+        )
+
+    def _on_preset_name(self, ident: str, name: str | None, error: BaseException | None) -> None:
+        holder = self.ctx.active_preset
+        if holder.ident != ident:  # changed meanwhile: the newer choice stands
+            return
+        if name is not None:
+            holder.set(ident, name)
+            return
+        log.warning("active tuning preset %r: %s", ident, error)
+        holder.clear()
+        self.notify(
+            f"The tuning preset “{ident}” chosen for jobs no longer exists: jobs run without "
+            "a preset. Choose one in the Tuning tab."
+        )
+
+    def _job_env_for(self, spec: JobSpec) -> dict[str, str | None]:
+        return _job_env_for(spec, self.ctx.active_preset.ident)
 
     @Slot()
     def open_settings(self) -> None:

@@ -32,5 +32,6 @@ TABS: tuple[TabEntry, ...] = (
     TabEntry("rocmpanel.setup.views.tab", "SetupTab", "Setup"),
     TabEntry("rocmpanel.monitor.views.tab", "MonitorTab", "Monitor"),
     TabEntry("rocmpanel.pytorch.views.tab", "PyTorchTab", "PyTorch"),
+    TabEntry("rocmpanel.tuning.views.tab", "TuningTab", "Tuning"),
     TabEntry("rocmpanel.chat.views.tab", "ChatTab", "Chat"),
 )

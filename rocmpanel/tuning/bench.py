@@ -1,21 +1,40 @@
 """A/B benchmark of two presets (Qt-free; the CLI and the Tuning tab drive it).
 
-CONTRACT (filled in by the benchmark work; signatures are fixed):
-
 An :class:`ABRun` is a state machine like ChatSession: the driver asks ``next_spec()`` for
 the next worker to launch (A, B, A, B, … each in a fresh ``workers/bench.py`` process, the
 preset set through ``JobSpec.preset``), feeds each finished run's result event to
 ``record()`` (or ``failed()``), and reads ``result()`` at the end. The CLI drives it with
 jobs.process.JobProcess; the tab with ctx.jobs (so the jobs strip shows and cancels it).
+
+The statistics (medians, the ratio oriented so > 1 means B is better, its spread from each
+side's min-max range, the verdict) are in :mod:`rocmpanel.tuning.bench_stats`; the JSON
+shapes are described in docs/tuning-json.md. Results are kept one file each in
+``data_dir()/bench/<id>.json``.
 """
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
+import json
+import logging
+import statistics
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rocmpanel.base import paths
+from rocmpanel.base.atomic import backup_file, write_atomic
+from rocmpanel.base.errors import PanelError
+from rocmpanel.base.locking import locked
+from rocmpanel.jobs.presets import NO_PRESET
 from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.tuning import bench_stats
+
+log = logging.getLogger(__name__)
 
 WORKLOADS: tuple[str, ...] = ("gemm", "sdpa", "alloc", "chat")
 
@@ -62,48 +81,397 @@ class BenchResult:
     errors: list[str] = field(default_factory=list)
     id: str = ""  # set when saved
 
+    #: One record per finished worker run: side ("A"/"B"), run number, the preset the
+    #: worker reported (``{"id", "name"}`` or None), its preset settings and extras.
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    cancelled: bool = False
+
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The saved and ``--json`` shape (docs/tuning-json.md)."""
+        return {
+            "id": self.id,
+            "plan": dataclasses.asdict(self.plan),
+            "a_name": self.a_name,
+            "b_name": self.b_name,
+            "device_label": self.device_label,
+            "torch_version": self.torch_version,
+            "started": self.started,
+            "finished": self.finished,
+            "cancelled": self.cancelled,
+            "cases": [
+                {**dataclasses.asdict(c), "a": list(c.a), "b": list(c.b)} for c in self.cases
+            ],
+            "errors": list(self.errors),
+            "runs": [dict(r) for r in self.runs],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BenchResult:
+        """Read back :meth:`to_json`; ValueError (or KeyError/TypeError) on a bad shape."""
+        plan_data = data["plan"]
+        if not isinstance(plan_data, Mapping):
+            raise ValueError("plan is not a mapping")
+        plan = BenchPlan(**{k: plan_data[k] for k in _PLAN_FIELDS if k in plan_data})
+        cases = []
+        for item in data["cases"]:
+            values = {k: item[k] for k in _CASE_FIELDS}
+            values["a"], values["b"] = tuple(item["a"]), tuple(item["b"])
+            cases.append(CaseResult(**values))
+        return cls(
+            plan=plan,
+            a_name=str(data["a_name"]),
+            b_name=str(data["b_name"]),
+            device_label=str(data["device_label"]),
+            torch_version=str(data["torch_version"]),
+            started=float(data["started"]),
+            finished=float(data["finished"]),
+            cases=cases,
+            errors=[str(e) for e in data.get("errors", [])],
+            id=str(data.get("id", "")),
+            runs=[dict(r) for r in data.get("runs", [])],
+            cancelled=bool(data.get("cancelled", False)),
+        )
+
+
+_PLAN_FIELDS = tuple(f.name for f in dataclasses.fields(BenchPlan))
+_CASE_FIELDS = tuple(f.name for f in dataclasses.fields(CaseResult))
+MIN_REPS, MAX_REPS = 2, 50
+
+
+def check_plan(plan: BenchPlan) -> None:
+    """PanelError saying what is wrong with ``plan`` before anything runs."""
+    if plan.workload not in WORKLOADS:
+        raise PanelError(
+            f"Unknown benchmark workload {plan.workload!r}; choose one of {', '.join(WORKLOADS)}."
+        )
+    if not MIN_REPS <= plan.reps <= MAX_REPS:
+        raise PanelError(
+            f"{plan.reps} repetitions cannot be run: choose {MIN_REPS} to {MAX_REPS} (the "
+            "spread needs at least 2 runs of each side)."
+        )
+    if not plan.a or not plan.b:
+        raise PanelError('Both sides of an A/B benchmark need a preset (or "none").')
+    if plan.device not in ("auto", "cpu", "cuda"):
+        raise PanelError(f"Unknown device {plan.device!r}; choose auto, cpu or cuda.")
+    if plan.workload == "chat" and not plan.model:
+        raise PanelError(
+            "The chat workload needs a model folder.", "Choose a model in the Chat tab first."
+        )
+
+
+def worker_args(plan: BenchPlan) -> tuple[str, ...]:
+    """The command-line arguments of ``workers/bench.py`` for ``plan``."""
+    args: tuple[str, ...] = ("--workload", plan.workload, "--device", plan.device)
+    if plan.quick:
+        args += ("--quick",)
+    if plan.workload == "chat":
+        args += ("--model", plan.model)
+    return args
+
+
+def _expected_id(ident: str) -> str | None:
+    return None if ident == NO_PRESET else ident
+
+
+def _reported_id(summary: object) -> str | None:
+    if isinstance(summary, Mapping):
+        ident = summary.get("id")
+        return str(ident) if ident is not None else None
+    return None
 
 
 class ABRun:
+    """Runs A, B, A, B, … ``plan.reps`` times each, one fresh worker per run, and collects
+    each case's figures per side. A failed run stops the run; what was measured is kept."""
+
     def __init__(self, plan: BenchPlan, a_name: str, b_name: str) -> None:
-        raise NotImplementedError
+        check_plan(plan)
+        self.plan = plan
+        self.a_name, self.b_name = a_name, b_name
+        self._order = [side for _ in range(plan.reps) for side in ("A", "B")]
+        self._next = 0
+        self._pending: str | None = None
+        self._done = 0
+        self._stopped = False
+        self._cancelled = False
+        self._figures: dict[str, dict[str, list[float]]] = {}
+        self._meta: dict[str, tuple[str, bool]] = {}  # case -> (unit, higher_is_better)
+        self._errors: list[str] = []
+        self._runs: list[dict[str, Any]] = []
+        self._device_label = ""
+        self._torch_version = ""
+        self._started = time.time()
+        self._finished: float | None = None
+
+    def _preset_of(self, side: str) -> str:
+        return self.plan.a if side == "A" else self.plan.b
+
+    def _name_of(self, side: str) -> str:
+        return self.a_name if side == "A" else self.b_name
 
     def next_spec(self) -> JobSpec | None:
         """The next worker to run, or None when done (or cancelled)."""
-        raise NotImplementedError
+        if self._stopped or self._cancelled or self._next >= len(self._order):
+            self._finish()
+            return None
+        side = self._order[self._next]
+        self._next += 1
+        self._pending = side
+        number = (self._next + 1) // 2
+        return JobSpec(
+            f"A/B benchmark ({self.plan.workload}): {side} {self._name_of(side)} "
+            f"{number}/{self.plan.reps}",
+            "bench",
+            worker_args(self.plan),
+            python=self.plan.python,
+            preset=self._preset_of(side),
+        )
 
-    def record(self, data: dict[str, Any]) -> None:
+    def _finish(self) -> None:
+        if self._finished is None:
+            self._finished = time.time()
+
+    def _take_pending(self) -> tuple[str, int]:
+        if self._pending is None:
+            raise RuntimeError("no run was handed out")
+        side, self._pending = self._pending, None
+        self._done += 1
+        return side, (self._next + 1) // 2
+
+    def record(self, data: Mapping[str, Any]) -> None:
         """The result event's data of the run ``next_spec`` last handed out."""
-        raise NotImplementedError
+        side, number = self._take_pending()
+        where = f"Run {number} of {side} ({self._name_of(side)})"
+        expected, reported = _expected_id(self._preset_of(side)), _reported_id(data.get("preset"))
+        if reported != expected:
+            self._stop(
+                f"{where} did not run under its preset: the worker reported "
+                f"{reported or 'no preset'}, not {expected or 'no preset'}; its figures were "
+                "not used."
+            )
+            return
+        label, version = str(data.get("device_label", "")), str(data.get("torch_version", ""))
+        if self._device_label and (label, version) != (self._device_label, self._torch_version):
+            self._stop(
+                f"{where} ran on {label} with torch {version}, the earlier runs on "
+                f"{self._device_label} with torch {self._torch_version}; its figures were not "
+                "used."
+            )
+            return
+        self._device_label, self._torch_version = label, version
+        cases = data.get("cases")
+        for item in cases if isinstance(cases, list) else []:
+            self._add_case(where, side, item)
+        self._runs.append(
+            {
+                "side": side,
+                "run": number,
+                "preset": data.get("preset"),
+                "preset_settings": data.get("preset_settings", []),
+                "device": data.get("device"),
+                "threads": data.get("threads"),
+                "extra": data.get("extra", {}),
+            }
+        )
+
+    def _add_case(self, where: str, side: str, item: object) -> None:
+        if not isinstance(item, Mapping) or not isinstance(item.get("case"), str):
+            self._errors.append(f"{where} sent a case the panel cannot read: {item!r:.80}.")
+            return
+        name, value = item["case"], item.get("value")
+        meta = (str(item.get("unit", "")), bool(item.get("higher_is_better", True)))
+        if not bench_stats.valid(value):
+            self._errors.append(f"{where}: {name}: {value!r} is not a figure above zero; left out.")
+            return
+        known = self._meta.setdefault(name, meta)
+        if known != meta:
+            self._errors.append(f"{where}: {name}: the unit changed between runs; left out.")
+            return
+        self._figures.setdefault(name, {"A": [], "B": []})[side].append(float(value))  # type: ignore[arg-type]
+
+    def _stop(self, message: str) -> None:
+        self._errors.append(message)
+        self._stopped = True
+        self._finish()
 
     def failed(self, message: str) -> None:
         """That run failed: stop, keeping what was measured, with ``message``."""
-        raise NotImplementedError
+        side, number = self._take_pending()
+        self._stop(f"Run {number} of {side} ({self._name_of(side)}) failed: {message}")
 
     def cancel(self) -> None:
-        raise NotImplementedError
+        """Stop after (or instead of) the current run; what was measured is kept."""
+        if self._cancelled or self._finished is not None:
+            return
+        self._cancelled = True
+        if self._pending is not None:
+            self._pending = None
+        total = len(self._order)
+        self._errors.append(
+            f"Cancelled after {self._done} of {total} runs; the figures are from the runs "
+            "that finished."
+        )
+        self._finish()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
 
     @property
     def progress(self) -> tuple[int, int]:
         """(runs finished, runs planned)."""
-        raise NotImplementedError
+        return self._done, len(self._order)
 
     def result(self) -> BenchResult:
-        raise NotImplementedError
+        """What was measured so far, summarised case by case."""
+        cases = []
+        errors = list(self._errors)
+        for name, sides in self._figures.items():
+            unit, higher = self._meta[name]
+            a, b = tuple(sides["A"]), tuple(sides["B"])
+            if not a or not b:
+                errors.append(f"{name}: measured under {'A' if a else 'B'} only; not compared.")
+                continue
+            ratio, low, high = bench_stats.ratio_and_spread(a, b, higher)
+            cases.append(
+                CaseResult(
+                    case=name,
+                    unit=unit,
+                    higher_is_better=higher,
+                    a=a,
+                    b=b,
+                    a_median=statistics.median(a),
+                    b_median=statistics.median(b),
+                    ratio=ratio,
+                    ratio_low=low,
+                    ratio_high=high,
+                    verdict=bench_stats.verdict(ratio, low, high, unit, (len(a), len(b))),
+                )
+            )
+        return BenchResult(
+            plan=self.plan,
+            a_name=self.a_name,
+            b_name=self.b_name,
+            device_label=self._device_label,
+            torch_version=self._torch_version,
+            started=self._started,
+            finished=self._finished if self._finished is not None else time.time(),
+            cases=cases,
+            errors=errors,
+            runs=list(self._runs),
+            cancelled=self._cancelled,
+        )
+
+
+# -- keeping and exporting results ---------------------------------------------------------
+BACKUPS_KEEP = 5
+
+
+def bench_dir() -> Path:
+    return paths.data_dir() / "bench"
+
+
+def _new_id(result: BenchResult, folder: Path) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(result.started))
+    base = f"{stamp}-{result.plan.workload}"
+    ident, n = base, 2
+    while (folder / f"{ident}.json").exists():
+        ident, n = f"{base}-{n}", n + 1
+    return ident
 
 
 def save_result(result: BenchResult, folder: Path | None = None) -> BenchResult:
-    """Keep it (data_dir()/bench/<id>.json, atomic); returns it with ``id`` set."""
-    raise NotImplementedError
+    """Keep it (data_dir()/bench/<id>.json, atomic); returns it with ``id`` set. A new
+    name each time: nothing saved before is overwritten."""
+    folder = folder or bench_dir()
+    with locked(folder / "results", refused="The benchmark result was not saved"):
+        saved = dataclasses.replace(result, id=_new_id(result, folder))
+        text = json.dumps(saved.to_json(), indent=2, ensure_ascii=False)
+        write_atomic(folder / f"{saved.id}.json", text.encode("utf-8"))
+    return saved
 
 
 def load_results(folder: Path | None = None) -> list[BenchResult]:
     """Saved results, newest first; unreadable files are skipped (and logged)."""
-    raise NotImplementedError
+    folder = folder or bench_dir()
+    try:
+        files = sorted(p for p in folder.glob("*.json") if p.is_file())
+    except OSError as exc:
+        log.warning("benchmark results in %s cannot be listed: %s", folder, exc)
+        return []
+    results = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, Mapping):
+                raise ValueError("not a JSON object")
+            loaded = BenchResult.from_json(data)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("skipped the benchmark result %s: it cannot be read (%s)", path, exc)
+            continue
+        results.append(dataclasses.replace(loaded, id=path.stem))
+    results.sort(key=lambda r: (r.started, r.id), reverse=True)
+    return results
+
+
+CSV_COLUMNS = (
+    "case",
+    "unit",
+    "higher_is_better",
+    "a_median",
+    "b_median",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "verdict",
+    "a_values",
+    "b_values",
+    "a_preset",
+    "b_preset",
+    "device",
+    "torch_version",
+)
+
+
+def to_csv(result: BenchResult) -> str:
+    """One row per case; each row also names both presets, the device and torch."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for c in result.cases:
+        writer.writerow(
+            (
+                c.case,
+                c.unit,
+                "yes" if c.higher_is_better else "no",
+                f"{c.a_median:.6g}",
+                f"{c.b_median:.6g}",
+                f"{c.ratio:.4f}",
+                f"{c.ratio_low:.4f}",
+                f"{c.ratio_high:.4f}",
+                c.verdict,
+                " ".join(f"{v:.6g}" for v in c.a),
+                " ".join(f"{v:.6g}" for v in c.b),
+                result.a_name,
+                result.b_name,
+                result.device_label,
+                result.torch_version,
+            )
+        )
+    return out.getvalue()
 
 
 def export_result(result: BenchResult, path: Path) -> None:
-    """Write .json or .csv (by suffix), atomically."""
-    raise NotImplementedError
+    """Write .json or .csv (by suffix), atomically; a file already there is backed up."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+    elif suffix == ".csv":
+        text = to_csv(result)
+    else:
+        raise PanelError(
+            f"{path.name} cannot be written: a benchmark exports as .json or .csv.",
+            "Give the file one of those endings.",
+        )
+    backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
+    write_atomic(path, text.encode("utf-8"))

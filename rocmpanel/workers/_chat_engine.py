@@ -14,9 +14,10 @@ import gc
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import _preset
 import _wire
 from _chat_errors import WorkerFailure, is_oom
 from _chat_generate import ReplyReport, build_prompt, decode_speed, finish_reason, stop_criteria
@@ -55,6 +56,9 @@ class LoadReport:
     memory_bytes: int | None
     footprint_bytes: int
     threads: int
+    # The tuning preset the model runs under (workers/_preset.py: summary, records).
+    preset: dict[str, Any] | None = None
+    preset_settings: list[dict[str, Any]] = field(default_factory=list)
 
     def as_result(self) -> dict[str, Any]:
         """The ``result`` event's data."""
@@ -73,6 +77,8 @@ class LoadReport:
             "memory_kind": "vram" if self.device == "gpu" else "rss",
             "footprint_bytes": self.footprint_bytes,
             "threads": self.threads,
+            "preset": self.preset,
+            "preset_settings": self.preset_settings,
         }
 
 
@@ -100,6 +106,8 @@ class ChatEngine:
         started = time.perf_counter()
         _wire.progress(0.05, "Importing torch and transformers")
         explain_optional_kernels()
+        if self.torch is None:  # the first load: torch is not imported yet
+            _preset.before_torch()
         import torch
         import transformers
 
@@ -109,6 +117,9 @@ class ChatEngine:
         device = resolve_device(torch, cmd.device)
         if device == "cpu":
             leave_a_core_free(torch)
+        # After leave_a_core_free: a preset's cpu_threads wins over the worker's default.
+        preset_records = _preset.after_torch(torch)
+        _preset.log_applied(preset_records)
         kwargs = {
             "trust_remote_code": cmd.trust_remote_code,
             "use_safetensors": True,
@@ -149,6 +160,8 @@ class ChatEngine:
             memory_bytes=torch.cuda.max_memory_allocated() if on_gpu else rss_bytes()[0],
             footprint_bytes=int(model.get_memory_footprint()),
             threads=torch.get_num_threads(),
+            preset=_preset.summary(),
+            preset_settings=preset_records,
         )
         _wire.progress(1.0, "Loaded")
         return report

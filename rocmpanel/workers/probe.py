@@ -11,6 +11,7 @@ import platform
 import sys
 import time
 
+import _preset
 import _wire
 
 ENV_KEYS = (
@@ -60,6 +61,8 @@ def probe() -> dict:
         "errors": [],
     }
     _wire.progress(0.1, "Importing torch")
+    _preset.before_torch()
+    report.update(_preset.report())
     started = time.perf_counter()
     try:
         import torch
@@ -67,6 +70,8 @@ def probe() -> dict:
         report["errors"].append(f"import torch failed: {type(exc).__name__}: {exc}")
         return report
     report["torch_import_s"] = round(time.perf_counter() - started, 3)
+    _preset.log_applied(_preset.after_torch(torch))
+    report.update(_preset.report())
     report["torch_imported"] = True
     report["torch_version"] = getattr(torch, "__version__", None)
     version = getattr(torch, "version", None)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import _preset
 import _wire
 
 GiB = 1024**3
@@ -108,6 +109,7 @@ class Suite:
 
     # -- the checks --------------------------------------------------------------------
     def check_import(self) -> dict[str, Any]:
+        _preset.before_torch()
         started = time.perf_counter()
         try:
             import torch
@@ -116,8 +118,9 @@ class Suite:
             return _check(
                 "import", "torch imports", "fail", text[:200], error=text, fix_id="torch_missing"
             )
-        self.torch = torch
         seconds = time.perf_counter() - started
+        _preset.log_applied(_preset.after_torch(torch))
+        self.torch = torch
         version = getattr(torch, "version", None)
         self.info.update(
             torch_version=torch.__version__,
@@ -375,6 +378,7 @@ def main() -> None:
             "started_at": started,
             "seconds": round(time.time() - started, 2),
             "checks": suite.checks,
+            **_preset.report(),
         }
     )
 

@@ -86,6 +86,16 @@ def test_loaded_model_reads_the_worker_report() -> None:
     garbled = LoadedModel.from_result({"precision": "q3", "device": "tpu"}, requested)
     assert garbled.precision is Precision.FP16 and garbled.device is Device.AUTO
     assert garbled.bdf is None and garbled.path == "/m"
+    assert loaded.preset is None and garbled.preset is None
+
+
+def test_loaded_model_names_the_preset_it_runs_under() -> None:
+    requested = LoadRequest("/m", Precision.FP16, Device.AUTO, 4096)
+    preset = {"id": "low-vram", "name": "Low VRAM"}
+    assert LoadedModel.from_result({"preset": preset}, requested).preset == "Low VRAM"
+    assert LoadedModel.from_result({"preset": {"id": "x"}}, requested).preset == "x"
+    assert LoadedModel.from_result({"preset": "Low VRAM"}, requested).preset is None
+    assert LoadedModel.from_result({"preset": {"name": 3}}, requested).preset is None
 
 
 def test_smaller_settings() -> None:

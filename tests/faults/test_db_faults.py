@@ -135,7 +135,7 @@ def test_a_newer_rocmpanels_file_is_refused_and_left_alone(store_class: type) ->
     before = path.read_bytes()
     store = store_class()
     what = "validation history" if store_class is ValidationStore else "chat history"
-    latest = 2
+    latest = 3 if store_class is ValidationStore else 2
     with pytest.raises(PanelError) as caught:
         store.save(_run()) if store_class is ValidationStore else store.create("x")
     assert caught.value.message == (
@@ -231,7 +231,7 @@ def test_torch_history_of_a_newer_file_is_a_message_and_status_1(capsys) -> None
     err = capsys.readouterr().err
     assert err == (
         f"rocmpanel torch: The validation history at {path} was made by a newer rocmpanel "
-        "(schema 999; this version knows up to 2). It is left as it is: update rocmpanel to "
+        "(schema 999; this version knows up to 3). It is left as it is: update rocmpanel to "
         "use it.\n"
     )
 
@@ -275,7 +275,7 @@ def test_torch_validate_json_prints_its_run_when_saving_fails(
     assert data["verdict"] == status
     assert result.stderr == (
         f"rocmpanel torch: the run was not saved to the history: The validation history at "
-        f"{path} was made by a newer rocmpanel (schema 999; this version knows up to 2). It "
+        f"{path} was made by a newer rocmpanel (schema 999; this version knows up to 3). It "
         "is left as it is: update rocmpanel to use it.\n"
     )
 
@@ -498,6 +498,7 @@ def test_the_smoke_test_starts_on_damaged_databases_and_leaves_them_alone(
         "Setup",
         "Monitor",
         "PyTorch",
+        "Tuning",
         "Chat",
     ]
     assert "Traceback" not in result.stderr

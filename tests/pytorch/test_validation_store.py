@@ -11,10 +11,18 @@ import pytest
 from rocmpanel.base import paths
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.knowledge.torch_builds import Override
-from rocmpanel.pytorch.validation_report import compare, compare_markdown, fix_for, to_markdown
+from rocmpanel.pytorch.validation_job import CheckCollector, run_from_outcome
+from rocmpanel.pytorch.validation_report import (
+    compare,
+    compare_markdown,
+    fix_for,
+    run_title,
+    to_markdown,
+)
 from rocmpanel.pytorch.validation_run import CheckResult, RunVerdict, ValidationRun
-from rocmpanel.pytorch.validation_store import ValidationStore
+from rocmpanel.pytorch.validation_store import _SCHEMA_1, ValidationStore
 
 
 def _run(tflops: float, gemm_status: str = "pass", when: float = 1_700_000_000.0) -> ValidationRun:
@@ -75,7 +83,7 @@ def test_store_has_its_own_versioned_file():
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     conn.close()
-    assert version == 2
+    assert version == 3
     assert {"validation_runs", "validation_checks"} <= names
 
 
@@ -216,3 +224,73 @@ def test_partial_run_keeps_done_checks_and_says_how_it_ended():
     fix = fix_for(run, run.checks[-1])
     assert fix is not None and fix.id == "no_binary_for_gpu"
     assert CheckResult.from_dict({"status": "weird"}).status is CheckStatus.FAIL
+
+
+# -- the tuning preset a run ran under -----------------------------------------------------
+
+
+def _preset_run(preset: object) -> ValidationRun:
+    data = {"started_at": 1.0, "checks": [], "preset": preset}
+    return ValidationRun.from_result(data, python="/p", preset="Started under")
+
+
+def test_a_run_records_the_preset_the_worker_reports():
+    assert _preset_run({"id": "rdna3", "name": "RDNA3 consumer"}).preset == "RDNA3 consumer"
+    assert _preset_run({"id": "rdna3", "name": ""}).preset == "rdna3"
+    # No preset in the result (an older worker) or a garbled one: what the job started under.
+    assert _preset_run(None).preset == "Started under"
+    assert _preset_run(["RDNA3"]).preset == "Started under"
+    assert ValidationRun.from_result({"checks": []}, python="/p").preset == "none"
+
+
+def test_a_run_that_died_keeps_the_preset_it_was_started_under():
+    outcome = JobOutcome(JobState.CRASHED, -11, "The worker was killed by SIGSEGV.")
+    kwargs = {"python": "/p", "env_name": None, "gfx": None}
+    run = run_from_outcome(outcome, CheckCollector(), preset="Low VRAM", **kwargs)
+    assert run.outcome == "crashed" and run.preset == "Low VRAM"
+    assert run_from_outcome(outcome, CheckCollector(), **kwargs).preset == "none"
+
+
+def test_the_preset_is_stored_and_shown_in_the_report(tmp_path: Path):
+    store = ValidationStore(tmp_path / "db.sqlite3")
+    run = ValidationRun.from_result(
+        {"started_at": 1.0, "checks": [], "preset": {"id": "t", "name": "Throughput"}}, python="/p"
+    )
+    again = store.get(store.save(run).id or 0)
+    assert again is not None and again.preset == "Throughput"
+    assert "\n- Tuning preset: Throughput\n" in to_markdown(again)
+    assert run_title(again).endswith(" /p: 0 pass, 0 fail, 0 skip (preset Throughput)")
+    assert run_title(_run(1.0)).endswith(" torch-2.12: 3 pass, 0 fail, 0 skip")  # no preset
+    text = compare_markdown(again, _run(1.0))
+    assert " /p: 0 pass, 0 fail, 0 skip (torch n/a, no GPU, preset: Throughput)\n" in text
+    assert "(torch 2.12.0+rocm7.2, Radeon RX 6700 XT, preset: none)" in text
+
+
+def test_runs_saved_before_presets_read_as_none(tmp_path: Path):
+    path = tmp_path / "validation.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(_SCHEMA_1)
+    conn.execute(
+        "INSERT INTO validation_runs (created_at, python, os, outcome, info_json) "
+        "VALUES (5.0, '/old', 'linux', 'completed', '{}')"
+    )
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    store = ValidationStore(path)
+    [old] = store.list_runs()
+    assert (old.id, old.python, old.preset) == (1, "/old", "none")
+    store.save(_preset_run({"id": "x", "name": "Debugging"}))
+    assert [r.preset for r in store.list_runs()] == ["Debugging", "none"]
+
+
+def test_a_preset_that_is_not_text_marks_the_run_damaged(tmp_path: Path):
+    path = tmp_path / "validation.sqlite3"
+    store = ValidationStore(path)
+    store.save(_run(1.0))
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE validation_runs SET preset = x'00ff'")  # TEXT keeps a blob as is
+    conn.commit()
+    conn.close()
+    [run] = store.list_runs()
+    assert run.damaged == "preset is 2 bytes of binary data, not text"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from rocmpanel.base.enums import Device, Precision
-from rocmpanel.chat.protocol import GenerateRequest, LoadRequest, Sampling
+from rocmpanel.chat.protocol import GenerateRequest, LoadedModel, LoadRequest, Sampling
 from rocmpanel.jobs.process import JobOutcome, JobProcess
 from rocmpanel.jobs.protocol import ReplyDone, Result, Token, WorkerError
 from rocmpanel.jobs.spec import JobSpec, prepare
@@ -28,10 +28,10 @@ WAIT_S = 120.0
 class Worker:
     """A chat worker process and what it said, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str | None] | None = None) -> None:
         self.events: queue.Queue[Any] = queue.Queue()
         self.tokens: list[tuple[float, Token]] = []
-        spec = JobSpec("chat", "chat", interactive=True)
+        spec = JobSpec("chat", "chat", interactive=True, env=env or {})
         self.process = JobProcess(prepare(spec), self._on_event, self.events.put, grace_s=2.0)
         self.process.start()
 
@@ -118,6 +118,7 @@ def test_fp32_load_and_streamed_greedy_reply(worker: Worker, tiny_model: Path) -
     assert loaded["precision"] == "fp32" and loaded["context_length"] == 4096
     assert loaded["parameters"] > 50_000
     assert "bdf" in loaded and loaded["bdf"] is None  # a PCI slot only for a GPU
+    assert loaded["preset"] is None and loaded["preset_settings"] == []  # no preset header
     worker.tokens.clear()
     worker.generate(1, 12, temperature=0.0)
     reply = worker.answer()
@@ -136,6 +137,25 @@ def test_fp32_load_and_streamed_greedy_reply(worker: Worker, tiny_model: Path) -
     again = worker.answer()
     assert isinstance(again, ReplyDone) and again.request_id == 2
     assert again.text == reply.text
+
+
+def test_a_load_under_a_preset_applies_and_reports_it(tiny_model: Path) -> None:
+    header = {"id": "one-thread", "name": "One thread", "torch": {"cpu_threads": 1}}
+    worker = Worker({"ROCMPANEL_PRESET": json.dumps(header)})
+    try:
+        answer = worker.load(tiny_model, Precision.FP32)
+        assert isinstance(answer, Result), answer
+        loaded = answer.data
+        # The preset's threads win over the worker's "leave a core free" default.
+        assert loaded["threads"] == 1
+        assert loaded["preset"] == {"id": "one-thread", "name": "One thread"}
+        assert loaded["preset_settings"] == [
+            {"key": "cpu_threads", "value": 1, "applied": True, "note": "torch.set_num_threads(1)"}
+        ]
+        requested = LoadRequest(str(tiny_model), Precision.FP32, Device.CPU, 4096)
+        assert LoadedModel.from_result(loaded, requested).preset == "One thread"
+    finally:
+        worker.process.cancel()
 
 
 def test_stop_ends_a_long_reply_early(worker: Worker) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,15 +14,18 @@ from rocmpanel.jobs.spec import JobSpec, prepare
 from rocmpanel.setup.probe_report import ProbeReport
 
 
-def probe(python: str = "") -> ProbeReport:
-    job = JobProcess(
-        prepare(JobSpec("probe", "probe", python=python)), lambda e: None, lambda o: None
-    )
+def probe_result(python: str = "", env: dict[str, str | None] | None = None) -> dict:
+    spec = JobSpec("probe", "probe", python=python, env=env or {})
+    job = JobProcess(prepare(spec), lambda e: None, lambda o: None)
     job.start()
     outcome = job.wait(120)
     assert outcome is not None and outcome.was_successful(), outcome
     assert outcome.result is not None
-    return ProbeReport.from_dict(outcome.result)
+    return dict(outcome.result)
+
+
+def probe(python: str = "") -> ProbeReport:
+    return ProbeReport.from_dict(probe_result(python))
 
 
 @pytest.mark.torch
@@ -33,6 +37,24 @@ def test_probe_with_cpu_torch() -> None:
     assert report.build == "cpu" and report.torch_hip is None
     assert report.cuda_available is False and report.devices == ()
     assert "CPU-only build" in "\n".join(report.summary_lines())
+
+
+@pytest.mark.torch
+def test_probe_reports_the_preset_it_ran_under() -> None:
+    pytest.importorskip("torch")
+    header = {"id": "p", "name": "Probe preset", "torch": {"float32_matmul_precision": "medium"}}
+    result = probe_result(env={"ROCMPANEL_PRESET": json.dumps(header)})
+    assert result["torch_imported"] is True
+    assert result["preset"] == {"id": "p", "name": "Probe preset"}
+    assert result["preset_settings"] == [
+        {
+            "key": "float32_matmul_precision",
+            "value": "medium",
+            "applied": True,
+            "note": "torch.set_float32_matmul_precision('medium')",
+        }
+    ]
+    assert probe_result()["preset"] is None  # without a header
 
 
 @pytest.fixture(scope="module")

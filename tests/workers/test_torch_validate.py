@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -29,7 +30,14 @@ def test_cpu_torch_reports_not_a_rocm_build_with_its_fix():
         events.append(event)
         collector.feed(event)
 
-    spec = validate_spec("", gfx="gfx1100", sysfs_vram_bytes=8 * 2**30, quick=True)
+    header = {"id": "v", "name": "Validation preset", "torch": {"cpu_threads": 2}}
+    spec = validate_spec(
+        "",
+        gfx="gfx1100",
+        sysfs_vram_bytes=8 * 2**30,
+        quick=True,
+        job_env={"ROCMPANEL_PRESET": json.dumps(header)},
+    )
     job = JobProcess(prepare(spec), on_event, lambda o: None)
     job.start()
     outcome = job.wait(180)
@@ -57,6 +65,14 @@ def test_cpu_torch_reports_not_a_rocm_build_with_its_fix():
     saved = ValidationStore().save(run)
     assert saved.id is not None
     assert "not a ROCm build" in to_markdown(saved)
+    # The run records the preset it ran under, and what of it was applied.
+    assert saved.preset == "Validation preset"
+    assert "- Tuning preset: Validation preset" in to_markdown(saved)
+    assert run.info["preset_settings"] == [
+        {"key": "cpu_threads", "value": 2, "applied": True, "note": "torch.set_num_threads(2)"}
+    ]
+    logs = [e.message for e in events if isinstance(e, LogLine)]
+    assert "Preset Validation preset: applied cpu_threads." in logs
 
 
 def test_cli_streams_each_check_then_saves_the_run(capsys):

@@ -3,7 +3,8 @@
 Counted on the panel side from the token events as they arrive (the worker reports the
 exact figures when the reply ends). Memory is the VRAM used on the worker's card, as the
 Monitor's sampler last read it, when the model is on a GPU; else the worker process's
-resident memory; "n/a" when neither is known.
+resident memory; "n/a" when neither is known. The line ends with the tuning preset the
+loaded model runs under (:meth:`LiveFigures.set_preset`), so figures can be compared.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class LiveFigures(QLabel):
         self._sent_at = 0.0
         self._first_at: float | None = None
         self._memory: Callable[[], str] = lambda: "memory n/a"
+        self.preset: str | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(LIVE_INTERVAL_MS)
         self._timer.timeout.connect(self.update_text)
@@ -75,9 +77,19 @@ class LiveFigures(QLabel):
         else:
             self.tokens += count
 
+    def set_preset(self, name: str | None) -> None:
+        """The preset the loaded model runs under (None: no preset, or no model)."""
+        self.preset = name
+
+    def with_preset(self, text: str) -> str:
+        """``text`` with the preset it ran under; "" stays "" (nothing to show)."""
+        if not text:
+            return text
+        return f"{text} · preset: {self.preset or 'none'}"
+
     def stop(self, text: str) -> None:
         self._timer.stop()
-        self.setText(text)
+        self.setText(self.with_preset(text))
 
     def update_text(self) -> None:
         now = time.perf_counter()
@@ -90,4 +102,4 @@ class LiveFigures(QLabel):
             if self.tokens > 1 and elapsed > 0:
                 parts.append(f"{(self.tokens - 1) / elapsed:.1f} tok/s")
         parts.append(self._memory())
-        self.setText(" · ".join(parts))
+        self.setText(self.with_preset(" · ".join(parts)))

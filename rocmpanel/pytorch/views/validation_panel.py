@@ -8,6 +8,7 @@ Finding the interpreter (it reads the environment records) and saving the run go
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -34,6 +35,7 @@ from rocmpanel.base.settings import Settings
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
+from rocmpanel.jobs.job_env import env_preset
 from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.protocol import CheckDone, Progress
 from rocmpanel.jobs.runner import Job
@@ -237,8 +239,14 @@ class TorchValidationPanel(QWidget):
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
         target = self._job_target
+        job = self.job
         run = run_from_outcome(
-            outcome, self._collector, python=target.python, env_name=target.env_name, gfx=target.gfx
+            outcome,
+            self._collector,
+            python=target.python,
+            env_name=target.env_name,
+            gfx=target.gfx,
+            preset=env_preset(job.spec.env) if job is not None else None,
         )
         self.validate_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
@@ -298,7 +306,7 @@ class TorchValidationPanel(QWidget):
         self.summary_label.setText(
             f"<b>{counts_text(run)}</b>"
             f" — torch {run.torch_version or 'n/a'} ({run.build or 'n/a'} build) in {where}; "
-            f"{device}{ended}"
+            f"{device}; preset: {html.escape(run.preset)}{ended}"
         )
 
     @Slot(object)

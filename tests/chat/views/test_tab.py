@@ -274,3 +274,21 @@ def test_the_chip_of_a_loaded_model_says_unload_and_unloads(
     assert not tab.banner.isVisibleTo(tab)  # not reported as a failure
     assert panel.status_label.text() == "No model loaded."
     assert panel.load_button.isEnabled() and not panel.unload_button.isEnabled()
+
+
+def test_the_figures_line_names_the_preset_the_model_runs_under(qtbot) -> None:
+    from rocmpanel.chat.views.figures import LiveFigures
+
+    line = LiveFigures()
+    qtbot.addWidget(line)
+    line.stop("Last reply: 12 tokens")
+    assert line.text() == "Last reply: 12 tokens · preset: none"
+    line.set_preset("RDNA3 consumer")
+    line.stop("Last reply: 12 tokens")
+    assert line.text() == "Last reply: 12 tokens · preset: RDNA3 consumer"
+    line.start(lambda: "VRAM used 1.0 GiB")
+    assert line.running
+    assert line.text().startswith("Generating… 0 tokens · waiting for the first token (")
+    assert line.text().endswith(" ms) · VRAM used 1.0 GiB · preset: RDNA3 consumer")
+    line.stop("")  # nothing to show stays empty
+    assert line.text() == "" and not line.running

@@ -418,6 +418,21 @@ def test_cpu_validation_run_shows_not_rocm_with_fix_and_history(qtbot, ctx):
     assert panel.table.item(rows["GEMM float16 vs CPU"], 1).text() == "skip"
     assert panel.history.list.count() == 1
     assert "1 fail" in panel.summary_label.text()
+    assert "; preset: none" in panel.summary_label.text()  # no preset was active
+
+
+def test_a_shown_run_names_its_preset(qtbot, ctx):
+    run = ValidationRun.from_result(
+        {"started_at": 1.0, "checks": [], "preset": {"id": "r3", "name": "RDNA3 <consumer>"}},
+        python="/p",
+    )
+    tab = make_tab(qtbot, ctx)
+    tab.validation.show_run(run)
+    label = tab.validation.summary_label
+    assert label.text() == (
+        "<b>0 pass, 0 fail, 0 skip</b> — torch n/a (n/a build) in /p; no GPU visible; "
+        "preset: RDNA3 &lt;consumer&gt;"
+    )
 
 
 def test_history_compare_and_export_buttons(qtbot, ctx, tmp_path):

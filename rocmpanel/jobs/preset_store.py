@@ -1,0 +1,271 @@
+"""The built-in presets (resources/presets.yaml) and the user's presets (one file each).
+
+Re-exported by :mod:`rocmpanel.jobs.presets` (import from there). User presets live in
+``config_dir()/presets`` as ``<id>.yaml``. Every write is atomic and backed up first, under
+the folder's lock; a file that cannot be read is listed in :attr:`PresetStore.problems` and
+never overwritten or removed by the panel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rocmpanel.base import paths
+from rocmpanel.base.atomic import backup_file, write_atomic
+from rocmpanel.base.errors import PanelError
+from rocmpanel.base.locking import locked
+from rocmpanel.base.resources import read_resource
+from rocmpanel.jobs.preset_schema import (
+    ID_MAX,
+    NAME_MAX,
+    NO_PRESET,
+    Preset,
+    PresetError,
+    Problem,
+    dump_preset,
+    parse_preset,
+    parse_preset_list,
+    read_preset_file,
+)
+
+BUILTIN_FILE = "presets.yaml"
+BACKUPS_KEEP = 10
+
+
+@functools.lru_cache(maxsize=1)
+def builtin_presets() -> tuple[Preset, ...]:
+    """The built-ins from resources/presets.yaml (validated; a bad one is a bug: raises)."""
+    return parse_preset_list(read_resource(BUILTIN_FILE), BUILTIN_FILE, builtin=True)
+
+
+def slug(name: str) -> str:
+    """An id made from a name: ``RDNA3 consumer (copy)`` -> ``rdna3-consumer-copy``."""
+    text = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:ID_MAX].strip("-")
+    return text if text and text != NO_PRESET else "preset"
+
+
+def _with_suffix(ident: str, number: int) -> str:
+    tail = f"-{number}"
+    return ident[: ID_MAX - len(tail)].rstrip("-") + tail
+
+
+def _named(name: str, suffix: str) -> str:
+    return name[: NAME_MAX - len(suffix)].rstrip() + suffix
+
+
+@dataclass
+class PresetStore:
+    """Built-ins plus the user's presets in ``folder`` (default config_dir()/presets),
+    one ``<id>.yaml`` each. Writes are atomic, backed up first and locked; a file that
+    cannot be read is reported in ``problems`` and never overwritten."""
+
+    folder: Path | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def root(self) -> Path:
+        return self.folder if self.folder is not None else paths.config_dir() / "presets"
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def _scan(self) -> tuple[list[Preset], list[Problem]]:
+        """The readable user presets and the files that are not (by file name)."""
+        builtins = builtin_presets()
+        taken_ids = {p.id for p in builtins}
+        taken_names = {p.name.casefold(): p.id for p in builtins}
+        presets: list[Preset] = []
+        problems: list[Problem] = []
+        try:
+            entries = sorted(self.root.glob("*.yaml"))
+        except OSError as exc:
+            problems.append(Problem(self.root, f"{self.root}: cannot be read: {exc}"))
+            return presets, problems
+        for path in entries:
+            if path.is_symlink():
+                problems.append(
+                    Problem(
+                        path,
+                        f"{path}: file: is a symbolic link; presets are read from "
+                        "regular files only",
+                    )
+                )
+                continue
+            try:
+                preset = read_preset_file(path)
+            except PresetError as exc:
+                problems.append(Problem(path, exc.message))
+                continue
+            clash = None
+            if preset.id != path.stem:
+                clash = (
+                    f"its id {preset.id!r} does not match the file name; rename the file "
+                    f"to {preset.id}.yaml"
+                )
+            elif preset.id in taken_ids:
+                clash = f"the id {preset.id!r} is taken by another preset"
+            elif preset.name.casefold() in taken_names:
+                clash = (
+                    f"the name {preset.name!r} is taken by {taken_names[preset.name.casefold()]!r}"
+                )
+            if clash is not None:
+                problems.append(Problem(path, f"{path}: {clash}"))
+                continue
+            taken_ids.add(preset.id)
+            taken_names[preset.name.casefold()] = preset.id
+            presets.append(preset)
+        presets.sort(key=lambda p: (p.name.casefold(), p.id))
+        return presets, problems
+
+    def all(self) -> list[Preset]:
+        """Built-ins first, then user presets by name; refreshes ``problems``."""
+        users, problems = self._scan()
+        self.problems = problems
+        return [*builtin_presets(), *users]
+
+    def get(self, ident: str) -> Preset:
+        """By id or name (case-insensitive); PanelError naming the known ones."""
+        every = self.all()
+        for preset in every:
+            if preset.id == ident:
+                return preset
+        wanted = ident.strip().casefold()
+        for preset in every:
+            if preset.id.casefold() == wanted or preset.name.casefold() == wanted:
+                return preset
+        known = ", ".join(p.id for p in every)
+        raise PanelError(f"There is no preset {ident!r}. Known presets: {known}.")
+
+    # ---- writing -------------------------------------------------------------------------
+
+    def _lock(self, refused: str) -> AbstractContextManager[None]:
+        return locked(self.root, refused=refused)
+
+    def _checked(self, preset: Preset) -> Preset:
+        """``preset`` as its file would read back (every value checked)."""
+        file = f"{preset.id}.yaml"
+        try:
+            return parse_preset(dump_preset(preset), file)
+        except PresetError as exc:
+            problem = exc.problem.rstrip(".")
+            raise PanelError(f"Preset not saved: {exc.field}: {problem}.") from exc
+
+    def save(self, preset: Preset, *, replace: str | None = None) -> Preset:
+        """Create or update a user preset (``replace``: the id it had, when renamed);
+        PanelError for a built-in id, a clash of id or name, or a bad value.
+
+        Saving a preset whose id exists (and ``replace`` None or that id) updates it.
+        """
+        checked = self._checked(preset)
+        for builtin in builtin_presets():
+            if builtin.id in (checked.id, replace):
+                raise PanelError(
+                    f"Preset not saved: {builtin.id!r} is a built-in preset and cannot be "
+                    "changed; duplicate it and edit the copy."
+                )
+            if builtin.name.casefold() == checked.name.casefold():
+                raise PanelError(
+                    f"Preset not saved: the name {checked.name!r} is a built-in preset's; "
+                    "choose another name."
+                )
+        with self._lock("Preset not saved"):
+            return self._write(checked, replace)
+
+    def _write(self, preset: Preset, replace: str | None) -> Preset:
+        users, problems = self._scan()
+        self.problems = problems
+        target = self.root / f"{preset.id}.yaml"
+        for problem in problems:
+            if problem.path == target:
+                raise PanelError(
+                    f"Preset not saved: {target} exists but cannot be read, and rocmpanel "
+                    "never overwrites such a file; fix or move it, or choose another id."
+                )
+        mine = replace if replace is not None else preset.id
+        for other in users:
+            if other.id == mine:
+                continue
+            if other.id == preset.id:
+                raise PanelError(
+                    f"Preset not saved: the id {preset.id!r} is taken by {other.name!r}; "
+                    "choose another id."
+                )
+            if other.name.casefold() == preset.name.casefold():
+                raise PanelError(
+                    f"Preset not saved: the name {preset.name!r} is taken by the preset "
+                    f"{other.id!r}; choose another name."
+                )
+        if replace is not None and replace != preset.id:
+            old = self.root / f"{replace}.yaml"
+            if not any(u.id == replace for u in users):
+                raise PanelError(
+                    f"Preset not saved: there is no user preset {replace!r} to rename."
+                )
+        else:
+            old = None
+        backup_file(target, paths.backups_dir(), BACKUPS_KEEP)
+        write_atomic(target, dump_preset(preset).encode("utf-8"))
+        if old is not None:
+            backup_file(old, paths.backups_dir(), BACKUPS_KEEP)
+            try:
+                old.unlink()
+            except OSError as exc:
+                raise PanelError(
+                    f"The preset was saved as {target.name}, but its old file {old} could not "
+                    f"be removed ({exc.strerror or exc}); remove it by hand."
+                ) from exc
+        return dataclasses.replace(preset, builtin=False, path=target)
+
+    def delete(self, ident: str) -> None:
+        """Delete a user preset (backed up first); PanelError for a built-in."""
+        preset = self.get(ident)
+        if preset.builtin or preset.path is None:
+            raise PanelError(f"{preset.name!r} is a built-in preset and cannot be deleted.")
+        with self._lock("Preset not deleted"):
+            backup_file(preset.path, paths.backups_dir(), BACKUPS_KEEP)
+            try:
+                preset.path.unlink()
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise PanelError(
+                    f"Preset not deleted: {preset.path} could not be removed "
+                    f"({exc.strerror or exc})."
+                ) from exc
+
+    def _free(self, ident: str, name: str) -> tuple[str, str]:
+        """``ident``/``name``, or the first ``-N`` / `` (N)`` variant no preset uses."""
+        every = self.all()
+        ids = {p.id for p in every} | {p.path.stem for p in self.problems}
+        names = {p.name.casefold() for p in every}
+        number = 1
+        new_id, new_name = ident, name
+        while new_id in ids or new_name.casefold() in names:
+            number += 1
+            new_id = _with_suffix(ident, number)
+            new_name = _named(name, f" ({number})")
+        return new_id, new_name
+
+    def duplicate(self, ident: str, name: str | None = None) -> Preset:
+        """Copy any preset into a new user preset ("<name> (copy)" by default)."""
+        source = self.get(ident)
+        wanted = name if name is not None else _named(source.name, " (copy)")
+        new_id, new_name = self._free(slug(wanted), wanted)
+        copy = dataclasses.replace(source, id=new_id, name=new_name, builtin=False, path=None)
+        return self.save(copy)
+
+    def import_file(self, path: Path) -> Preset:
+        """Read, validate and add a preset file (a clash of id/name gets a new one)."""
+        preset = read_preset_file(path)
+        new_id, new_name = self._free(preset.id, preset.name)
+        return self.save(dataclasses.replace(preset, id=new_id, name=new_name, path=None))
+
+    def export(self, ident: str, path: Path) -> None:
+        """Write a preset (built-in or user) as a preset file, atomically."""
+        preset = self.get(ident)
+        backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
+        write_atomic(path, dump_preset(preset).encode("utf-8"))

@@ -1,0 +1,181 @@
+"""The Tuning tab's items: every tuning snippet the guide hands out, answered, and the
+settings ROCm users need; searchable, each with what it really does, the verdict, what to
+use instead and the sources. An item with a preset setting can be added to a preset."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.report import report
+from rocmpanel.tuning.items import TuningItem, load_items, search
+
+VERDICTS = {
+    "use": "Useful: a preset setting does it",
+    "not_useful": "Not useful on ROCm",
+    "caution": "Use with care",
+}
+
+
+def verdict_text(item: TuningItem) -> str:
+    return VERDICTS.get(item.verdict, item.verdict)
+
+
+def _sections(item: TuningItem) -> list[tuple[str, str]]:
+    return [
+        ("The guide says", item.guide_says.strip()),
+        ("What it really does", item.what_it_does.strip()),
+        ("What to use instead", item.instead.strip()),
+    ]
+
+
+def describe_item(item: TuningItem) -> str:
+    """An item as plain text (the preset editor's "?")."""
+    parts = [item.title, f"Verdict: {verdict_text(item)}"]
+    if item.snippet.strip():
+        parts.append(f"Snippet: {item.snippet.strip()}")
+    parts += [f"{label}: {text}" for label, text in _sections(item) if text]
+    if item.sources:
+        parts.append("Sources: " + "; ".join(item.sources))
+    return "\n\n".join(parts)
+
+
+def item_html(item: TuningItem) -> str:
+    """An item as the details pane shows it."""
+    esc = html.escape
+    out = [f"<h3>{esc(item.title)}</h3>"]
+    if item.snippet.strip():
+        out.append(f"<pre>{esc(item.snippet.strip())}</pre>")
+    out.append(f"<p><b>Verdict:</b> {esc(verdict_text(item))}</p>")
+    out += [f"<p><b>{label}:</b> {esc(text)}</p>" for label, text in _sections(item) if text]
+    if item.setting is not None:
+        kind, key = item.setting
+        out.append(f"<p><b>Preset setting:</b> {esc(kind)} {esc(key)}</p>")
+    where = ", ".join(item.archs) if item.archs else "no AMD GPU"
+    out.append(f"<p><b>Has an effect on:</b> {esc(where)}</p>")
+    if item.torch.strip():
+        out.append(f"<p><b>Torch:</b> {esc(item.torch.strip())}</p>")
+    if item.sources:
+        listed = "".join(f"<li>{esc(source)}</li>" for source in item.sources)
+        out.append(f"<p><b>Sources:</b></p><ul>{listed}</ul>")
+    return "".join(out)
+
+
+class ItemsPanel(QWidget):
+    """Search box, the matching items, and the chosen one's details. ``add_requested``
+    carries (kind, key) of the setting to add to a preset."""
+
+    add_requested = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.items: Sequence[TuningItem] = ()
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setPlaceholderText(
+            "Search the guide's snippets and the ROCm settings (e.g. flash, 碎片, tf32)"
+        )
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
+        search_label = QLabel("&Search:", self)
+        search_label.setBuddy(self.search_edit)
+        self.list = QListWidget(self)
+        self.list.setAccessibleName("Tuning items")
+        self.list.currentItemChanged.connect(self._on_list_current_changed)
+        self.details = QTextBrowser(self)
+        self.details.setOpenExternalLinks(False)
+        self.count_label = QLabel(self)
+        self.add_button = QPushButton("&Add to preset…", self)
+        self.add_button.setEnabled(False)
+        self.add_button.clicked.connect(lambda _checked=False: self.add_selected())
+        top = QHBoxLayout()
+        top.addWidget(search_label)
+        top.addWidget(self.search_edit, 1)
+        top.addWidget(self.count_label)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.list)
+        split.addWidget(self.details)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.add_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        layout.addLayout(bottom)
+        try:
+            self.items = load_items()
+        except PanelError as exc:  # a broken resource: say so, keep the tab
+            self.details.setPlainText(report(exc, "Reading the tuning items"))
+        self.filter("")
+
+    def filter(self, text: str) -> list[TuningItem]:
+        """Show the items matching ``text`` (every word must match; "" = all)."""
+        found = search(self.items, text)
+        self.list.clear()
+        for item in found:
+            marker = " — not useful on ROCm" if item.verdict == "not_useful" else ""
+            row = QListWidgetItem(f"{item.title}{marker}", self.list)
+            row.setData(Qt.ItemDataRole.UserRole, item)
+        self.count_label.setText(f"{len(found)} of {len(self.items)}")
+        if found:
+            self.list.setCurrentRow(0)
+        else:
+            self.details.setPlainText(
+                f"No item matches “{text}”." if text else "No tuning items are available."
+            )
+            self.add_button.setEnabled(False)
+        return found
+
+    def _item_at(self, row: int) -> TuningItem:
+        item: TuningItem = self.list.item(row).data(Qt.ItemDataRole.UserRole)
+        return item
+
+    def shown_ids(self) -> list[str]:
+        return [self._item_at(row).id for row in range(self.list.count())]
+
+    def selected(self) -> TuningItem | None:
+        row = self.list.currentRow()
+        return self._item_at(row) if row >= 0 else None
+
+    def select(self, ident: str) -> bool:
+        for row in range(self.list.count()):
+            if self._item_at(row).id == ident:
+                self.list.setCurrentRow(row)
+                return True
+        return False
+
+    @Slot(str)
+    def _on_search_edit_text_changed(self, text: str) -> None:
+        self.filter(text)
+
+    @Slot()
+    def _on_list_current_changed(self) -> None:
+        item = self.selected()
+        if item is None:
+            return
+        self.details.setHtml(item_html(item))
+        self.add_button.setEnabled(item.setting is not None)
+        self.add_button.setToolTip(
+            "" if item.setting is not None else "No preset setting does this."
+        )
+
+    def add_selected(self) -> None:
+        item = self.selected()
+        if item is not None and item.setting is not None:
+            self.add_requested.emit(*item.setting)

@@ -1,0 +1,365 @@
+"""The preset editor: a form (name, description, archs, variables, torch settings) and the
+same preset as raw YAML; switching tabs converts one into the other.
+
+Both sides are checked by the one schema (``jobs.presets.parse_preset``): the form is
+turned into preset YAML and parsed, so the form can never accept what a file would not.
+Variable values are also checked live against the env catalogue, row by row. Save stays
+disabled while the preset is invalid, and the problem (file, line, field) shows under it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.envvars.catalogue import load_catalogue
+from rocmpanel.gui.report import report
+from rocmpanel.jobs.preset_store import slug
+from rocmpanel.jobs.presets import ARCHS, Item, Preset, PresetError, dump_preset, parse_preset
+from rocmpanel.tuning.items import item_for_setting
+from rocmpanel.tuning.views.items_panel import describe_item
+from rocmpanel.tuning.views.torch_form import TorchForm
+
+ERROR_COLOR = QColor("#b00020")
+
+
+def format_value(value: Any) -> str:
+    """An item's value as one short line."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={format_value(v)}" for k, v in value.items())
+    return str(value)
+
+
+def tuning_item_text(kind: str, key: str) -> str | None:
+    """What the items list says about the setting ``key`` of ``kind`` ("env" | "torch");
+    None when it says nothing."""
+    try:
+        item = item_for_setting(kind, key)
+    except PanelError as exc:  # a broken items resource must not break the editor
+        return report(exc, "Reading the tuning items")
+    return describe_item(item) if item is not None else None
+
+
+class PresetEditor(QDialog):
+    """Edit ``original`` (None: a new preset). ``save_requested(preset)`` asks the owner to
+    save; it answers with :meth:`accept` or :meth:`show_error`."""
+
+    save_requested = Signal(object)
+
+    def __init__(
+        self, original: Preset | None, parent: QWidget | None = None, *, platform: str = "linux"
+    ) -> None:
+        super().__init__(parent)
+        self.original = original
+        self.platform = platform
+        self.catalogue = load_catalogue()
+        self.file = original.path.name if original and original.path else "new preset"
+        self._meta: dict[tuple[str, str], dict[str, Any]] = {}
+        self._filling = False
+        self._ident = original.id if original is not None else ""
+        self._ident_name = original.name if original is not None else ""
+        self.explained: QMessageBox | None = None
+        self.current: Preset | None = None
+        self.error = ""
+        self.setWindowTitle(f"Edit preset: {original.name}" if original else "New preset")
+        self.resize(760, 640)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._build_form(), "&Form")
+        self.raw_edit = QPlainTextEdit(self)
+        self.raw_edit.setAccessibleName("Preset as YAML")
+        self.raw_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.raw_edit.textChanged.connect(self._validate)
+        self.tabs.addTab(self.raw_edit, "&Raw YAML")
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #b00020;")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.buttons.accepted.connect(self.request_save)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+        start = original or Preset("new-preset", "New preset", archs=("any",))
+        self._fill_form(start)
+        self._validate()
+
+    # -- the form ----------------------------------------------------------------------
+    def _build_form(self) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout()
+        self.name_edit = QLineEdit(page)
+        self.name_edit.textChanged.connect(self._validate)
+        form.addRow("&Name:", self.name_edit)
+        self.description_edit = QPlainTextEdit(page)
+        self.description_edit.setMaximumHeight(60)
+        self.description_edit.textChanged.connect(self._validate)
+        form.addRow("&Description:", self.description_edit)
+        archs = QHBoxLayout()
+        self.arch_boxes: dict[str, QCheckBox] = {}
+        for arch in ARCHS:
+            box = QCheckBox(arch.upper() if arch != "any" else "any", page)
+            box.toggled.connect(self._validate)
+            archs.addWidget(box)
+            self.arch_boxes[arch] = box
+        archs.addStretch(1)
+        form.addRow("Suits:", archs)
+
+        env_box = QGroupBox("Environment variables", page)
+        self.env_table = QTableWidget(0, 3, env_box)
+        self.env_table.setHorizontalHeaderLabels(["Variable", "Value", "Check"])
+        self.env_table.horizontalHeader().setStretchLastSection(True)
+        self.env_table.setColumnWidth(0, 320)  # the names are long (TORCH_ROCM_AOTRITON_...)
+        self.env_table.setColumnWidth(1, 140)
+        self.env_table.itemChanged.connect(self._validate)
+        add = QPushButton("&Add variable", env_box)
+        add.clicked.connect(lambda _checked=False: self.add_env_row("", ""))
+        remove = QPushButton("Re&move variable", env_box)
+        remove.clicked.connect(lambda _checked=False: self.remove_env_row())
+        env_help = QToolButton(env_box)
+        env_help.setText("?")
+        env_help.setToolTip("What the tuning items say about the selected variable")
+        env_help.clicked.connect(lambda _checked=False: self._explain_env())
+        env_buttons = QHBoxLayout()
+        for widget in (add, remove, env_help):
+            env_buttons.addWidget(widget)
+        env_buttons.addStretch(1)
+        env_layout = QVBoxLayout(env_box)
+        env_layout.addWidget(self.env_table)
+        env_layout.addLayout(env_buttons)
+
+        self.torch_form = TorchForm(page)
+        self.torch_form.changed.connect(self._validate)
+        self.torch_form.help_requested.connect(lambda key: self.explain("torch", key))
+
+        layout = QVBoxLayout(page)
+        layout.addLayout(form)
+        layout.addWidget(env_box, 1)
+        layout.addWidget(self.torch_form)
+        return page
+
+    def add_env_row(self, name: str, value: str) -> int:
+        row = self.env_table.rowCount()
+        self.env_table.insertRow(row)
+        self.env_table.setItem(row, 0, QTableWidgetItem(name))
+        self.env_table.setItem(row, 1, QTableWidgetItem(value))
+        check = QTableWidgetItem("")
+        check.setFlags(check.flags() & ~check.flags().ItemIsEditable)
+        self.env_table.setItem(row, 2, check)
+        self._validate()
+        return row
+
+    def remove_env_row(self) -> None:
+        row = self.env_table.currentRow()
+        if row >= 0:
+            self.env_table.removeRow(row)
+            self._validate()
+
+    def explain(self, kind: str, key: str) -> str:
+        """Show what the tuning items say about ``key``; returns the text shown."""
+        text = tuning_item_text(kind, key) or f"The tuning items say nothing about {key}."
+        box = QMessageBox(QMessageBox.Icon.Information, key, text, parent=self)
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.explained = box
+        return text
+
+    def _explain_env(self) -> None:
+        row = self.env_table.currentRow()
+        cell = self.env_table.item(row, 0) if row >= 0 else None
+        name = cell.text().strip() if cell is not None else ""
+        if name:
+            self.explain("env", name)
+
+    def add_setting(self, kind: str, key: str) -> None:
+        """Bring the setting ``key`` into view to be set (the items panel's "Add to
+        preset…"): a variable gets a row (its value to fill in), a torch setting its
+        widget focused."""
+        self.tabs.setCurrentIndex(0)
+        if kind == "env":
+            names = [
+                (self.env_table.item(row, 0) or QTableWidgetItem()).text()
+                for row in range(self.env_table.rowCount())
+            ]
+            row = names.index(key) if key in names else self.add_env_row(key, "")
+            self.env_table.setCurrentCell(row, 1)
+            self.env_table.setFocus()
+            return
+        button = self.torch_form.help_buttons.get(key)
+        if button is not None:
+            button.setFocus()
+
+    # -- form <-> data ------------------------------------------------------------------
+    def _item_data(self, kind: str, key: str, value: Any) -> Any:
+        meta = self._meta.get((kind, key))
+        if not meta:
+            return value
+        return {"value": value, **meta}
+
+    def form_data(self) -> dict[str, Any]:
+        """The form as the mapping a preset file holds."""
+        name = self.name_edit.text().strip()
+        # The id stays while the name does (a renamed preset gets an id from its name).
+        ident = self._ident if self._ident and name == self._ident_name else slug(name)
+        data: dict[str, Any] = {
+            "id": ident,
+            "name": name,
+            "description": self.description_edit.toPlainText().strip(),
+            "archs": [arch for arch, box in self.arch_boxes.items() if box.isChecked()],
+        }
+        env: dict[str, Any] = {}
+        for row in range(self.env_table.rowCount()):
+            key = (self.env_table.item(row, 0) or QTableWidgetItem()).text().strip()
+            value = (self.env_table.item(row, 1) or QTableWidgetItem()).text()
+            if key:
+                env[key] = self._item_data("env", key, value)
+        torch: dict[str, Any] = {}
+        values = self.torch_form.values()
+        for key, value in values.items():
+            torch[key] = self._item_data("torch", key, value)
+        if env:
+            data["env"] = env
+        if torch:
+            data["torch"] = torch
+        return data
+
+    def form_text(self) -> str:
+        return yaml.safe_dump(self.form_data(), sort_keys=False, allow_unicode=True)
+
+    def _fill_form(self, preset: Preset) -> None:
+        self._filling = True
+        try:
+            self._meta = {}
+            for item in preset.items():
+                meta: dict[str, Any] = {"why": item.why, "source": item.source}
+                if item.kind == "env" and set(item.platforms) != {"linux", "windows"}:
+                    meta["platforms"] = list(item.platforms)
+                self._meta[(item.kind, item.key)] = {k: v for k, v in meta.items() if v}
+            self.name_edit.setText(preset.name)
+            self.description_edit.setPlainText(preset.description)
+            for arch, box in self.arch_boxes.items():
+                box.setChecked(arch in preset.archs)
+            self.env_table.setRowCount(0)
+            for item in preset.env:
+                self.add_env_row(item.key, str(item.value))
+            self.torch_form.fill({item.key: item.value for item in preset.torch})
+        finally:
+            self._filling = False
+
+    # -- validation ----------------------------------------------------------------------
+    def on_raw_tab(self) -> bool:
+        return self.tabs.currentIndex() == 1
+
+    def _env_problem(self) -> str:
+        """Check each variable row against the catalogue; the first refusal ("" = none)."""
+        first = ""
+        self.env_table.blockSignals(True)
+        try:
+            for row in range(self.env_table.rowCount()):
+                key = (self.env_table.item(row, 0) or QTableWidgetItem()).text().strip()
+                value = (self.env_table.item(row, 1) or QTableWidgetItem()).text()
+                check = self.env_table.item(row, 2)
+                if check is None:
+                    continue
+                if not key:
+                    check.setText("")
+                    continue
+                verdict = self.catalogue.validate(key, value, self.platform)
+                check.setText(verdict.message or "ok")
+                check.setToolTip(verdict.message)
+                check.setForeground(QBrush(ERROR_COLOR if not verdict.accepted else QColor()))
+                if not verdict.accepted and not first:
+                    first = verdict.message
+        finally:
+            self.env_table.blockSignals(False)
+        return first
+
+    @Slot()
+    def _validate(self) -> None:
+        if self._filling:
+            return
+        problem = ""
+        if not self.on_raw_tab():
+            problem = self._env_problem()
+        text = self.raw_edit.toPlainText() if self.on_raw_tab() else self.form_text()
+        self.current = None
+        if not problem:
+            try:
+                self.current = parse_preset(text, self.file)
+            except PresetError as exc:
+                problem = str(exc)
+        self.show_error(problem)
+        self.save_button.setEnabled(self.current is not None)
+
+    def show_error(self, text: str) -> None:
+        self.error = text
+        self.error_label.setText(text)
+
+    def set_saving(self, saving: bool) -> None:
+        self.save_button.setEnabled(not saving and self.current is not None)
+        self.tabs.setEnabled(not saving)
+
+    @Slot(int)
+    def _on_tabs_current_changed(self, index: int) -> None:
+        if index == 1:  # form -> YAML: the form's preset, as a file writes it
+            preset = self.current
+            text = dump_preset(preset) if preset is not None else self.form_text()
+            self.raw_edit.blockSignals(True)
+            self.raw_edit.setPlainText(text)
+            self.raw_edit.blockSignals(False)
+            self._validate()
+            return
+        try:  # YAML -> form: only a valid text converts; otherwise stay and say why
+            preset = parse_preset(self.raw_edit.toPlainText(), self.file)
+        except PresetError as exc:
+            self.tabs.blockSignals(True)
+            self.tabs.setCurrentIndex(1)
+            self.tabs.blockSignals(False)
+            self.show_error(f"{exc} — fix it here before switching to the form.")
+            self.save_button.setEnabled(False)
+            return
+        self._ident, self._ident_name = preset.id, preset.name
+        self._fill_form(preset)
+        self._validate()
+
+    def request_save(self) -> None:
+        """Ask the owner to save the preset shown (nothing happens while it is invalid)."""
+        self._validate()
+        if self.current is not None:
+            self.save_requested.emit(self.current)
+
+    def items(self) -> tuple[Item, ...]:
+        return self.current.items() if self.current is not None else ()

@@ -1,0 +1,442 @@
+"""The Tuning tab's presets: the list (built-ins, the user's, unreadable files), the chosen
+preset's items with their effect on this machine, and the buttons that manage them.
+
+Every read and write of the store runs off the GUI thread through the panel's status line
+(PresetStore reads files and takes locks); the editor and dialogs never block on disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.envvars.checks import current_platform
+from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.status_line import StatusLine
+from rocmpanel.jobs.presets import Preset, PresetStore, Problem
+from rocmpanel.tuning.views.preset_details import PresetDetails, machine_target
+from rocmpanel.tuning.views.preset_editor import PresetEditor
+
+BUILTIN_REFUSED = "“{name}” is built in and cannot be {what}. Duplicate it to make your own."
+
+
+def ask(parent: QWidget, title: str, text: str) -> bool:
+    """A yes/no question (tests replace it)."""
+    answer = QMessageBox.question(parent, title, text)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def open_file_name(parent: QWidget) -> str:
+    """The preset file to import ("" = cancelled; tests replace it)."""
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Import a preset", str(Path.home()), "Preset files (*.yaml *.yml)"
+    )
+    return path
+
+
+def save_file_name(parent: QWidget, suggested: str) -> str:
+    """Where to export a preset ("" = cancelled; tests replace it)."""
+    path, _ = QFileDialog.getSaveFileName(
+        parent, "Export a preset", str(Path.home() / suggested), "Preset files (*.yaml)"
+    )
+    return path
+
+
+class PresetList(QListWidget):
+    """The presets; Delete asks to delete the current one, Enter edits it."""
+
+    delete_pressed = Signal()
+    enter_pressed = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Delete:
+            self.delete_pressed.emit()
+        elif event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.enter_pressed.emit()
+        else:
+            super().keyPressEvent(event)
+
+
+class PresetsPanel(QWidget):
+    """Presets list + details + actions. ``presets_changed`` follows each read of the store
+    (the benchmark and items panels list the same presets)."""
+
+    presets_changed = Signal(list)
+
+    def __init__(
+        self, ctx: AppContext, store: PresetStore | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.store = store if store is not None else PresetStore()
+        self.presets: list[Preset] = []
+        self.problems: list[Problem] = []
+        self.editor: PresetEditor | None = None
+        self.persist_dialog: QWidget | None = None
+        self._select_after: str | None = None
+        self._message_after = ""
+
+        self.list = PresetList(self)
+        self.list.setAccessibleName("Presets")
+        self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.list.currentItemChanged.connect(self._on_list_current_changed)
+        self.list.delete_pressed.connect(self.delete_selected)
+        self.list.enter_pressed.connect(self.edit_selected)
+        self.list.itemDoubleClicked.connect(lambda _item: self.edit_selected())
+        self.problems_label = QLabel(self)
+        self.problems_label.setWordWrap(True)
+        self.problems_label.setStyleSheet("color: #b00020;")
+        self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problems_label.hide()
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.list, 1)
+        left_layout.addWidget(self.problems_label)
+
+        self.details = PresetDetails(self)
+        right = self.details
+
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
+
+        self.use_button = self._button("&Use for jobs", self.use_selected)
+        self.stop_button = self._button("S&top using", self.stop_using)
+        self.new_button = self._button("&New…", self.new_preset)
+        self.duplicate_button = self._button("Dupli&cate", self.duplicate_selected)
+        self.edit_button = self._button("&Edit…", self.edit_selected)
+        self.delete_button = self._button("De&lete", self.delete_selected)
+        self.import_button = self._button("I&mport…", self.import_preset)
+        self.export_button = self._button("E&xport…", self.export_selected)
+        self.persist_button = self._button(
+            "Also set these variables for programs &outside rocmpanel…", self.persist_selected
+        )
+        row = QHBoxLayout()
+        for button in (
+            self.use_button,
+            self.stop_button,
+            self.new_button,
+            self.duplicate_button,
+            self.edit_button,
+            self.delete_button,
+            self.import_button,
+            self.export_button,
+        ):
+            row.addWidget(button)
+        row.addStretch(1)
+        self.active_label = QLabel(self)
+        self.status = StatusLine(self)
+        self.status.busy_changed.connect(lambda _busy: self._update_buttons())
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.active_label)
+        layout.addWidget(split, 1)
+        layout.addLayout(row)
+        persist_row = QHBoxLayout()
+        persist_row.addWidget(self.persist_button)
+        persist_row.addStretch(1)
+        layout.addLayout(persist_row)
+        layout.addWidget(self.status)
+
+        ctx.active_preset.changed.connect(self._on_active_changed)
+        ctx.inventory.changed.connect(lambda _inventory: self._show_selected())
+        ctx.probe_result.changed.connect(self._show_selected)
+        self._on_active_changed()
+        self.refresh()
+
+    def _button(self, text: str, slot: Callable[[], object]) -> QPushButton:
+        button = QPushButton(text, self)
+        button.clicked.connect(lambda _checked=False: slot())
+        return button
+
+    # -- reading -------------------------------------------------------------------------
+    def refresh(self, select: str | None = None, message: str = "") -> bool:
+        """Read the store again (in the background); ``select``: the id to select then,
+        ``message``: what to say then (a message shown before the read would be replaced
+        by it)."""
+        self._select_after = select or self.selected_id()
+        self._message_after = message
+
+        def work() -> tuple[list[Preset], list[Problem]]:
+            presets = self.store.all()
+            return presets, list(self.store.problems)
+
+        return self.status.run("Reading the presets", work, self._on_read)
+
+    def _on_read(self, result: Any, error: BaseException | None) -> None:
+        if error is not None or result is None:
+            self.status.show_error(error or PanelError("The presets could not be read."))
+            return
+        self.presets, self.problems = result
+        self._fill_list()
+        if self._message_after:
+            self.status.show_message(self._message_after)
+        self.presets_changed.emit(list(self.presets))
+
+    def _fill_list(self) -> None:
+        wanted = self._select_after
+        self.list.blockSignals(True)
+        self.list.clear()
+        for preset in self.presets:
+            text = f"{preset.name}  (built in)" if preset.builtin else preset.name
+            item = QListWidgetItem(text, self.list)
+            item.setData(Qt.ItemDataRole.UserRole, preset.id)
+            item.setToolTip(preset.description)
+        self.list.blockSignals(False)
+        ids = [preset.id for preset in self.presets]
+        row = ids.index(wanted) if wanted in ids else (0 if ids else -1)
+        self.list.setCurrentRow(row)
+        self._show_selected()
+        if self.problems:
+            lines = [f"{problem.path}: {problem.message}" for problem in self.problems]
+            self.problems_label.setText(
+                "These preset files could not be read and are left as they are:\n"
+                + "\n".join(lines)
+            )
+            self.problems_label.show()
+        else:
+            self.problems_label.hide()
+
+    # -- the selected preset -----------------------------------------------------------
+    def selected_id(self) -> str | None:
+        item = self.list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def selected(self) -> Preset | None:
+        ident = self.selected_id()
+        return next((p for p in self.presets if p.id == ident), None)
+
+    def select(self, ident: str) -> None:
+        for row in range(self.list.count()):
+            if self.list.item(row).data(Qt.ItemDataRole.UserRole) == ident:
+                self.list.setCurrentRow(row)
+                return
+
+    @Slot()
+    def _on_list_current_changed(self) -> None:
+        self._show_selected()
+
+    @Slot()
+    def _show_selected(self) -> None:
+        preset = self.selected()
+        self._update_buttons()
+        try:
+            self.details.show_preset(preset, machine_target(self.ctx), bool(self.presets))
+        except (PanelError, ValueError) as exc:
+            self.status.show_error(exc, "Checking the preset's effects")
+
+    def _update_buttons(self) -> None:
+        idle = not self.status.busy
+        preset = self.selected()
+        chosen = preset is not None and idle
+        active = self.ctx.active_preset.ident
+        self.use_button.setEnabled(chosen and preset is not None and preset.id != active)
+        self.stop_button.setEnabled(idle and bool(self.ctx.active_preset.ident))
+        self.new_button.setEnabled(idle)
+        self.import_button.setEnabled(idle)
+        for button in (
+            self.duplicate_button,
+            self.edit_button,
+            self.delete_button,
+            self.export_button,
+        ):
+            button.setEnabled(chosen)
+        self.persist_button.setEnabled(chosen and bool(preset and preset.env))
+
+    # -- the active preset -------------------------------------------------------------
+    @Slot()
+    def _on_active_changed(self) -> None:
+        holder = self.ctx.active_preset
+        self.active_label.setText(
+            f"Jobs run under the preset “{holder.name}”."
+            if holder.ident
+            else "Jobs run without a preset (their environment as it is)."
+        )
+        self._update_buttons()
+
+    def set_active(self, preset: Preset | None) -> bool:
+        """Make ``preset`` (None: no preset) the one every job runs under, and keep it in
+        the settings; False when the settings could not be saved (nothing changes)."""
+        ident = preset.id if preset is not None else ""
+        general = self.ctx.settings.general
+        before = general.active_preset
+        general.active_preset = ident
+        try:
+            self.ctx.settings.save()
+        except PanelError as exc:
+            general.active_preset = before
+            self.status.show_error(exc, "Saving the active preset")
+            return False
+        self.ctx.active_preset.set(ident, preset.name if preset is not None else "")
+        return True
+
+    def use_selected(self) -> None:
+        preset = self.selected()
+        if preset is not None and self.set_active(preset):
+            self.status.show_message(f"Jobs started from now on run under “{preset.name}”.")
+
+    def stop_using(self) -> None:
+        if self.set_active(None):
+            self.status.show_message("Jobs started from now on run without a preset.")
+
+    # -- managing presets --------------------------------------------------------------
+    def _refused(self, preset: Preset, what: str) -> None:
+        """A built-in cannot be changed: say so and offer a copy."""
+        text = BUILTIN_REFUSED.format(name=preset.name, what=what)
+        self.status.show_message(text)
+        if ask(self, "Built-in preset", f"{text}\n\nMake a copy now?"):
+            self.duplicate_selected()
+
+    def _store_call(self, doing: str, work: Callable[[], Any], done: Callable[[Any], None]) -> bool:
+        def on_done(result: Any, error: BaseException | None) -> None:
+            if error is not None:
+                self.status.show_error(error, doing)
+                return
+            done(result)
+
+        return self.status.run(doing, work, on_done)
+
+    def new_preset(self) -> None:
+        self.open_editor(None)
+
+    def edit_selected(self) -> None:
+        preset = self.selected()
+        if preset is None:
+            return
+        if preset.builtin:
+            self._refused(preset, "edited")
+            return
+        self.open_editor(preset)
+
+    def edit_preset(self, ident: str) -> PresetEditor | None:
+        """Open the editor on the user preset ``ident`` (the items panel's "Add to
+        preset…"); None if it is not one."""
+        preset = next((p for p in self.presets if p.id == ident and not p.builtin), None)
+        if preset is None:
+            return None
+        self.select(ident)
+        return self.open_editor(preset)
+
+    def open_editor(self, preset: Preset | None) -> PresetEditor:
+        editor = PresetEditor(preset, self, platform=current_platform())
+        editor.save_requested.connect(partial(self._on_editor_save_requested, editor))
+        editor.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.editor = editor
+        editor.open()
+        return editor
+
+    def _on_editor_save_requested(self, editor: PresetEditor, preset: Preset) -> None:
+        replace = editor.original.id if editor.original is not None else None
+
+        def done(result: Any, error: BaseException | None) -> None:
+            if error is not None:
+                editor.show_error(self.status.show_error(error, "Saving the preset"))
+                editor.set_saving(False)
+                return
+            saved: Preset = result
+            editor.set_saving(False)
+            editor.accept()
+            holder = self.ctx.active_preset
+            if replace is not None and holder.ident == replace:
+                self.set_active(saved)  # the active preset was renamed: follow it
+            self.refresh(saved.id, f"Saved “{saved.name}” ({saved.path}).")
+
+        editor.set_saving(True)
+        if not self.status.run(
+            "Saving the preset", partial(self.store.save, preset, replace=replace), done
+        ):
+            editor.set_saving(False)
+            editor.show_error("The presets are busy: save again in a moment.")
+
+    def duplicate_selected(self) -> None:
+        preset = self.selected()
+        if preset is None:
+            return
+        self._store_call(
+            "Duplicating the preset",
+            partial(self.store.duplicate, preset.id),
+            self._after_added,
+        )
+
+    def _after_added(self, preset: Preset) -> None:
+        self.refresh(preset.id, f"Added “{preset.name}” ({preset.path}).")
+
+    def delete_selected(self) -> None:
+        preset = self.selected()
+        if preset is None:
+            return
+        if preset.builtin:
+            self._refused(preset, "deleted")
+            return
+        question = f"Delete the preset “{preset.name}”? A backup of its file is kept."
+        if not ask(self, "Delete preset", question):
+            return
+        self._store_call(
+            "Deleting the preset",
+            partial(self.store.delete, preset.id),
+            lambda _none: self._after_deleted(preset),
+        )
+
+    def _after_deleted(self, preset: Preset) -> None:
+        message = f"Deleted “{preset.name}”."
+        if self.ctx.active_preset.ident == preset.id and self.set_active(None):
+            message += " It was the preset jobs ran under: they now run without a preset."
+            self.ctx.notify(message)
+        self.refresh(message=message)
+
+    def import_preset(self) -> None:
+        path = open_file_name(self)
+        if not path:
+            return
+        self._store_call(
+            "Importing the preset", partial(self.store.import_file, Path(path)), self._after_added
+        )
+
+    def export_selected(self) -> None:
+        preset = self.selected()
+        if preset is None:
+            return
+        path = save_file_name(self, f"{preset.id}.yaml")
+        if not path:
+            return
+        self._store_call(
+            "Exporting the preset",
+            partial(self.store.export, preset.id, Path(path)),
+            lambda _none: self.status.show_message(f"Exported “{preset.name}” to {path}."),
+        )
+
+    def persist_selected(self) -> None:
+        """Offer the preset's variables to the environment editor (preview, apply, undo)."""
+        from rocmpanel.tuning.views.persist_dialog import PersistDialog
+
+        preset = self.selected()
+        if preset is None:
+            return
+        dialog = PersistDialog(self.ctx, preset, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.persist_dialog = dialog
+        dialog.open()
+
+    def busy(self) -> bool:
+        return self.status.busy

@@ -1,0 +1,191 @@
+"""The preset editor's torch settings: one typed widget per key of ``TORCH_SETTINGS``, each
+"not set" until chosen (a preset carries only what it sets), each with a "?" that shows
+what the tuning items say about it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QToolButton,
+    QWidget,
+)
+
+NOT_SET = "(not set)"
+PRECISIONS = ("highest", "high", "medium")
+SDPA = ("flash", "mem_efficient", "math")
+TUNABLEOP = {
+    "enabled, tuning new shapes": {"enabled": True, "tuning": True},
+    "enabled, known shapes only": {"enabled": True, "tuning": False},
+    "disabled": {"enabled": False},
+}
+
+
+class Optional:
+    """A number that is set only while its box is ticked."""
+
+    def __init__(self, box: QCheckBox, spin: QSpinBox | QDoubleSpinBox) -> None:
+        self.box, self.spin = box, spin
+        spin.setEnabled(False)
+        box.toggled.connect(spin.setEnabled)
+
+    def value(self) -> Any:
+        return self.spin.value() if self.box.isChecked() else None
+
+    def set(self, value: Any) -> None:
+        self.box.setChecked(value is not None)
+        if value is not None:
+            self.spin.setValue(value)
+
+
+def _on_off(combo: QComboBox, value: Any) -> None:
+    combo.setCurrentIndex(0 if value is None else (1 if value else 2))
+
+
+def _tunableop_index(tunable: Any) -> int:
+    if tunable is None:
+        return 0
+    if not tunable.get("enabled"):
+        return 3
+    return 1 if tunable.get("tuning", True) else 2
+
+
+class TorchForm(QGroupBox):
+    """``changed`` follows every edit; ``help_requested(key)`` a click on a "?"."""
+
+    changed = Signal()
+    help_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Torch settings (applied by rocmpanel's workers)", parent)
+        self.help_buttons: dict[str, QToolButton] = {}
+        form = QFormLayout(self)
+        self.precision_combo = self._combo([NOT_SET, *PRECISIONS])
+        form.addRow(
+            self._label("float32 matmul precision:", "float32_matmul_precision"),
+            self.precision_combo,
+        )
+        sdpa = QHBoxLayout()
+        self.sdpa_limit = QCheckBox("only these:", self)
+        self.sdpa_boxes = {name: QCheckBox(name, self) for name in SDPA}
+        for box in (self.sdpa_limit, *self.sdpa_boxes.values()):
+            box.toggled.connect(self.changed)
+            sdpa.addWidget(box)
+        sdpa.addStretch(1)
+        form.addRow(self._label("SDPA backends:", "sdpa_backends"), sdpa)
+        self.fraction = self._optional(QDoubleSpinBox(self), 0.05, 1.0, 0.05)
+        form.addRow(self._label("Memory fraction:", "memory_fraction"), self._row(self.fraction))
+        self.benchmark_combo = self._combo([NOT_SET, "on", "off"])
+        form.addRow(self._label("cudnn/MIOpen benchmark:", "cudnn_benchmark"), self.benchmark_combo)
+        self.threads = self._optional(QSpinBox(self), 1, 1024, 1)
+        form.addRow(self._label("CPU threads:", "cpu_threads"), self._row(self.threads))
+        self.expandable_combo = self._combo([NOT_SET, "on", "off"])
+        self.gc_threshold = self._optional(QDoubleSpinBox(self), 0.05, 0.95, 0.05)
+        self.max_split = self._optional(QSpinBox(self), 20, 1 << 20, 64)
+        self.gc_threshold.box.setText("GC threshold")
+        self.max_split.box.setText("max split MB")
+        alloc = QHBoxLayout()
+        alloc.addWidget(QLabel("expandable segments", self))
+        for widget in (
+            self.expandable_combo,
+            self.gc_threshold.box,
+            self.gc_threshold.spin,
+            self.max_split.box,
+            self.max_split.spin,
+        ):
+            alloc.addWidget(widget)
+        alloc.addStretch(1)
+        form.addRow(self._label("Allocator:", "alloc"), alloc)
+        self.tunableop_combo = self._combo([NOT_SET, *TUNABLEOP])
+        form.addRow(self._label("TunableOp:", "tunableop"), self.tunableop_combo)
+
+    def _combo(self, texts: list[str]) -> QComboBox:
+        combo = QComboBox(self)
+        combo.addItems(texts)
+        combo.currentIndexChanged.connect(self.changed)
+        return combo
+
+    def _label(self, text: str, key: str) -> QWidget:
+        box = QWidget(self)
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel(text, box))
+        button = QToolButton(box)
+        button.setText("?")
+        button.setToolTip(f"What the tuning items say about {key}")
+        button.clicked.connect(lambda _checked=False: self.help_requested.emit(key))
+        self.help_buttons[key] = button
+        row.addWidget(button)
+        return box
+
+    def _optional(
+        self, spin: QSpinBox | QDoubleSpinBox, low: float, high: float, step: float
+    ) -> Optional:
+        spin.setRange(low, high)  # type: ignore[arg-type]
+        spin.setSingleStep(step)  # type: ignore[arg-type]
+        box = QCheckBox("set", self)
+        spin.valueChanged.connect(self.changed)
+        box.toggled.connect(self.changed)
+        return Optional(box, spin)
+
+    @staticmethod
+    def _row(optional: Optional) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(optional.box)
+        row.addWidget(optional.spin)
+        row.addStretch(1)
+        return row
+
+    def values(self) -> dict[str, Any]:
+        """The settings chosen, as a preset file writes their values."""
+        values: dict[str, Any] = {}
+        if self.precision_combo.currentIndex() > 0:
+            values["float32_matmul_precision"] = self.precision_combo.currentText()
+        if self.sdpa_limit.isChecked():
+            values["sdpa_backends"] = [n for n, box in self.sdpa_boxes.items() if box.isChecked()]
+        if self.fraction.value() is not None:
+            values["memory_fraction"] = round(float(self.fraction.value()), 4)
+        if self.benchmark_combo.currentIndex() > 0:
+            values["cudnn_benchmark"] = self.benchmark_combo.currentText() == "on"
+        if self.threads.value() is not None:
+            values["cpu_threads"] = int(self.threads.value())
+        alloc: dict[str, Any] = {}
+        if self.expandable_combo.currentIndex() > 0:
+            alloc["expandable_segments"] = self.expandable_combo.currentText() == "on"
+        if self.gc_threshold.value() is not None:
+            alloc["garbage_collection_threshold"] = round(float(self.gc_threshold.value()), 4)
+        if self.max_split.value() is not None:
+            alloc["max_split_size_mb"] = int(self.max_split.value())
+        if alloc:
+            values["alloc"] = alloc
+        if self.tunableop_combo.currentIndex() > 0:
+            values["tunableop"] = dict(TUNABLEOP[self.tunableop_combo.currentText()])
+        return values
+
+    def fill(self, torch: dict[str, Any]) -> None:
+        """Show ``torch`` (key -> value); a key absent is "not set"."""
+        precision = torch.get("float32_matmul_precision")
+        self.precision_combo.setCurrentIndex(
+            PRECISIONS.index(precision) + 1 if precision in PRECISIONS else 0
+        )
+        sdpa = torch.get("sdpa_backends")
+        self.sdpa_limit.setChecked(sdpa is not None)
+        for name, box in self.sdpa_boxes.items():
+            box.setChecked(sdpa is not None and name in sdpa)
+        self.fraction.set(torch.get("memory_fraction"))
+        _on_off(self.benchmark_combo, torch.get("cudnn_benchmark"))
+        self.threads.set(torch.get("cpu_threads"))
+        alloc = torch.get("alloc") or {}
+        _on_off(self.expandable_combo, alloc.get("expandable_segments"))
+        self.gc_threshold.set(alloc.get("garbage_collection_threshold"))
+        self.max_split.set(alloc.get("max_split_size_mb"))
+        self.tunableop_combo.setCurrentIndex(_tunableop_index(torch.get("tunableop")))

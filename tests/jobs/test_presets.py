@@ -1,0 +1,754 @@
+"""Presets: the schema (errors naming file, line and field), the built-ins, dumping, the
+effect of each item on a machine, a job's environment and the preset a job runs under."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+
+import pytest
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs.presets import (
+    HEADER_VAR,
+    NO_PRESET,
+    TORCH_SETTINGS,
+    Item,
+    Preset,
+    PresetError,
+    PresetStore,
+    Target,
+    builtin_presets,
+    dump_preset,
+    item_effects,
+    parse_preset,
+    parse_preset_list,
+    preset_job_env,
+    resolve,
+)
+
+HEAD = "id: a\nname: A\n"
+
+# (case, text, line, field, problem): each one broken file and the exact error it gets.
+BROKEN = [
+    (
+        "syntax",
+        "id: a\nname: [open\n",
+        3,
+        "file",
+        "not valid YAML: expected ',' or ']', but got '<stream end>'",
+    ),
+    (
+        "tab",
+        "id: a\n\tname: b\n",
+        2,
+        "file",
+        "not valid YAML: found character '\\t' that cannot start any token",
+    ),
+    (
+        "list",
+        "- id: a\n",
+        1,
+        "preset",
+        "a preset must be a mapping with at least id and name; got a list",
+    ),
+    ("empty", "", None, "file", "is empty; a preset needs at least id and name"),
+    (
+        "comment only",
+        "# nothing here\n",
+        None,
+        "file",
+        "is empty; a preset needs at least id and name",
+    ),
+    (
+        "unknown field",
+        HEAD + "colour: red\n",
+        3,
+        "colour",
+        "unknown field; a preset has id, name, description, archs, env, torch",
+    ),
+    ("missing id", "name: A\n", 1, "id", "missing; every preset needs one"),
+    ("missing name", "id: a\n", 1, "name", "missing; every preset needs one"),
+    (
+        "bad id",
+        "id: Bad_Id\nname: A\n",
+        1,
+        "id",
+        "'Bad_Id' is not a usable id: use lower-case letters, digits and -, starting with a "
+        "letter or digit",
+    ),
+    ("id none", "id: none\nname: A\n", 1, "id", "'none' means 'no preset'; choose another id"),
+    (
+        "id too long",
+        "id: " + "a" * 49 + "\nname: A\n",
+        1,
+        "id",
+        "is 49 characters long; at most 48",
+    ),
+    ("name a number", "id: a\nname: 12\n", 2, "name", "must be text; got the number 12"),
+    (
+        "unknown arch",
+        HEAD + "archs: [rdna3, rdna5]\n",
+        3,
+        "archs[1]",
+        "unknown 'rdna5'; use any, rdna2, rdna3, rdna4, cdna2, cdna3, cdna4",
+    ),
+    (
+        "any with others",
+        HEAD + "archs: [any, rdna3]\n",
+        3,
+        "archs",
+        "'any' already covers every architecture",
+    ),
+    (
+        "key twice",
+        HEAD + 'env:\n  AMD_LOG_LEVEL: "1"\n  AMD_LOG_LEVEL: "2"\n',
+        5,
+        "env.AMD_LOG_LEVEL",
+        "written twice in one mapping (lines 4 and 5); keep one",
+    ),
+    (
+        "top key twice",
+        HEAD + "id: b\n",
+        3,
+        "id",
+        "written twice in one mapping (lines 1 and 3); keep one",
+    ),
+    ("key not text", HEAD + "[1]: x\n", 3, "preset", "a key must be plain text; got a list"),
+    (
+        "unknown torch key",
+        HEAD + "torch:\n  num_threads: 8\n",
+        4,
+        "torch.num_threads",
+        "unknown torch setting; use " + ", ".join(TORCH_SETTINGS),
+    ),
+    (
+        "precision",
+        HEAD + "torch:\n  float32_matmul_precision: {value: tf32}\n",
+        4,
+        "torch.float32_matmul_precision.value",
+        "unknown 'tf32'; use highest, high, medium",
+    ),
+    (
+        "fraction above 1",
+        HEAD + "torch:\n  memory_fraction: 1.5\n",
+        4,
+        "torch.memory_fraction",
+        "must be above 0 and at most 1 (a share of GPU memory); got 1.5",
+    ),
+    (
+        "fraction 0",
+        HEAD + "torch:\n  memory_fraction: 0\n",
+        4,
+        "torch.memory_fraction",
+        "must be above 0 and at most 1 (a share of GPU memory); got 0.0",
+    ),
+    (
+        "fraction bool",
+        HEAD + "torch:\n  memory_fraction: true\n",
+        4,
+        "torch.memory_fraction",
+        "must be a number; got the boolean true",
+    ),
+    (
+        "sdpa empty",
+        HEAD + "torch:\n  sdpa_backends: []\n",
+        4,
+        "torch.sdpa_backends",
+        "must not be empty: list one or more of flash, mem_efficient, math",
+    ),
+    (
+        "sdpa unknown",
+        HEAD + "torch:\n  sdpa_backends: [flash, cudnn]\n",
+        4,
+        "torch.sdpa_backends[1]",
+        "unknown 'cudnn'; use flash, mem_efficient, math",
+    ),
+    (
+        "sdpa twice",
+        HEAD + "torch:\n  sdpa_backends: [math, math]\n",
+        4,
+        "torch.sdpa_backends[1]",
+        "'math' is listed twice",
+    ),
+    (
+        "split 19",
+        HEAD + "torch:\n  alloc: {max_split_size_mb: 19}\n",
+        4,
+        "torch.alloc.max_split_size_mb",
+        "must be at least 20; got 19",
+    ),
+    (
+        "gc 1.0",
+        HEAD + "torch:\n  alloc:\n    value: {garbage_collection_threshold: 1.0}\n",
+        5,
+        "torch.alloc.value.garbage_collection_threshold",
+        "must be between 0 and 1 (exclusive); got 1.0",
+    ),
+    (
+        "alloc key",
+        HEAD + "torch:\n  alloc: {backend: native}\n",
+        4,
+        "torch.alloc.backend",
+        "unknown allocator option; use expandable_segments, garbage_collection_threshold, "
+        "max_split_size_mb",
+    ),
+    (
+        "threads 0",
+        HEAD + "torch:\n  cpu_threads: 0\n",
+        4,
+        "torch.cpu_threads",
+        "must be from 1 to 4096; got 0",
+    ),
+    (
+        "benchmark text",
+        HEAD + 'torch:\n  cudnn_benchmark: "yes"\n',
+        4,
+        "torch.cudnn_benchmark",
+        "must be true or false; got the text 'yes'",
+    ),
+    (
+        "tunableop enabled",
+        HEAD + "torch:\n  tunableop: {tuning: false}\n",
+        4,
+        "torch.tunableop.enabled",
+        "missing; say true or false",
+    ),
+    (
+        "env int",
+        HEAD + "env:\n  PYTORCH_TUNABLEOP_ENABLED:\n    value: 1\n",
+        5,
+        "env.PYTORCH_TUNABLEOP_ENABLED.value",
+        'an environment value must be text, got the number 1: write "1" in quotes',
+    ),
+    (
+        "env bool short",
+        HEAD + "env:\n  HIP_LAUNCH_BLOCKING: true\n",
+        4,
+        "env.HIP_LAUNCH_BLOCKING",
+        'an environment value must be text, got the boolean true: write "true" in quotes',
+    ),
+    (
+        "catalogue refuses",
+        HEAD + 'env:\n  HSA_OVERRIDE_GFX_VERSION: "11.0"\n',
+        4,
+        "env.HSA_OVERRIDE_GFX_VERSION",
+        "HSA_OVERRIDE_GFX_VERSION must be MAJOR.MINOR.STEP, three decimal numbers such as 11.0.0 "
+        "(gfx1100) or 10.3.0 (gfx1030); '11.0' has 2 parts. The ROCm runtime rejects any other "
+        "form as invalid and then finds no GPU.",
+    ),
+    (
+        "catalogue choices",
+        HEAD + 'env:\n  MIOPEN_FIND_MODE: "SLOW"\n',
+        4,
+        "env.MIOPEN_FIND_MODE",
+        "MIOPEN_FIND_MODE must be one of NORMAL, FAST, HYBRID, DYNAMIC_HYBRID, 1, 2, 3, 5; "
+        "got 'SLOW'.",
+    ),
+    (
+        "bad name",
+        HEAD + 'env:\n  1BAD: "x"\n',
+        4,
+        "env.1BAD",
+        "not a usable variable name: use letters, digits and _, not starting with a digit",
+    ),
+    (
+        "hip visible empty",
+        HEAD + 'env:\n  HIP_VISIBLE_DEVICES: ""\n',
+        4,
+        "env.HIP_VISIBLE_DEVICES",
+        "set but empty, it hides every GPU; leave the variable out instead",
+    ),
+    (
+        "rocr visible empty",
+        HEAD + 'env:\n  ROCR_VISIBLE_DEVICES: {value: ""}\n',
+        4,
+        "env.ROCR_VISIBLE_DEVICES.value",
+        "set but empty, it hides every GPU; leave the variable out instead",
+    ),
+    (
+        "other empty",
+        HEAD + 'env:\n  AMD_LOG_LEVEL: ""\n',
+        4,
+        "env.AMD_LOG_LEVEL",
+        "an empty value is not the same as an unset one; leave the variable out",
+    ),
+    (
+        "alloc variable",
+        HEAD + 'env:\n  PYTORCH_HIP_ALLOC_CONF: "expandable_segments:True"\n',
+        4,
+        "env.PYTORCH_HIP_ALLOC_CONF",
+        "set the allocator through the `alloc` torch setting; the worker writes it to the "
+        "variable name its torch reads",
+    ),
+    (
+        "header variable",
+        HEAD + 'env:\n  ROCMPANEL_PRESET: "{}"\n',
+        4,
+        "env.ROCMPANEL_PRESET",
+        "rocmpanel sets this variable itself",
+    ),
+    (
+        "item field",
+        HEAD + 'env:\n  AMD_LOG_LEVEL: {value: "1", note: x}\n',
+        4,
+        "env.AMD_LOG_LEVEL.note",
+        "unknown field; an item has value, why, source, platforms",
+    ),
+    (
+        "item without value",
+        HEAD + "env:\n  AMD_LOG_LEVEL: {why: x}\n",
+        4,
+        "env.AMD_LOG_LEVEL.value",
+        "missing; the item needs a value",
+    ),
+    (
+        "platform",
+        HEAD + 'env:\n  AMD_LOG_LEVEL: {value: "1", platforms: [macos]}\n',
+        4,
+        "env.AMD_LOG_LEVEL.platforms[0]",
+        "unknown 'macos'; use linux, windows",
+    ),
+    (
+        "env a list",
+        HEAD + "env: [A]\n",
+        3,
+        "env",
+        "must be a mapping of variable names; got a list",
+    ),
+    (
+        "python tag",
+        "id: a\nname: !!python/object:os.system x\n",
+        2,
+        "name",
+        "must be text; got a value tagged !!python/object:os.system",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "problem"), [c[1:] for c in BROKEN], ids=[c[0] for c in BROKEN]
+)
+def test_a_broken_preset_names_file_line_and_field(
+    text: str, line: int | None, field: str, problem: str
+) -> None:
+    with pytest.raises(PresetError) as caught:
+        parse_preset(text, "my.yaml")
+    error = caught.value
+    assert (error.file, error.line, error.field, error.problem) == ("my.yaml", line, field, problem)
+    where = f"my.yaml, line {line}" if line else "my.yaml"
+    assert error.message == f"{where}: {field}: {problem}"
+
+
+def test_a_dangerous_variable_is_refused_with_what_it_breaks() -> None:
+    with pytest.raises(PresetError) as caught:
+        parse_preset(HEAD + 'env:\n  LD_PRELOAD: "/x.so"\n', "p.yaml")
+    assert caught.value.field == "env.LD_PRELOAD"
+    assert caught.value.problem.startswith("a preset may not set LD_PRELOAD: the dynamic linker")
+
+
+def test_text_over_the_config_limit_is_refused() -> None:
+    text = HEAD + "description: " + "x" * (4 * 1024 * 1024) + "\n"
+    with pytest.raises(PresetError) as caught:
+        parse_preset(text, "big.yaml")
+    assert caught.value.message == "big.yaml: file: is larger than 4 MiB"
+
+
+def test_built_in_items_need_the_long_form_with_why_and_source() -> None:
+    with pytest.raises(PresetError) as caught:
+        parse_preset(HEAD + 'env:\n  AMD_LOG_LEVEL: "1"\n', "b.yaml", builtin=True)
+    assert caught.value.message == (
+        "b.yaml, line 4: env.AMD_LOG_LEVEL: a built-in item is written long: value, why and source"
+    )
+    text = HEAD + 'env:\n  AMD_LOG_LEVEL: {value: "1", source: hip_env}\n'
+    with pytest.raises(PresetError) as caught:
+        parse_preset(text, "b.yaml", builtin=True)
+    assert (
+        caught.value.message == "b.yaml, line 4: env.AMD_LOG_LEVEL.why: a built-in item needs one"
+    )
+    assert parse_preset(text, "user.yaml").env[0].why == ""  # a user preset may leave it out
+
+
+def test_short_and_long_items_read_to_the_same_values() -> None:
+    short = parse_preset(
+        HEAD + 'archs: rdna3\nenv:\n  AMD_LOG_LEVEL: "3"\ntorch:\n'
+        "  sdpa_backends: [math, flash]\n  memory_fraction: 1\n  cpu_threads: 8\n"
+        "  alloc: {max_split_size_mb: 512, expandable_segments: false}\n"
+        "  tunableop: {enabled: true}\n",
+        "p.yaml",
+    )
+    assert short.archs == ("rdna3",)
+    assert short.env == (Item("env", "AMD_LOG_LEVEL", "3"),)
+    assert [(i.key, i.value) for i in short.torch] == [
+        ("sdpa_backends", ("math", "flash")),
+        ("memory_fraction", 1.0),
+        ("cpu_threads", 8),
+        ("alloc", {"expandable_segments": False, "max_split_size_mb": 512}),
+        ("tunableop", {"enabled": True, "tuning": True}),
+    ]
+    assert [i.line for i in short.items()] == [5, 7, 8, 9, 10, 11]
+    long = parse_preset(
+        HEAD + 'env:\n  AMD_LOG_LEVEL:\n    value: "3"\n    why: Logs.\n    source: hip_env\n'
+        "    platforms: [windows, linux]\n",
+        "p.yaml",
+    )
+    assert long.env == (Item("env", "AMD_LOG_LEVEL", "3", "Logs.", "hip_env"),)
+
+
+def test_a_list_of_presets_refuses_a_clash_of_names() -> None:
+    text = "- id: a\n  name: Fast\n- id: b\n  name: FAST\n"
+    with pytest.raises(PresetError) as caught:
+        parse_preset_list(text, "list.yaml")
+    assert caught.value.message == "list.yaml, line 3: presets[1]: id or name clashes with 'a'"
+    with pytest.raises(PresetError) as caught:
+        parse_preset_list("id: a\n", "list.yaml")
+    assert (
+        caught.value.message
+        == "list.yaml, line 1: presets: must be a list of presets; got a mapping"
+    )
+
+
+# ---- the built-ins ---------------------------------------------------------------------------
+
+
+def test_the_built_ins_are_the_issue_s_eight() -> None:
+    assert [p.id for p in builtin_presets()] == [
+        "safe-defaults",
+        "rdna3-consumer",
+        "rdna2-consumer",
+        "rdna4",
+        "cdna3",
+        "low-vram",
+        "throughput",
+        "debugging",
+    ]
+    assert all(p.builtin and p.path is None for p in builtin_presets())
+
+
+@pytest.mark.parametrize("preset", builtin_presets(), ids=lambda p: p.id)
+def test_every_built_in_survives_a_round_trip(preset: Preset) -> None:
+    again = parse_preset(dump_preset(preset), f"{preset.id}.yaml")
+    assert again == dataclasses.replace(preset, builtin=False)
+    assert dump_preset(again) == dump_preset(preset)
+
+
+def test_every_built_in_item_says_what_it_does_and_where_that_is_written() -> None:
+    from rocmpanel.envvars.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    for preset in builtin_presets():
+        assert preset.description, preset.id
+        for item in preset.items():
+            assert item.why.endswith("."), (preset.id, item.key)
+            assert item.source, (preset.id, item.key)
+            if item.kind == "env" and catalogue.lookup(item.key) is not None:
+                # a catalogued variable cites the catalogue's own source keys
+                assert item.source in catalogue.lookup(item.key).sources, (preset.id, item.key)
+
+
+def _builtin(ident: str) -> Preset:
+    return next(p for p in builtin_presets() if p.id == ident)
+
+
+_GUIDE_WORDS = re.compile(
+    r"defragment|thread.block|tensor core|texpr|fuser|cudnn\.allow_tf32", re.IGNORECASE
+)
+
+
+def _mistakes(preset: Preset) -> list[str]:
+    """The FACTS.md section 6 (and section 5) mistakes ``preset`` repeats: TF32 only on
+    CDNA3/4, flash SDPA is not defragmentation, set_num_threads is CPU threads, HSA_* is
+    Linux only, TorchScript fuser switches and cudnn.allow_tf32 are no ROCm tuning."""
+    found = []
+    match = _GUIDE_WORDS.search(dump_preset(preset))
+    if match is not None:
+        found.append(f"says {match.group(0)!r}")
+    tf32_only = {"cdna3", "cdna4"}
+    for item in preset.items():
+        if item.key.startswith("HSA_") and "windows" in item.platforms:
+            found.append(f"{item.key} on Windows")
+        tf32 = item.key == "HIPBLASLT_ALLOW_TF32" or (
+            item.key == "float32_matmul_precision" and item.value != "highest"
+        )
+        if tf32 and not set(preset.archs) <= tf32_only:
+            found.append(f"TF32 ({item.key}) for {', '.join(preset.archs)}")
+        if item.key == "sdpa_backends" and "memory" in item.why.lower():
+            found.append("SDPA backends as a memory setting")
+        if item.key == "cpu_threads" and "CPU" not in item.why:
+            found.append("cpu_threads not described as CPU threads")
+    return found
+
+
+def test_no_built_in_repeats_a_mistake_of_the_guide() -> None:
+    assert {p.id: _mistakes(p) for p in builtin_presets()} == {p.id: [] for p in builtin_presets()}
+    for rdna in ("rdna2-consumer", "rdna3-consumer", "rdna4"):
+        precision = {i.key: i.value for i in _builtin(rdna).torch}["float32_matmul_precision"]
+        assert precision == "highest"
+    assert "expandable_segments" not in _builtin("low-vram").torch[0].value  # hangs: #192259
+
+
+def test_the_mistake_check_catches_the_guide_s_snippets() -> None:
+    bad = Preset(
+        "bad",
+        "Bad",
+        archs=("rdna3",),
+        env=(Item("env", "HSA_OVERRIDE_GFX_VERSION", "11.0.0"),),
+        torch=(
+            Item("torch", "float32_matmul_precision", "high", why="Tensor Core speed-up."),
+            Item("torch", "sdpa_backends", ("flash",), why="Saves memory by defragmentation."),
+            Item("torch", "cpu_threads", 8, why="Best thread block size."),
+        ),
+    )
+    assert _mistakes(bad) == [
+        "says 'Tensor Core'",
+        "HSA_OVERRIDE_GFX_VERSION on Windows",
+        "TF32 (float32_matmul_precision) for rdna3",
+        "SDPA backends as a memory setting",
+        "cpu_threads not described as CPU threads",
+    ]
+
+
+def test_the_rdna2_override_is_linux_only_and_says_for_which_chips() -> None:
+    (item,) = _builtin("rdna2-consumer").env
+    assert (item.key, item.value, item.platforms) == (
+        "HSA_OVERRIDE_GFX_VERSION",
+        "10.3.0",
+        ("linux",),
+    )
+    assert "gfx1031" in item.why and "gfx1032" in item.why and "Windows" in item.why
+
+
+def test_low_vram_sets_no_memory_cap_and_debugging_is_marked_slow() -> None:
+    low = _builtin("low-vram")
+    assert [i.key for i in low.items()] == ["alloc"]
+    assert low.torch[0].value == {"garbage_collection_threshold": 0.8, "max_split_size_mb": 512}
+    debug = {i.key: i for i in _builtin("debugging").env}
+    assert sorted(debug) == ["AMD_LOG_LEVEL", "AMD_SERIALIZE_KERNEL", "HIP_LAUNCH_BLOCKING"]
+    assert all("slow" in i.why for i in debug.values())
+
+
+# ---- effects ---------------------------------------------------------------------------------
+
+GFX = ("gfx1100", "gfx1030", "gfx942", None)
+ROCM = "2.13.0+rocm7.2"
+
+
+def _one(kind: str, key: str, value: object, platforms: tuple[str, ...] = ("linux", "windows")):
+    item = Item(kind, key, value, platforms=platforms)
+    return Preset(
+        "t", "T", env=(item,) if kind == "env" else (), torch=(item,) if kind == "torch" else ()
+    )
+
+
+NO_TF32 = "{gfx} has no TF32 hardware: float32 matmuls stay full float32"
+UNKNOWN_GPU = "not checked: the GPU is not known"
+# item, then per platform (linux, windows) a tuple over GFX of (applies, note)
+EFFECTS = [
+    (
+        _one("torch", "float32_matmul_precision", "high"),
+        [
+            (False, NO_TF32.format(gfx="gfx1100")),
+            (False, NO_TF32.format(gfx="gfx1030")),
+            (True, ""),
+            (True, UNKNOWN_GPU),
+        ],
+        None,
+    ),
+    (_one("torch", "float32_matmul_precision", "highest"), [(True, "")] * 4, None),
+    (
+        _one("env", "HSA_OVERRIDE_GFX_VERSION", "10.3.0", ("linux",)),
+        [
+            (True, ""),
+            (
+                False,
+                "the GPU is gfx1030, already in the gfx1030 family the override names: it "
+                "changes nothing",
+            ),
+            (True, ""),
+            (True, UNKNOWN_GPU),
+        ],
+        [(False, "set on Linux only: a Windows job does not get it")] * 4,
+    ),
+    (
+        _one("env", "HSA_ENABLE_SDMA", "0"),
+        [(True, "")] * 4,
+        [(False, "HSA_ENABLE_SDMA is read on Linux only: it does nothing on Windows")] * 4,
+    ),
+    (
+        _one("env", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", "1"),
+        [
+            (True, ""),
+            (True, ""),
+            (
+                False,
+                "AOTriton never marks gfx942 experimental: its fast attention is on without this",
+            ),
+            (True, UNKNOWN_GPU),
+        ],
+        None,
+    ),
+    (
+        _one("env", "HIPBLASLT_ALLOW_TF32", "1"),
+        [
+            (False, "gfx1100 has no TF32 hardware: nothing to allow"),
+            (False, "gfx1030 has no TF32 hardware: nothing to allow"),
+            (True, ""),
+            (True, UNKNOWN_GPU),
+        ],
+        None,
+    ),
+    (_one("torch", "cudnn_benchmark", True), [(True, "")] * 4, None),
+    (
+        _one("torch", "alloc", {"expandable_segments": True}),
+        [(True, "")] * 4,
+        [(False, "expandable_segments does nothing on Windows")] * 4,
+    ),
+]
+
+
+@pytest.mark.parametrize("platform", ["linux", "windows"])
+@pytest.mark.parametrize("case", range(len(EFFECTS)))
+def test_item_effects_table(case: int, platform: str) -> None:
+    preset, linux, windows = EFFECTS[case]
+    expected = linux if platform == "linux" or windows is None else windows
+    got = [
+        (e.applies, e.note)
+        for gfx in GFX
+        for e in item_effects(preset, Target(platform, gfx, ROCM, "7.2"))
+    ]
+    assert got == expected
+
+
+def test_a_cpu_only_run_ignores_gpu_settings() -> None:
+    cpu = Target("linux", None, "2.13.0+cpu", None)
+    preset = Preset(
+        "t",
+        "T",
+        env=(
+            Item("env", "PYTORCH_TUNABLEOP_TUNING", "0"),
+            Item("env", "HIPBLASLT_ALLOW_TF32", "1"),
+            Item("env", "OMP_NUM_THREADS", "4"),
+        ),
+        torch=(
+            Item("torch", "tunableop", {"enabled": True, "tuning": True}),
+            Item("torch", "cudnn_benchmark", True),
+            Item("torch", "cpu_threads", 4),
+            Item("torch", "float32_matmul_precision", "medium"),
+        ),
+    )
+    assert [(e.item.key, e.applies, e.note) for e in item_effects(preset, cpu)] == [
+        ("PYTORCH_TUNABLEOP_TUNING", False, "no GPU: CPU runs ignore it"),
+        ("HIPBLASLT_ALLOW_TF32", False, "no GPU: CPU runs ignore it"),
+        ("OMP_NUM_THREADS", True, ""),
+        ("tunableop", False, "no GPU: CPU runs ignore it"),
+        ("cudnn_benchmark", False, "no GPU: CPU runs ignore it"),
+        ("cpu_threads", True, ""),
+        (
+            "float32_matmul_precision",
+            True,
+            "not checked: on CPU the effect depends on the processor",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("torch", "hip", "value", "applies", "note"),
+    [
+        (
+            "2.11.0+rocm7.1",
+            "7.1",
+            {"expandable_segments": True},
+            False,
+            "torch 2.11 ignores expandable_segments on ROCm (honoured from 2.12 on ROCm 7.0)",
+        ),
+        (
+            "2.12.0+rocm6.4",
+            "6.4",
+            {"expandable_segments": True},
+            False,
+            "ROCm 6.4 is too old for expandable_segments (needs 7.0)",
+        ),
+        ("2.12.0+rocm7.0", "7.0", {"expandable_segments": True}, True, ""),
+        (
+            None,
+            None,
+            {"expandable_segments": True},
+            True,
+            "not checked: the torch version is not known",
+        ),
+        (
+            "2.13.0+rocm7.2",
+            None,
+            {"expandable_segments": True},
+            True,
+            "not checked: the HIP version is not known",
+        ),
+        (
+            "2.10.0+rocm7.0",
+            "7.0",
+            {"expandable_segments": True, "max_split_size_mb": 128},
+            True,
+            "torch 2.10 ignores expandable_segments on ROCm (honoured from 2.12 on ROCm 7.0); the "
+            "other allocator options apply",
+        ),
+        ("2.10.0+rocm7.0", "7.0", {"expandable_segments": False}, True, ""),
+    ],
+)
+def test_expandable_segments_by_torch_and_rocm_version(
+    torch: str | None, hip: str | None, value: dict[str, object], applies: bool, note: str
+) -> None:
+    (effect,) = item_effects(_one("torch", "alloc", value), Target("linux", "gfx1100", torch, hip))
+    assert (effect.applies, effect.note) == (applies, note)
+
+
+def test_the_gfx_name_is_read_from_a_full_target_string() -> None:
+    preset = _one("env", "HSA_OVERRIDE_GFX_VERSION", "9.0.10")
+    (effect,) = item_effects(preset, Target("linux", "gfx90a:sramecc+:xnack-", ROCM, "7.2"))
+    assert effect.applies is False
+    assert effect.note.startswith("the GPU is gfx90a, already in the gfx90a family")
+
+
+# ---- job environment and resolve -------------------------------------------------------------
+
+
+def test_job_env_holds_the_platform_s_variables_and_a_compact_header() -> None:
+    rdna2 = _builtin("rdna2-consumer")
+    header = (
+        '{"id":"rdna2-consumer","name":"RDNA2 consumer",'
+        '"torch":{"float32_matmul_precision":"highest"}}'
+    )
+    assert preset_job_env(rdna2, "linux") == {
+        "HSA_OVERRIDE_GFX_VERSION": "10.3.0",
+        HEADER_VAR: header,
+    }
+    assert preset_job_env(rdna2, "windows") == {HEADER_VAR: header}
+    assert preset_job_env(None, "linux") == {}
+    low = preset_job_env(_builtin("low-vram"), "linux")
+    assert json.loads(low[HEADER_VAR] or "") == {
+        "id": "low-vram",
+        "name": "Low VRAM / large model",
+        "torch": {"alloc": {"garbage_collection_threshold": 0.8, "max_split_size_mb": 512}},
+    }
+    sdpa = Preset("s", "S", torch=(Item("torch", "sdpa_backends", ("math", "flash")),))
+    assert preset_job_env(sdpa, "linux")[HEADER_VAR] == (
+        '{"id":"s","name":"S","torch":{"sdpa_backends":["math","flash"]}}'
+    )
+
+
+def test_resolve_follows_the_active_preset_and_none(caplog: pytest.LogCaptureFixture) -> None:
+    store = PresetStore()
+    assert resolve(None, "") is None
+    assert resolve(None, NO_PRESET, store) is None
+    assert resolve(None, "throughput", store) == _builtin("throughput")
+    assert resolve(NO_PRESET, "throughput", store) is None
+    assert resolve("Debugging", "throughput", store) == _builtin("debugging")
+    with caplog.at_level(logging.WARNING):
+        assert resolve(None, "gone", store) is None
+    assert "The active preset 'gone' no longer exists: jobs run without a preset." in caplog.text
+    with pytest.raises(PanelError) as caught:
+        resolve("gone", "throughput", store)
+    assert caught.value.message.startswith(
+        "There is no preset 'gone'. Known presets: safe-defaults, "
+    )

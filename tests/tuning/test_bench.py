@@ -1,0 +1,336 @@
+"""The A/B run (tuning/bench.py) and its statistics (tuning/bench_stats.py) on made-up
+figures: the order of the runs, medians, the oriented ratio, its spread, the verdicts,
+failure, cancellation; saving, loading and exporting results."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rocmpanel.base import paths
+from rocmpanel.base.errors import PanelError
+from rocmpanel.tuning import bench_stats
+from rocmpanel.tuning.bench import (
+    CSV_COLUMNS,
+    ABRun,
+    BenchPlan,
+    BenchResult,
+    export_result,
+    load_results,
+    save_result,
+)
+
+PLAN = BenchPlan(a="none", b="one-thread", workload="gemm", reps=2, quick=True, device="cpu")
+PRESETS = {"A": None, "B": {"id": "one-thread", "name": "One thread"}}
+
+
+def worker_result(side: str, **figures: float) -> dict[str, Any]:
+    """A bench worker's result event data: TFLOP/s figures, or ms for names with "ms"."""
+    return {
+        "cases": [
+            {"case": name, "unit": "ms", "higher_is_better": False, "value": value}
+            if name.endswith("ms")
+            else {"case": name, "unit": "TFLOP/s", "higher_is_better": True, "value": value}
+            for name, value in figures.items()
+        ],
+        "device": "cpu",
+        "device_label": "CPU",
+        "torch_version": "2.13.0+cpu",
+        "preset": PRESETS[side],
+        "preset_settings": [],
+    }
+
+
+def run_through(run: ABRun, figures: list[dict[str, float]]) -> list[str]:
+    """Feed one made-up result per run handed out; returns the presets in launch order."""
+    order = []
+    for values in figures:
+        spec = run.next_spec()
+        assert spec is not None
+        order.append(str(spec.preset))
+        side = "A" if spec.preset == "none" else "B"
+        run.record(worker_result(side, **values))
+    assert run.next_spec() is None
+    return order
+
+
+# -- the statistics --------------------------------------------------------------------------
+def test_higher_is_better_ratio_and_min_max_spread() -> None:
+    ratio, low, high = bench_stats.ratio_and_spread([1.0, 2.0, 3.0], [3.0, 4.0, 6.0], True)
+    assert (ratio, low, high) == (2.0, 1.0, 6.0)
+
+
+def test_lower_is_better_is_oriented_so_above_one_means_b_better() -> None:
+    ratio, low, high = bench_stats.ratio_and_spread([10.0, 12.0], [4.0, 6.0], False)
+    assert ratio == 11.0 / 5.0
+    assert (low, high) == (10.0 / 6.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("ratio", "low", "high", "unit", "expected"),
+    [
+        (1.25, 1.1, 1.4, "TFLOP/s", "B faster by 25 %"),
+        (0.8, 0.7, 0.9, "tok/s", "A faster by 25 %"),
+        (1.045, 1.01, 1.08, "ms", "B faster by 4.5 %"),
+        (1.5, 1.2, 1.8, "x", "B better by 50 %"),
+        (1.3, 0.99, 1.6, "TFLOP/s", "no measurable difference"),
+        (1.3, 1.0, 1.6, "TFLOP/s", "no measurable difference"),  # ranges just touch
+        (0.7, 0.5, 1.0, "ms", "no measurable difference"),
+    ],
+)
+def test_verdicts(ratio: float, low: float, high: float, unit: str, expected: str) -> None:
+    assert bench_stats.verdict(ratio, low, high, unit) == expected
+
+
+def test_one_run_of_a_side_is_too_few_to_judge() -> None:
+    assert bench_stats.verdict(2.0, 1.5, 2.5, "ms", (1, 2)) == (
+        "too few runs to judge (2 of each side needed)"
+    )
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), True])
+def test_a_figure_that_is_no_positive_number_is_refused(bad: float) -> None:
+    assert not bench_stats.valid(bad)
+    with pytest.raises(ValueError, match="finite number above zero"):
+        bench_stats.ratio_and_spread([1.0, bad], [1.0], True)
+
+
+# -- the run ---------------------------------------------------------------------------------
+def test_runs_alternate_a_b_in_fresh_workers_with_their_presets() -> None:
+    run = ABRun(dataclasses_replace(PLAN, reps=3), "none", "One thread")
+    assert run.progress == (0, 6)
+    specs = []
+    while (spec := run.next_spec()) is not None:
+        specs.append(spec)
+        side = "A" if spec.preset == "none" else "B"
+        run.record(worker_result(side, g=1.0))
+    assert [s.preset for s in specs] == ["none", "one-thread"] * 3
+    assert {s.worker for s in specs} == {"bench"}
+    assert specs[0].args == ("--workload", "gemm", "--device", "cpu", "--quick")
+    assert specs[0].name == "A/B benchmark (gemm): A none 1/3"
+    assert specs[5].name == "A/B benchmark (gemm): B One thread 3/3"
+    assert run.progress == (6, 6)
+
+
+def test_medians_ratio_spread_and_verdicts_of_a_finished_run() -> None:
+    run = ABRun(dataclasses_replace(PLAN, reps=3), "none", "One thread")
+    run_through(
+        run,
+        [
+            {"fast": 1.0, "same": 5.0, "lat ms": 10.0},
+            {"fast": 2.0, "same": 5.5, "lat ms": 4.0},
+            {"fast": 1.2, "same": 6.0, "lat ms": 12.0},
+            {"fast": 2.4, "same": 4.5, "lat ms": 6.0},
+            {"fast": 1.1, "same": 5.2, "lat ms": 11.0},
+            {"fast": 2.2, "same": 5.0, "lat ms": 5.0},
+        ],
+    )
+    result = run.result()
+    assert result.device_label == "CPU" and result.torch_version == "2.13.0+cpu"
+    assert result.errors == [] and not result.cancelled
+    fast, same, lat = result.cases
+    assert (fast.a, fast.b) == ((1.0, 1.2, 1.1), (2.0, 2.4, 2.2))
+    assert (fast.a_median, fast.b_median, fast.ratio) == (1.1, 2.2, 2.0)
+    assert (fast.ratio_low, fast.ratio_high) == (2.0 / 1.2, 2.4 / 1.0)
+    assert fast.verdict == "B faster by 100 %"
+    assert same.verdict == "no measurable difference"
+    assert (lat.unit, lat.higher_is_better, lat.a_median, lat.b_median) == ("ms", False, 11, 5)
+    assert lat.ratio == 11.0 / 5.0 and lat.verdict == "B faster by 120 %"
+    assert [(r["side"], r["run"], r["preset"]) for r in result.runs] == [
+        ("A", 1, None),
+        ("B", 1, PRESETS["B"]),
+        ("A", 2, None),
+        ("B", 2, PRESETS["B"]),
+        ("A", 3, None),
+        ("B", 3, PRESETS["B"]),
+    ]
+
+
+@pytest.mark.parametrize("reps", [0, 1, 51])
+def test_repetitions_outside_2_to_50_are_refused(reps: int) -> None:
+    with pytest.raises(PanelError) as caught:
+        ABRun(dataclasses_replace(PLAN, reps=reps), "none", "One thread")
+    assert caught.value.message == (
+        f"{reps} repetitions cannot be run: choose 2 to 50 (the spread needs at least 2 "
+        "runs of each side)."
+    )
+
+
+def test_boundaries_2_and_50_repetitions_are_accepted() -> None:
+    assert ABRun(dataclasses_replace(PLAN, reps=2), "a", "b").progress == (0, 4)
+    assert ABRun(dataclasses_replace(PLAN, reps=50), "a", "b").progress == (0, 100)
+
+
+def test_unknown_workload_and_chat_without_a_model_are_refused() -> None:
+    with pytest.raises(PanelError) as caught:
+        ABRun(dataclasses_replace(PLAN, workload="fft"), "a", "b")
+    assert caught.value.message == (
+        "Unknown benchmark workload 'fft'; choose one of gemm, sdpa, alloc, chat."
+    )
+    with pytest.raises(PanelError) as caught:
+        ABRun(dataclasses_replace(PLAN, workload="chat"), "a", "b")
+    assert caught.value.message == "The chat workload needs a model folder."
+    chat = ABRun(dataclasses_replace(PLAN, workload="chat", model="/m"), "a", "b")
+    spec = chat.next_spec()
+    assert spec is not None
+    assert spec.args == ("--workload", "chat", "--device", "cpu", "--quick", "--model", "/m")
+
+
+def test_a_failed_run_stops_and_keeps_what_was_measured() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    for side, value in (("A", 1.0), ("B", 2.0), ("A", 1.1)):
+        assert run.next_spec() is not None
+        run.record(worker_result(side, g=value))
+    assert run.next_spec() is not None
+    run.failed("Out of memory during the gemm benchmark on cuda.")
+    assert run.next_spec() is None
+    assert run.progress == (4, 4)
+    result = run.result()
+    [case] = result.cases
+    assert (case.a, case.b) == ((1.0, 1.1), (2.0,))
+    assert case.verdict == "too few runs to judge (2 of each side needed)"
+    assert result.errors == [
+        "Run 2 of B (One thread) failed: Out of memory during the gemm benchmark on cuda."
+    ]
+
+
+def test_cancel_keeps_the_finished_runs_and_says_so() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    assert run.next_spec() is not None
+    run.record(worker_result("A", g=1.0))
+    assert run.next_spec() is not None  # B is running when the user cancels
+    run.cancel()
+    assert run.next_spec() is None
+    result = run.result()
+    assert result.cancelled
+    assert result.cases == []
+    assert result.errors == [
+        "Cancelled after 1 of 4 runs; the figures are from the runs that finished.",
+        "g: measured under A only; not compared.",
+    ]
+
+
+def test_a_run_under_the_wrong_preset_is_not_counted() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    assert run.next_spec() is not None
+    run.record(worker_result("B", g=1.0))  # A's worker reports B's preset
+    assert run.next_spec() is None
+    result = run.result()
+    assert result.cases == [] and result.runs == []
+    assert result.errors == [
+        "Run 1 of A (none) did not run under its preset: the worker reported one-thread, "
+        "not no preset; its figures were not used."
+    ]
+
+
+def test_a_run_on_another_device_is_not_counted() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    run.next_spec()
+    run.record(worker_result("A", g=1.0))
+    run.next_spec()
+    other = worker_result("B", g=1.0) | {"device_label": "AMD Radeon RX 7900 XTX (gfx1100)"}
+    run.record(other)
+    assert run.result().errors == [
+        "Run 1 of B (One thread) ran on AMD Radeon RX 7900 XTX (gfx1100) with torch "
+        "2.13.0+cpu, the earlier runs on CPU with torch 2.13.0+cpu; its figures were not used.",
+        "g: measured under A only; not compared.",
+    ]
+
+
+def test_bad_figures_are_left_out_and_named() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    run.next_spec()
+    data = worker_result("A", g=0.0)
+    data["cases"].append("garbage")
+    run.record(data)
+    assert run.result().errors == [
+        "Run 1 of A (none): g: 0.0 is not a figure above zero; left out.",
+        "Run 1 of A (none) sent a case the panel cannot read: 'garbage'.",
+    ]
+
+
+def test_record_without_a_run_handed_out_is_a_bug() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    with pytest.raises(RuntimeError, match="no run was handed out"):
+        run.record(worker_result("A", g=1.0))
+
+
+# -- keeping results -------------------------------------------------------------------------
+def finished_result() -> BenchResult:
+    run = ABRun(PLAN, "none", "One thread")
+    run_through(run, [{"g": 1.0}, {"g": 2.0}, {"g": 1.5}, {"g": 2.5}])
+    return run.result()
+
+
+def test_save_then_load_round_trips_and_never_overwrites() -> None:
+    result = finished_result()
+    first = save_result(result)
+    second = save_result(result)
+    folder = paths.data_dir() / "bench"
+    assert first.id != second.id
+    assert second.id == f"{first.id}-2"
+    assert {p.name for p in folder.glob("*.json")} == {f"{first.id}.json", f"{second.id}.json"}
+    loaded = load_results()
+    assert [r.id for r in loaded] == [second.id, first.id]
+    assert loaded[1] == first
+    data = json.loads((folder / f"{first.id}.json").read_text(encoding="utf-8"))
+    assert data["cases"][0]["verdict"] == "B faster by 80 %"
+    assert data["plan"]["reps"] == 2
+
+
+def test_an_unreadable_result_is_skipped_logged_and_left_alone(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    good = save_result(finished_result(), tmp_path)
+    bad = tmp_path / "20200101-000000-gemm.json"
+    bad.write_text("{not json", encoding="utf-8")
+    shape = tmp_path / "20200101-000001-gemm.json"
+    shape.write_text('{"plan": 3}', encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert [r.id for r in load_results(tmp_path)] == [good.id]
+    assert bad.read_text(encoding="utf-8") == "{not json"
+    assert f"skipped the benchmark result {bad}" in caplog.text
+    assert f"skipped the benchmark result {shape}" in caplog.text
+
+
+def test_export_json_and_csv(tmp_path: Path) -> None:
+    result = finished_result()
+    export_result(result, tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8")) == result.to_json()
+    export_result(result, tmp_path / "r.CSV")
+    rows = list(csv.reader(io.StringIO((tmp_path / "r.CSV").read_text(encoding="utf-8"))))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert rows[1] == [
+        "g", "TFLOP/s", "yes", "1.25", "2.25", "1.8000", "1.3333", "2.5000",
+        "B faster by 80 %", "1 1.5", "2 2.5", "none", "One thread", "CPU", "2.13.0+cpu",
+    ]  # fmt: skip
+    assert len(rows) == 2
+
+
+def test_export_backs_up_a_file_it_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    target.write_text("earlier", encoding="utf-8")
+    export_result(finished_result(), target)
+    backups = list(paths.backups_dir().rglob("*"))
+    assert any(p.is_file() and p.read_text(encoding="utf-8") == "earlier" for p in backups)
+
+
+def test_export_refuses_another_format(tmp_path: Path) -> None:
+    with pytest.raises(PanelError) as caught:
+        export_result(finished_result(), tmp_path / "r.txt")
+    assert caught.value.message == (
+        "r.txt cannot be written: a benchmark exports as .json or .csv."
+    )
+    assert not (tmp_path / "r.txt").exists()
+
+
+def dataclasses_replace(plan: BenchPlan, **changes: Any) -> BenchPlan:
+    import dataclasses
+
+    return dataclasses.replace(plan, **changes)

@@ -1,0 +1,309 @@
+"""The Tuning tab, offscreen, on a real preset store in a tmp folder: the list (built-ins,
+user presets, unreadable files), effects on a gfx1100 machine, use for jobs, the built-in
+refusals, delete / duplicate / import / export, the items search and "Add to preset…".
+
+Every store call runs in the background, so the tests wait for the panel to go idle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from rocmpanel.base.settings import Settings
+from rocmpanel.gui.background import wait_for_background
+from rocmpanel.gui.context import AppContext
+from rocmpanel.jobs.presets import Item, Preset, PresetStore, parse_preset
+from rocmpanel.jobs.runner import JobManager
+from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
+from rocmpanel.machine.inventory import Inventory
+from rocmpanel.tuning.views import presets_panel
+from rocmpanel.tuning.views.preset_details import GREY
+from rocmpanel.tuning.views.presets_panel import BUILTIN_REFUSED
+from rocmpanel.tuning.views.tab import TuningTab
+
+RX7900 = Inventory(
+    SystemInfo(
+        "linux",
+        rocm_version="7.2.4",
+        gpus=(
+            GpuInfo("Radeon 780M", gfx="gfx1103", vram_bytes=2**29, integrated=True),
+            GpuInfo("Radeon RX 7900 XTX", gfx="gfx1100", vram_bytes=24 * 2**30, integrated=False),
+        ),
+    )
+)
+BUILTIN_NAMES = [
+    "Safe defaults",
+    "RDNA3 consumer",
+    "RDNA2 consumer",
+    "RDNA4",
+    "CDNA3 (MI300)",
+    "Low VRAM / large model",
+    "Throughput",
+    "Debugging",
+]
+TF32_HIGH = Preset(
+    "tf32-high",
+    "TF32 high",
+    "Made up for the test.",
+    torch=(Item("torch", "float32_matmul_precision", "high", "Allows TF32.", "pt_matmul"),),
+    env=(Item("env", "MIOPEN_FIND_MODE", "FAST", "Quick find.", "miopen_find"),),
+)
+
+
+@pytest.fixture
+def ctx(qtbot):
+    manager = JobManager(grace_s=2.0)
+    messages: list[str] = []
+    context = AppContext(Settings.load(), manager, messages.append)
+    context.inventory.set_current(RX7900)
+    context.messages = messages  # type: ignore[attr-defined]
+    yield context
+    manager.shutdown()
+    assert wait_for_background(10_000)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "presets"
+
+
+class Asker:
+    """Stands in for the yes/no question: keeps each question, answers ``answer``."""
+
+    def __init__(self) -> None:
+        self.questions: list[str] = []
+        self.answer = True
+
+    def __call__(self, _parent: object, _title: str, text: str) -> bool:
+        self.questions.append(text)
+        return self.answer
+
+
+@pytest.fixture
+def asked(monkeypatch) -> Asker:
+    asker = Asker()
+    monkeypatch.setattr(presets_panel, "ask", asker)
+    return asker
+
+
+def idle(qtbot, tab: TuningTab) -> None:
+    qtbot.waitUntil(lambda: not tab.presets.busy(), timeout=10_000)
+
+
+def make_tab(qtbot, ctx, folder: Path, *user: Preset) -> TuningTab:
+    store = PresetStore(folder)
+    for preset in user:
+        store.save(preset)
+    tab = TuningTab(ctx, store=store)
+    qtbot.addWidget(tab)
+    tab.show()
+    idle(qtbot, tab)
+    return tab
+
+
+def names(tab: TuningTab) -> list[str]:
+    return [tab.presets.list.item(row).text() for row in range(tab.presets.list.count())]
+
+
+def test_the_list_shows_builtins_then_user_presets_and_unreadable_files(qtbot, ctx, folder):
+    folder.mkdir()
+    bad = folder / "broken.yaml"
+    bad.write_text("id: broken\nname: Broken\narchs: [rdna9]\n")
+    tab = make_tab(qtbot, ctx, folder, TF32_HIGH)
+    assert names(tab) == [f"{name}  (built in)" for name in BUILTIN_NAMES] + ["TF32 high"]
+    assert tab.presets.problems_label.isVisibleTo(tab)
+    assert tab.presets.problems_label.text() == (
+        "These preset files could not be read and are left as they are:\n"
+        f"{bad}: {bad}, line 3: archs[0]: unknown 'rdna9'; use any, rdna2, rdna3, rdna4, "
+        "cdna2, cdna3, cdna4"
+    )
+    assert bad.read_text() == "id: broken\nname: Broken\narchs: [rdna9]\n"  # left alone
+    assert tab.presets.details.title_label.text() == "Safe defaults — built in"
+    assert tab.presets.list.focusPolicy() == Qt.FocusPolicy.StrongFocus
+    assert tab.presets.use_button.text() == "&Use for jobs"
+    assert [tab.pages.tabText(i) for i in range(tab.pages.count())] == [
+        "&Presets",
+        "&Items: what each setting really does",
+        "&A/B benchmark",
+    ]
+
+
+def test_effects_on_a_gfx1100_grey_tf32_and_keep_the_rest(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder, TF32_HIGH)
+    tab.presets.select("tf32-high")
+    tree = tab.presets.details.items_tree
+    rows = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    assert [(r.text(0), r.text(1), r.text(2)) for r in rows] == [
+        ("MIOPEN_FIND_MODE", "FAST", "applies"),
+        (
+            "torch: float32_matmul_precision",
+            "high",
+            "no effect here: gfx1100 has no TF32 hardware: float32 matmuls stay full float32",
+        ),
+    ]
+    assert rows[0].foreground(0).color() != GREY
+    assert all(rows[1].foreground(c).color() == GREY for c in range(4))
+    assert rows[1].text(3) == "Allows TF32.\nSource: pt_matmul"
+    tree.setCurrentItem(rows[1])
+    assert tab.presets.details.item_detail.text() == (
+        "torch: float32_matmul_precision = high: Allows TF32.\nSource: pt_matmul\n"
+        "On this machine: no effect here: gfx1100 has no TF32 hardware: float32 matmuls "
+        "stay full float32"
+    )
+
+
+def test_use_for_jobs_saves_the_setting_and_updates_the_holder(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder)
+    changes: list[str] = []
+    ctx.active_preset.changed.connect(lambda: changes.append(ctx.active_preset.label()))
+    tab.presets.select("rdna3-consumer")
+    assert not tab.presets.stop_button.isEnabled()
+    tab.presets.use_button.click()
+    assert ctx.settings.general.active_preset == "rdna3-consumer"
+    assert Settings.load().general.active_preset == "rdna3-consumer"  # on disk
+    assert (ctx.active_preset.ident, ctx.active_preset.name) == ("rdna3-consumer", "RDNA3 consumer")
+    assert changes == ["Preset: RDNA3 consumer"]
+    assert tab.presets.active_label.text() == "Jobs run under the preset “RDNA3 consumer”."
+    assert not tab.presets.use_button.isEnabled() and tab.presets.stop_button.isEnabled()
+    assert tab.presets.status.text() == "Jobs started from now on run under “RDNA3 consumer”."
+    tab.presets.stop_button.click()
+    assert Settings.load().general.active_preset == ""
+    assert changes == ["Preset: RDNA3 consumer", "Preset: none"]
+    assert tab.presets.active_label.text() == (
+        "Jobs run without a preset (their environment as it is)."
+    )
+
+
+def test_a_builtin_is_not_edited_or_deleted_a_copy_is_offered(qtbot, ctx, folder, asked):
+    tab = make_tab(qtbot, ctx, folder)
+    tab.presets.select("throughput")
+    asked.answer = False
+    tab.presets.edit_button.click()
+    refused = BUILTIN_REFUSED.format(name="Throughput", what="edited")
+    assert (
+        refused == "“Throughput” is built in and cannot be edited. Duplicate it to make your own."
+    )
+    assert asked.questions == [f"{refused}\n\nMake a copy now?"]
+    assert tab.presets.status.text() == refused and tab.presets.editor is None
+    tab.presets.list.setFocus()
+    qtbot.keyClick(tab.presets.list, Qt.Key.Key_Delete)
+    assert asked.questions[-1] == (
+        "“Throughput” is built in and cannot be deleted. Duplicate it to make your own."
+        "\n\nMake a copy now?"
+    )
+    assert not folder.exists() or list(folder.glob("*.yaml")) == []
+    asked.answer = True
+    qtbot.keyClick(tab.presets.list, Qt.Key.Key_Return)  # Enter edits: refused, copy made
+    idle(qtbot, tab)
+    assert names(tab)[-1] == "Throughput (copy)"
+    assert tab.presets.selected_id() == "throughput-copy"
+    assert (folder / "throughput-copy.yaml").is_file()
+
+
+def test_delete_asks_then_removes_and_an_active_preset_becomes_none(qtbot, ctx, folder, asked):
+    tab = make_tab(qtbot, ctx, folder, TF32_HIGH)
+    tab.presets.select("tf32-high")
+    tab.presets.use_button.click()
+    asked.answer = False
+    tab.presets.delete_button.click()
+    assert asked.questions == ["Delete the preset “TF32 high”? A backup of its file is kept."]
+    assert (folder / "tf32-high.yaml").is_file()
+    asked.answer = True
+    tab.presets.list.setFocus()
+    qtbot.keyClick(tab.presets.list, Qt.Key.Key_Delete)
+    idle(qtbot, tab)
+    assert not (folder / "tf32-high.yaml").exists()
+    assert names(tab) == [f"{name}  (built in)" for name in BUILTIN_NAMES]
+    message = (
+        "Deleted “TF32 high”. It was the preset jobs ran under: they now run without a preset."
+    )
+    assert ctx.messages == [message]
+    assert ctx.active_preset.label() == "Preset: none"
+    assert Settings.load().general.active_preset == ""
+
+
+def test_duplicate_export_and_import_through_the_store(qtbot, ctx, folder, tmp_path, monkeypatch):
+    tab = make_tab(qtbot, ctx, folder)
+    tab.presets.select("rdna3-consumer")
+    tab.presets.duplicate_button.click()
+    idle(qtbot, tab)
+    copy = parse_preset((folder / "rdna3-consumer-copy.yaml").read_text(), "copy")
+    assert (copy.name, copy.builtin) == ("RDNA3 consumer (copy)", False)
+    assert tab.presets.status.text().startswith("Added “RDNA3 consumer (copy)” (")
+
+    out = tmp_path / "out" / "mine.yaml"
+    out.parent.mkdir()
+    monkeypatch.setattr(presets_panel, "save_file_name", lambda _p, suggested: str(out))
+    tab.presets.export_button.click()
+    idle(qtbot, tab)
+    assert tab.presets.status.text() == f"Exported “RDNA3 consumer (copy)” to {out}."
+    exported = parse_preset(out.read_text(), str(out))
+    assert exported.items() == copy.items() and exported.name == "RDNA3 consumer (copy)"
+
+    monkeypatch.setattr(presets_panel, "open_file_name", lambda _p: str(out))
+    tab.presets.import_button.click()  # a clash of id and name gets a new one
+    idle(qtbot, tab)
+    assert names(tab)[-2:] == ["RDNA3 consumer (copy)", "RDNA3 consumer (copy) (2)"]
+    assert tab.presets.selected_id() == "rdna3-consumer-copy-2"
+
+    out.write_text("id: x\nname: X\narchs: [rdna9]\n")
+    tab.presets.import_button.click()
+    idle(qtbot, tab)
+    assert tab.presets.status.text() == (
+        f"{out}, line 3: archs[0]: unknown 'rdna9'; use any, rdna2, rdna3, rdna4, cdna2, "
+        "cdna3, cdna4"
+    )
+    assert len(names(tab)) == len(BUILTIN_NAMES) + 2
+
+
+def test_a_cancelled_file_dialog_does_nothing(qtbot, ctx, folder, monkeypatch):
+    tab = make_tab(qtbot, ctx, folder)
+    monkeypatch.setattr(presets_panel, "open_file_name", lambda _p: "")
+    monkeypatch.setattr(presets_panel, "save_file_name", lambda _p, _s: "")
+    tab.presets.import_button.click()
+    tab.presets.export_button.click()
+    assert not tab.presets.busy() and tab.presets.status.text() == ""
+
+
+def test_items_search_filters_and_shows_the_answer(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder)
+    items = tab.items
+    total = items.list.count()
+    assert items.count_label.text() == f"{total} of {total}"
+    items.search_edit.setText("碎片")
+    assert "enable-flash-sdp" in items.shown_ids() and len(items.shown_ids()) < total
+    items.select("enable-flash-sdp")
+    shown = items.details.toPlainText()
+    assert "torch.backends.cuda.enable_flash_sdp(True)" in shown
+    assert "Verdict: Useful: a preset setting does it" in shown
+    assert "Preset setting: torch sdpa_backends" in shown
+    assert items.add_button.isEnabled()
+    items.search_edit.setText("texpr")
+    assert items.shown_ids() == ["texpr-fuser"]
+    assert items.list.item(0).text().endswith(" — not useful on ROCm")
+    items.search_edit.setText("zzzz-nothing")
+    assert items.shown_ids() == [] and items.count_label.text() == f"0 of {total}"
+    assert items.details.toPlainText() == "No item matches “zzzz-nothing”."
+    assert not items.add_button.isEnabled()
+
+
+def test_add_to_preset_copies_a_builtin_then_opens_the_editor(qtbot, ctx, folder, asked):
+    tab = make_tab(qtbot, ctx, folder)
+    tab.presets.select("safe-defaults")
+    tab.items.search_edit.setText("MIOPEN_FIND_MODE")
+    assert tab.items.select("miopen-find-mode")
+    tab.items.add_button.click()
+    assert asked.questions == [
+        "“Safe defaults” is built in and cannot be changed. Make a copy of it and add "
+        "MIOPEN_FIND_MODE to the copy?"
+    ]
+    qtbot.waitUntil(lambda: tab.presets.editor is not None, timeout=10_000)
+    editor = tab.presets.editor
+    assert editor is not None and editor.original is not None
+    assert editor.original.id == "safe-defaults-copy"
+    row = editor.env_table.currentRow()
+    assert editor.env_table.item(row, 0).text() == "MIOPEN_FIND_MODE"
+    assert editor.env_table.item(row, 1).text() == ""
+    editor.reject()
