@@ -611,7 +611,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from rocmpanel.base.enums import CheckStatus
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
-    from rocmpanel.jobs.job_env import with_job_env
+    from rocmpanel.jobs.job_env import env_preset, with_job_env
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.spec import prepare
     from rocmpanel.knowledge.torch_builds import load_manifest
@@ -674,7 +674,14 @@ def run_validate(args: argparse.Namespace) -> int:
         outcome = job.wait(30)
         if outcome is None:
             return _fail("the validation did not finish", 1)
-    run = run_from_outcome(outcome, collector, python=python, env_name=env_name, gfx=gfx)
+    run = run_from_outcome(
+        outcome,
+        collector,
+        python=python,
+        env_name=env_name,
+        gfx=gfx,
+        preset=env_preset(spec.env),
+    )
     # The run is printed and decides the exit status whatever becomes of saving it: a
     # failed save is a warning on stderr, and only the history misses the run.
     save_error: str | None = None

@@ -88,3 +88,22 @@ def test_cli_streams_each_check_then_saves_the_run(capsys):
     assert re.search(r"Run #1: 1 pass, 1 fail, \d+ skip \(completed\)\.", out)
     assert main(["torch", "history", "--export", "1"]) == 0
     assert "| ROCm build | FAIL |" in capsys.readouterr().out
+
+
+def test_a_cli_run_whose_worker_dies_records_the_active_preset(tmp_path, capsys):
+    """A worker that dies before its result still leaves a run saying which preset the
+    job was started under (from the job's environment, not the missing result)."""
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.pytorch.validation_store import ValidationStore
+    from rocmpanel.shell.cli import main
+
+    settings = Settings.load()
+    settings.general.active_preset = "low-vram"
+    settings.save()
+    dying = tmp_path / "python"
+    dying.write_text("#!/bin/sh\nexit 3\n")
+    dying.chmod(0o755)
+    assert main(["torch", "validate", "--python", str(dying), "--gfx", "gfx1100"]) == 1
+    capsys.readouterr()
+    (run,) = ValidationStore().list_runs()
+    assert run.preset == "Low VRAM / large model"

@@ -181,6 +181,7 @@ class ChatTab(QWidget):
         if was_generating:
             self._abandon_reply()
         self.model_panel.set_loaded(None)
+        self.live_label.set_preset(None)
         self.live_label.setText("Model unloaded.")
         self._update_buttons()
 
@@ -234,7 +235,10 @@ class ChatTab(QWidget):
             lambda store: remember_model(store, path, precision),
             self.model_panel.set_recent,
         )
-        self.live_label.setText(f"Ready: {loaded.precision.value} on {loaded.device_name}.")
+        self.live_label.set_preset(loaded.preset)
+        self.live_label.setText(
+            self.live_label.with_preset(f"Ready: {loaded.precision.value} on {loaded.device_name}.")
+        )
         self.ctx.notify(f"Chat model loaded in {loaded.load_s} s")
         job = self.job
         if job is not None:
@@ -277,6 +281,7 @@ class ChatTab(QWidget):
         if failure.model_lost:
             self.model_panel.set_loaded(None)
             self.model_panel.set_error(failure.message)
+            self.live_label.set_preset(None)
             self.live_label.setText("No model loaded.")
         if failure.missing:
             self.model_panel.packages_box.refresh()  # show all that is missing, and the fix
@@ -293,11 +298,13 @@ class ChatTab(QWidget):
         if unloaded and not failure.abandoned_reply:
             # The job's "Unload" (the jobs strip): the user ended the worker to unload.
             self.model_panel.set_loaded(None)
+            self.live_label.set_preset(None)
             self.live_label.setText("Model unloaded.")
             self._update_buttons()
             return
         self._show_failure(failure)
         self.model_panel.set_loaded(None)
+        self.live_label.set_preset(None)
         self.live_label.setText("No model loaded.")
 
     def _show_failure(self, failure: Failure) -> None:

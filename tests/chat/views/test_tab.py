@@ -255,7 +255,11 @@ def test_remote_code_and_hub_are_allowed_per_model(
 def test_the_chip_of_a_loaded_model_says_unload_and_unloads(
     qtbot, make_tab, tiny_model: Path
 ) -> None:
+    from rocmpanel.jobs.job_env import job_env_for
+
     tab = make_tab()
+    # As the main window does: every job runs under the active preset.
+    tab.ctx.jobs.env_provider = lambda spec: job_env_for(spec, active="safe-defaults")
     labels: list[str] = []
     panel = tab.model_panel
     set_folder(qtbot, panel, tiny_model)
@@ -268,6 +272,7 @@ def test_the_chip_of_a_loaded_model_says_unload_and_unloads(
     assert job.cancel_label == "Cancel"  # while loading, cancelling stops the load
     qtbot.waitUntil(lambda: tab.session.loaded is not None, timeout=LOAD_MS)
     assert job.cancel_label == "Unload" and labels == ["Unload"]
+    assert tab.live_label.text() == "Ready: fp32 on CPU. · preset: Safe defaults"
     with qtbot.waitSignal(job.finished, timeout=LOAD_MS):
         job.cancel()  # what the jobs strip's button does
     assert tab.live_label.text() == "Model unloaded."
