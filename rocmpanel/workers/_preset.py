@@ -175,9 +175,31 @@ def before_torch() -> dict[str, Any] | None:
     return header
 
 
+# The AMD GPUs with TF32 matrix instructions: CDNA3 (gfx942) and CDNA4 (gfx950); RDNA and
+# CDNA1/2 have none (ROCm precision support table:
+# https://rocm.docs.amd.com/en/latest/reference/precision-support.html).
+_TF32_GFX = ("gfx94", "gfx95")
+
+
+def _gpu_without_tf32(torch: Any) -> str | None:
+    """The gfx target of GPU 0 when it is an AMD GPU without TF32, else None (CPU, CUDA,
+    TF32 hardware, or not known)."""
+    try:
+        if not getattr(torch.version, "hip", None) or not torch.cuda.is_available():
+            return None
+        arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
+    except Exception:  # a property this torch lacks: say nothing rather than guess
+        return None
+    return None if not arch or arch.startswith(_TF32_GFX) else arch
+
+
 def _float32_matmul_precision(torch: Any, value: Any) -> str:
     torch.set_float32_matmul_precision(value)
-    return f"torch.set_float32_matmul_precision({value!r})"
+    done = f"torch.set_float32_matmul_precision({value!r})"
+    gfx = _gpu_without_tf32(torch) if value != "highest" else None
+    if gfx is not None:
+        return f"{done}, but {gfx} has no TF32: float32 matmuls run as before"
+    return done
 
 
 def _sdpa_backends(torch: Any, value: Any) -> str:

@@ -235,8 +235,11 @@ def test_tunableop_off_sets_nothing(preset: ModuleType, monkeypatch: pytest.Monk
 class FakeTorch:
     """The parts of torch after_torch touches, recording each call."""
 
-    def __init__(self, gpus: int = 0, fail: str = "") -> None:
+    def __init__(
+        self, gpus: int = 0, fail: str = "", hip: str | None = None, gfx: str = ""
+    ) -> None:
         self.calls: list[tuple[str, Any]] = []
+        self.version = SimpleNamespace(hip=hip)
         fake = self
 
         def rec(name: str) -> Any:
@@ -261,6 +264,7 @@ class FakeTorch:
             is_available=lambda: gpus > 0,
             device_count=lambda: gpus,
             set_per_process_memory_fraction=rec("fraction"),
+            get_device_properties=lambda index: SimpleNamespace(gcnArchName=gfx),
         )
 
 
@@ -425,4 +429,29 @@ def test_real_cpu_torch_runs_under_the_header(tmp_path: Path) -> None:
         ("cpu_threads", True),
         ("sdpa_backends", True),
         ("memory_fraction", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("gfx", "value", "note"),
+    [
+        (
+            "gfx1100",
+            "high",
+            "torch.set_float32_matmul_precision('high'), but gfx1100 has no TF32: "
+            "float32 matmuls run as before",
+        ),
+        ("gfx1100", "highest", "torch.set_float32_matmul_precision('highest')"),
+        ("gfx942:sramecc+:xnack-", "high", "torch.set_float32_matmul_precision('high')"),
+        ("gfx950", "medium", "torch.set_float32_matmul_precision('medium')"),
+    ],
+)
+def test_tf32_on_a_gpu_without_it_is_said_to_change_nothing(
+    preset: ModuleType, monkeypatch: pytest.MonkeyPatch, gfx: str, value: str, note: str
+) -> None:
+    set_header(monkeypatch, {"float32_matmul_precision": value})
+    preset.before_torch()
+    records = preset.after_torch(FakeTorch(gpus=1, hip="7.2.0", gfx=gfx))
+    assert [(r["key"], r["applied"], r["note"]) for r in records] == [
+        ("float32_matmul_precision", True, note)
     ]
