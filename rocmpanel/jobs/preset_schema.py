@@ -38,7 +38,7 @@ PLATFORMS: tuple[str, ...] = ("linux", "windows")
 #:   garbage_collection_threshold: float in (0, 1), max_split_size_mb: int >= 20;
 #:   the worker writes it to the allocator variable its torch reads
 #: - tunableop: mapping with enabled: bool, tuning: bool (default true); results go to a
-#:   CSV per GPU and torch version under the panel's data dir (the worker names it)
+#:   CSV per device index and torch version under the panel's data dir (the worker names it)
 TORCH_SETTINGS: tuple[str, ...] = (
     "float32_matmul_precision",
     "sdpa_backends",

@@ -78,18 +78,43 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: gfx targets with TF32 matrix instructions: CDNA3 (MI300, gfx942) and CDNA4 (MI350,
-#: gfx950); RDNA2/3/4 and CDNA1/2 have none (FACTS.md section 5; knobs.md section 7).
+#: gfx targets where allowing TF32 changes float32 GEMM results: MI300 (gfx942) has TF32
+#: matrix instructions; on MI350 (gfx950) hipBLASLt emulates TF32 with bf16 instructions
+#: (ROCm/hipBLASLt pull 1806), which still rounds like TF32. RDNA2/3/4 and CDNA1/2 have
+#: no TF32 (FACTS.md section 5; knobs.md section 7).
 TF32_GFX: tuple[str, ...] = ("gfx942", "gfx950")
 #: Targets AOTriton never marked experimental in any release: flash/mem-efficient SDPA is on
 #: there without TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL (pt_sdpa; ROCm/aotriton
 #: v3src/util.cc isArchExperimentallySupported lists gfx1101-1103, gfx1150/1152/1153, gfx1200).
 AOTRITON_NEVER_GATED: tuple[str, ...] = ("gfx90a", "gfx942")
-#: First upstream torch whose ROCm allocator honours expandable_segments, on ROCm >= 7.0:
-#: pytorch pulls 177974 (merged 2026-03-20) and 179930 (2026-04-10) landed after the 2.11
-#: branch cut (2026-02-16..19) and before the 2.12 one (2026-04-13..15; pytorch pull 171832).
-#: AMD's own ROCm/pytorch release/2.11 carries a backport (ROCm/pytorch pull 3106).
+#: Targets recent AOTriton marks experimental (ROCm/aotriton v3src/util.cc, commit
+#: 05f26c2d): the variable is what turns flash/mem-efficient SDPA on there.
+AOTRITON_EXPERIMENTAL: tuple[str, ...] = (
+    "gfx1101",
+    "gfx1102",
+    "gfx1103",
+    "gfx1150",
+    "gfx1152",
+    "gfx1153",
+    "gfx1200",
+)
+#: gfx1100 is gated only in some torch releases: torch 2.5-2.6 gated it in its own
+#: sdp_utils.cpp (pytorch pull 134498, AOTriton 0.7b); AOTriton 0.11b (about torch 2.9)
+#: gated it again (pytorch pull 166397) and 0.11.1b restored it (pytorch pull 169696).
+AOTRITON_GFX1100_GATED_TORCH: tuple[tuple[int, int], ...] = ((2, 5), (2, 6), (2, 9))
+#: torch reads the variable from pytorch pull 134498 (AOTriton 0.7b, merged 2024-09): about
+#: torch 2.5 (the release the pull first shipped in is not verified).
+AOTRITON_VARIABLE_FROM = (2, 5)
+#: Targets older AOTriton releases gated and recent ones support without the variable.
+AOTRITON_ONCE_GATED: tuple[str, ...] = ("gfx1151", "gfx1201", "gfx950")
+#: First upstream torch whose ROCm allocator honours expandable_segments, on ROCm >= 7.0
+#: (build-time ROCM_VERSION): pytorch pulls 177974 (merged 2026-03-20) and 179930
+#: (2026-04-10) landed after the 2.11 branch cut (2026-02-16..19) and before the 2.12 one
+#: (2026-04-13..15; pytorch pull 171832). Upstream torch ignores it on ROCm through 2.11.
+#: AMD's own ROCm/pytorch release/2.11 carries a backport (ROCm/pytorch pull 3106), and a
+#: version string cannot tell an AMD build from an upstream one: 2.11 is "not checked".
 EXPANDABLE_TORCH_FROM = (2, 12)
+EXPANDABLE_BACKPORT_TORCH = (2, 11)
 EXPANDABLE_HIP_FROM = (7, 0)
 #: Env variables read only by the GPU stack: a CPU-only run ignores them.
 _GPU_PREFIXES = (
@@ -107,8 +132,30 @@ _GPU_PREFIXES = (
     "FLASH_ATTENTION_",
     "HIPBLASLT_",
 )
-_GPU_TORCH = ("tunableop", "cudnn_benchmark", "memory_fraction", "alloc", "sdpa_backends")
+#: Torch settings only the GPU stack uses. sdpa_backends is not here: the enable_*_sdp flags
+#: are global and CPU attention honours them (checked in the torch 2.13.0 CPU wheel).
+_GPU_TORCH = ("tunableop", "cudnn_benchmark", "memory_fraction", "alloc")
 _NO_GPU = "no GPU: CPU runs ignore it"
+#: sdpa_backends without math: torch raises "No viable backend" when no allowed kernel fits
+#: (2.13.0 CPU wheel: only mem_efficient fails on CPU, only flash runs).
+NO_MATH_SDPA = (
+    "without math, attention fails where no flash or memory-efficient kernel exists (on CPU "
+    "with only mem_efficient allowed, on GPUs without AOTriton kernels)"
+)
+#: float32_matmul_precision on CPU (torch 2.13.0 CPU wheel: "high" sets
+#: torch.backends.mkldnn.matmul.fp32_precision to tf32, "medium" to bf16; aten/src/ATen/
+#: native/mkldnn/Matmul.cpp uses TF32 only on x86-64 with AMX-FP16).
+CPU_HIGH = (
+    "on CPU it changes nothing unless the processor has AMX-FP16, where oneDNN may run "
+    "float32 matmuls as TF32"
+)
+CPU_MEDIUM = "on CPU float32 matmuls may run in bf16 (oneDNN), which is less precise"
+#: HIPBLASLT_ALLOW_TF32 on a GPU without TF32: the hipBLASLt heuristic may then return no
+#: algorithm and torch warns NOT_SUPPORTED (pytorch pull 193345, open).
+ALLOW_TF32_RISK = (
+    "{gfx} has no TF32 hardware: nothing to allow, and hipBLASLt may find no algorithm for "
+    "float32 GEMMs with it set (pytorch pull 193345)"
+)
 
 
 def _version(text: str | None) -> tuple[int, int] | None:
@@ -169,17 +216,20 @@ def _effect(item: Item, target: Target) -> Effect:
                     f"AOTriton never marks {gfx} experimental: its fast attention "
                     "is on without this",
                 )
+            return _aotriton(item, gfx, _version(target.torch_version))
         if item.key == "HIPBLASLT_ALLOW_TF32":
             if gfx is None:
                 return Effect(item, True, _unknown("the GPU is not known"))
             if gfx not in TF32_GFX:
-                return Effect(item, False, f"{gfx} has no TF32 hardware: nothing to allow")
+                return Effect(item, False, ALLOW_TF32_RISK.format(gfx=gfx))
         return Effect(item, True)
     if _cpu_only(target) and item.key in _GPU_TORCH:
         return Effect(item, False, _NO_GPU)
+    if item.key == "sdpa_backends" and "math" not in item.value:
+        return Effect(item, True, NO_MATH_SDPA)
     if item.key == "float32_matmul_precision" and item.value != "highest":
         if _cpu_only(target):
-            return Effect(item, True, _unknown("on CPU the effect depends on the processor"))
+            return Effect(item, True, CPU_HIGH if item.value == "high" else CPU_MEDIUM)
         if gfx is None:
             return Effect(item, True, _unknown("the GPU is not known"))
         if gfx not in TF32_GFX:
@@ -193,8 +243,44 @@ def _effect(item: Item, target: Target) -> Effect:
     return Effect(item, True)
 
 
+def _aotriton(item: Item, gfx: str, torch: tuple[int, int] | None) -> Effect:
+    """TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL on a known gfx that is not never-gated."""
+    if torch is not None and torch < AOTRITON_VARIABLE_FROM:
+        return Effect(
+            item,
+            True,
+            f"may be unneeded: torch {torch[0]}.{torch[1]} predates the variable (read from "
+            "about torch 2.5, pytorch pull 134498)",
+        )
+    if gfx in AOTRITON_EXPERIMENTAL:
+        return Effect(item, True)
+    if gfx == "gfx1100":
+        if torch is None:
+            return Effect(
+                item,
+                True,
+                _unknown("gfx1100 needs it only in some torch releases (2.5-2.6, 2.9)"),
+            )
+        if torch in AOTRITON_GFX1100_GATED_TORCH:
+            return Effect(item, True)
+        return Effect(
+            item,
+            True,
+            f"may be unneeded: torch {torch[0]}.{torch[1]}'s AOTriton supports gfx1100 "
+            "without it (it was gated in torch 2.5-2.6 and 2.9)",
+        )
+    if gfx in AOTRITON_ONCE_GATED:
+        return Effect(
+            item,
+            True,
+            f"may be unneeded: recent AOTriton supports {gfx} without it; older releases gate it",
+        )
+    return Effect(item, True)
+
+
 def _expandable(item: Item, target: Target) -> Effect:
-    """expandable_segments: a no-op on Windows, before torch 2.12 and before ROCm 7.0."""
+    """expandable_segments: a no-op on Windows and, in upstream torch, before 2.12 and
+    before ROCm 7.0; 2.11 is not checked (AMD's own 2.11 builds carry the backport)."""
     reason: str | None = None
     if target.platform == "windows":
         reason = "expandable_segments does nothing on Windows"
@@ -203,10 +289,20 @@ def _expandable(item: Item, target: Target) -> Effect:
         hip = _version(target.hip_version)
         if torch is None:
             return Effect(item, True, _unknown("the torch version is not known"))
+        if torch == EXPANDABLE_BACKPORT_TORCH:
+            return Effect(
+                item,
+                True,
+                _unknown(
+                    "upstream torch 2.11 ignores expandable_segments on ROCm, AMD's own "
+                    "2.11 builds honour it on ROCm 7.0 and later"
+                ),
+            )
         if torch < EXPANDABLE_TORCH_FROM:
             reason = (
-                f"torch {torch[0]}.{torch[1]} ignores expandable_segments on ROCm (honoured "
-                f"from {EXPANDABLE_TORCH_FROM[0]}.{EXPANDABLE_TORCH_FROM[1]} on ROCm 7.0)"
+                f"torch {torch[0]}.{torch[1]} ignores expandable_segments on ROCm (upstream "
+                f"torch honours it from {EXPANDABLE_TORCH_FROM[0]}.{EXPANDABLE_TORCH_FROM[1]} "
+                "with ROCm 7.0 and later)"
             )
         elif hip is None:
             return Effect(item, True, _unknown("the HIP version is not known"))

@@ -31,11 +31,13 @@ DATA_DIR_VAR = "ROCMPANEL_DATA_DIR"
 #: PYTORCH_ALLOC_CONF ignored in 2.9.1); 2.10-2.13 read CUDA, HIP, then PYTORCH_ALLOC_CONF.
 ALLOC_VARS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF")
 
-#: The TunableOp results file, below the data dir. torch puts the GPU ordinal in place of
-#: "%d" in PYTORCH_TUNABLEOP_FILENAME (TuningContext::SetFilename, called with
-#: insert_device_ordinal for the variable; aten/src/ATen/cuda/tunable/Tunable.cpp), so
-#: each GPU gets its own file. One file per torch version: the CSV's validator lines make
-#: torch reject results from another torch/ROCm (aten/src/ATen/cuda/tunable/README.md).
+#: The TunableOp results file, below the data dir. torch puts the current device ordinal in
+#: place of "%d" in PYTORCH_TUNABLEOP_FILENAME (TuningContext::SetFilename, called with
+#: insert_device_ordinal for the variable; aten/src/ATen/cuda/tunable/Tunable.cpp), so each
+#: device index gets its own file. The ordinal is counted after HIP_VISIBLE_DEVICES /
+#: CUDA_VISIBLE_DEVICES, so two different GPUs that each run as device 0 share one file; the
+#: validator lines hold no GPU arch. One file per torch version: the CSV's validator lines
+#: make torch reject results from another torch/ROCm (aten/src/ATen/cuda/tunable/README.md).
 TUNABLEOP_FOLDER = "tunableop"
 
 _SDPA = ("flash", "mem_efficient", "math")
@@ -71,7 +73,8 @@ def alloc_var(version: str | None) -> str:
 
 def alloc_conf(options: dict[str, Any]) -> str:
     """``key:value,key:value`` as torch's allocator parser wants it: True/False
-    capitalised (a lower-case ``true`` is an error at torch import, checked in 2.13.0)."""
+    capitalised (a lower-case ``true`` is an error when the allocator first reads its
+    options, not at ``import torch``; checked in 2.13.0)."""
     return ",".join(f"{key}:{value}" for key, value in options.items())  # str(True) == "True"
 
 
@@ -102,11 +105,13 @@ def _set_unless_yours(name: str, value: str) -> str:
 
 
 def _tunableop_file(notes: list[str]) -> None:
-    """PYTORCH_TUNABLEOP_FILENAME below the panel's data dir, one file per GPU and torch
-    version (notes say where, or why not)."""
+    """PYTORCH_TUNABLEOP_FILENAME below the panel's data dir, one file per device index
+    and torch version (notes say where, or why not)."""
     data_dir = os.environ.get(DATA_DIR_VAR)
     if not data_dir:
-        notes.append("results in torch's default tunableop_results<GPU>.csv, in the job's folder")
+        notes.append(
+            "results in torch's default tunableop_results<device index>.csv, in the job's folder"
+        )
         return
     folder = os.path.join(data_dir, TUNABLEOP_FOLDER)
     try:
@@ -175,15 +180,16 @@ def before_torch() -> dict[str, Any] | None:
     return header
 
 
-# The AMD GPUs with TF32 matrix instructions: CDNA3 (gfx942) and CDNA4 (gfx950); RDNA and
-# CDNA1/2 have none (ROCm precision support table:
+# The AMD GPUs where TF32 changes float32 GEMMs: CDNA3 (gfx942) has TF32 matrix
+# instructions; on CDNA4 (gfx950) hipBLASLt emulates TF32 with bf16 instructions
+# (ROCm/hipBLASLt pull 1806). RDNA and CDNA1/2 have no TF32 (ROCm precision support table:
 # https://rocm.docs.amd.com/en/latest/reference/precision-support.html).
 _TF32_GFX = ("gfx94", "gfx95")
 
 
 def _gpu_without_tf32(torch: Any) -> str | None:
     """The gfx target of GPU 0 when it is an AMD GPU without TF32, else None (CPU, CUDA,
-    TF32 hardware, or not known)."""
+    a GPU with TF32, or not known)."""
     try:
         if not getattr(torch.version, "hip", None) or not torch.cuda.is_available():
             return None

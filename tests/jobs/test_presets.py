@@ -527,6 +527,26 @@ def test_low_vram_sets_no_memory_cap_and_debugging_is_marked_slow() -> None:
     debug = {i.key: i for i in _builtin("debugging").env}
     assert sorted(debug) == ["AMD_LOG_LEVEL", "AMD_SERIALIZE_KERNEL", "HIP_LAUNCH_BLOCKING"]
     assert all("slow" in i.why for i in debug.values())
+    # AMD_SERIALIZE_KERNEL=3 includes HIP_LAUNCH_BLOCKING's wait (clr): the why says so
+    assert debug["AMD_SERIALIZE_KERNEL"].value == "3"
+    assert "already part of AMD_SERIALIZE_KERNEL=3" in debug["HIP_LAUNCH_BLOCKING"].why
+
+
+def test_throughput_leaves_the_find_mode_to_cudnn_benchmark() -> None:
+    """From torch 2.7 cudnn_benchmark=true sets MIOpen's NORMAL find mode per convolution
+    (pytorch pull 145294): MIOPEN_FIND_MODE=NORMAL next to it would add nothing."""
+    throughput = _builtin("throughput")
+    assert throughput.env == ()
+    assert {i.key: i.value for i in throughput.torch} == {
+        "tunableop": {"enabled": True, "tuning": True},
+        "cudnn_benchmark": True,
+    }
+    assert "NORMAL find mode" in throughput.torch[1].why
+    assert "per device index" in throughput.torch[0].why
+    safe = {i.key: i for i in _builtin("safe-defaults").torch}
+    assert safe["cudnn_benchmark"].value is False
+    assert "find database or a quick search" in safe["cudnn_benchmark"].why
+    assert "no exhaustive search" in safe["cudnn_benchmark"].why
 
 
 # ---- effects ---------------------------------------------------------------------------------
@@ -544,6 +564,14 @@ def _one(kind: str, key: str, value: object, platforms: tuple[str, ...] = ("linu
 
 NO_TF32 = "{gfx} has no TF32 hardware: float32 matmuls stay full float32"
 UNKNOWN_GPU = "not checked: the GPU is not known"
+ALLOW_TF32_RISK = (
+    "{gfx} has no TF32 hardware: nothing to allow, and hipBLASLt may find no algorithm for "
+    "float32 GEMMs with it set (pytorch pull 193345)"
+)
+NO_MATH = (
+    "without math, attention fails where no flash or memory-efficient kernel exists (on CPU "
+    "with only mem_efficient allowed, on GPUs without AOTriton kernels)"
+)
 # item, then per platform (linux, windows) a tuple over GFX of (applies, note)
 EFFECTS = [
     (
@@ -579,7 +607,11 @@ EFFECTS = [
     (
         _one("env", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", "1"),
         [
-            (True, ""),
+            (
+                True,
+                "may be unneeded: torch 2.13's AOTriton supports gfx1100 without it (it was "
+                "gated in torch 2.5-2.6 and 2.9)",
+            ),
             (True, ""),
             (
                 False,
@@ -592,14 +624,16 @@ EFFECTS = [
     (
         _one("env", "HIPBLASLT_ALLOW_TF32", "1"),
         [
-            (False, "gfx1100 has no TF32 hardware: nothing to allow"),
-            (False, "gfx1030 has no TF32 hardware: nothing to allow"),
+            (False, ALLOW_TF32_RISK.format(gfx="gfx1100")),
+            (False, ALLOW_TF32_RISK.format(gfx="gfx1030")),
             (True, ""),
             (True, UNKNOWN_GPU),
         ],
         None,
     ),
     (_one("torch", "cudnn_benchmark", True), [(True, "")] * 4, None),
+    (_one("torch", "sdpa_backends", ("flash", "mem_efficient", "math")), [(True, "")] * 4, None),
+    (_one("torch", "sdpa_backends", ("flash", "mem_efficient")), [(True, NO_MATH)] * 4, None),
     (
         _one("torch", "alloc", {"expandable_segments": True}),
         [(True, "")] * 4,
@@ -636,6 +670,9 @@ def test_a_cpu_only_run_ignores_gpu_settings() -> None:
             Item("torch", "cudnn_benchmark", True),
             Item("torch", "cpu_threads", 4),
             Item("torch", "float32_matmul_precision", "medium"),
+            Item("torch", "float32_matmul_precision", "high"),
+            Item("torch", "sdpa_backends", ("math", "flash")),
+            Item("torch", "sdpa_backends", ("mem_efficient",)),
         ),
     )
     assert [(e.item.key, e.applies, e.note) for e in item_effects(preset, cpu)] == [
@@ -648,8 +685,16 @@ def test_a_cpu_only_run_ignores_gpu_settings() -> None:
         (
             "float32_matmul_precision",
             True,
-            "not checked: on CPU the effect depends on the processor",
+            "on CPU float32 matmuls may run in bf16 (oneDNN), which is less precise",
         ),
+        (
+            "float32_matmul_precision",
+            True,
+            "on CPU it changes nothing unless the processor has AMX-FP16, where oneDNN may run "
+            "float32 matmuls as TF32",
+        ),
+        ("sdpa_backends", True, ""),  # CPU attention honours the flags: not a GPU-only setting
+        ("sdpa_backends", True, NO_MATH),
     ]
 
 
@@ -660,8 +705,17 @@ def test_a_cpu_only_run_ignores_gpu_settings() -> None:
             "2.11.0+rocm7.1",
             "7.1",
             {"expandable_segments": True},
+            True,
+            "not checked: upstream torch 2.11 ignores expandable_segments on ROCm, AMD's own "
+            "2.11 builds honour it on ROCm 7.0 and later",
+        ),
+        (
+            "2.10.1+rocm7.0",
+            "7.0",
+            {"expandable_segments": True},
             False,
-            "torch 2.11 ignores expandable_segments on ROCm (honoured from 2.12 on ROCm 7.0)",
+            "torch 2.10 ignores expandable_segments on ROCm (upstream torch honours it from "
+            "2.12 with ROCm 7.0 and later)",
         ),
         (
             "2.12.0+rocm6.4",
@@ -690,8 +744,8 @@ def test_a_cpu_only_run_ignores_gpu_settings() -> None:
             "7.0",
             {"expandable_segments": True, "max_split_size_mb": 128},
             True,
-            "torch 2.10 ignores expandable_segments on ROCm (honoured from 2.12 on ROCm 7.0); the "
-            "other allocator options apply",
+            "torch 2.10 ignores expandable_segments on ROCm (upstream torch honours it from "
+            "2.12 with ROCm 7.0 and later); the other allocator options apply",
         ),
         ("2.10.0+rocm7.0", "7.0", {"expandable_segments": False}, True, ""),
     ],
@@ -701,6 +755,62 @@ def test_expandable_segments_by_torch_and_rocm_version(
 ) -> None:
     (effect,) = item_effects(_one("torch", "alloc", value), Target("linux", "gfx1100", torch, hip))
     assert (effect.applies, effect.note) == (applies, note)
+
+
+@pytest.mark.parametrize(
+    ("gfx", "torch", "note"),
+    [
+        ("gfx1100", "2.5.1+rocm6.2", ""),
+        ("gfx1100", "2.6.0+rocm6.2.4", ""),
+        ("gfx1100", "2.9.0+rocm6.4", ""),
+        (
+            "gfx1100",
+            "2.7.1+rocm6.3",
+            "may be unneeded: torch 2.7's AOTriton supports gfx1100 without it (it was gated "
+            "in torch 2.5-2.6 and 2.9)",
+        ),
+        (
+            "gfx1100",
+            "2.10.0+rocm7.0",
+            "may be unneeded: torch 2.10's AOTriton supports gfx1100 without it (it was gated "
+            "in torch 2.5-2.6 and 2.9)",
+        ),
+        (
+            "gfx1100",
+            None,
+            "not checked: gfx1100 needs it only in some torch releases (2.5-2.6, 2.9)",
+        ),
+        ("gfx1101", "2.13.0+rocm7.2", ""),
+        (
+            "gfx1101",
+            "2.4.1+rocm6.1",
+            "may be unneeded: torch 2.4 predates the variable (read from about torch 2.5, "
+            "pytorch pull 134498)",
+        ),
+        ("gfx1200", None, ""),
+        (
+            "gfx1201",
+            "2.13.0+rocm7.2",
+            "may be unneeded: recent AOTriton supports gfx1201 without it; older releases gate it",
+        ),
+        (
+            "gfx950",
+            "2.8.0+rocm7.0",
+            "may be unneeded: recent AOTriton supports gfx950 without it; older releases gate it",
+        ),
+        (
+            "gfx1151",
+            None,
+            "may be unneeded: recent AOTriton supports gfx1151 without it; older releases gate it",
+        ),
+    ],
+)
+def test_aotriton_experimental_by_gfx_and_torch(gfx: str, torch: str | None, note: str) -> None:
+    """The variable never reads as "no effect" on an RDNA/MI350 chip: where recent AOTriton
+    supports it, it is "may be unneeded" (the list changes per release)."""
+    preset = _one("env", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", "1")
+    (effect,) = item_effects(preset, Target("linux", gfx, torch, "7.0"))
+    assert (effect.applies, effect.note) == (True, note)
 
 
 def test_the_gfx_name_is_read_from_a_full_target_string() -> None:

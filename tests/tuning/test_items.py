@@ -125,6 +125,98 @@ def test_the_wrong_claims_get_the_verdicts_and_settings_the_facts_give():
     )
 
 
+def _text(item: TuningItem) -> str:
+    """An item's prose as one line (the YAML folds its lines with single spaces)."""
+    return " ".join(f"{item.what_it_does} {item.instead} {item.torch}".split())
+
+
+# Claims the fact check (issue 14, c3) corrected: (item id, text it must say, text it must
+# no longer say).
+FACT_CHECKED = [
+    (
+        "expandable-segments",
+        'Upstream torch ignores it on ROCm through 2.11 (with a "not supported on this '
+        "platform\" warning) and honours it from 2.12 with ROCm 7.0 and later; AMD's own 2.11 "
+        "builds carry the backport.",
+        "through 2.10",
+    ),
+    (
+        "tunableop",
+        "one per device index (torch puts the current device ordinal, counted after "
+        "HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES, into the name;",
+        "one per GPU",
+    ),
+    ("texpr-fuser", "tensor-expression fuser, and it is on by default;", None),
+    (
+        "cudnn-allow-tf32",
+        "torch up to 2.13 runs no TF32 convolutions there (newer releases unverified)",
+        "no TF32 path in released stacks",
+    ),
+    (
+        "cudnn-benchmark",
+        "On torch 2.7 and later MIOPEN_FIND_MODE matters only while cudnn_benchmark is off.",
+        "to trade start-up time against kernel speed",
+    ),
+    (
+        "miopen-find-mode",
+        "On torch 2.7 and later it matters only while cudnn_benchmark is off: "
+        "cudnn_benchmark=True sets NORMAL for each convolution itself.",
+        "NORMAL with cudnn_benchmark",
+    ),
+    ("miopen-find-mode", "torch.backends.miopen.immediate = True", None),
+    (
+        "aotriton-experimental",
+        "AOTriton's own gate from AOTriton 0.9 (about torch 2.7; unverified which release "
+        "first shipped 0.9); torch 2.5-2.6 gated gfx1100 themselves",
+        "(torch 2.6+)",
+    ),
+    (
+        "float32-matmul-precision",
+        "CDNA4 (MI350, where hipBLASLt emulates TF32 with bf16 instructions)",
+        "CDNA3 (MI300) and CDNA4 only",
+    ),
+    (
+        "float32-matmul-precision",
+        "as long as HIPBLASLT_ALLOW_TF32 is not set: with it, hipBLASLt may find no algorithm "
+        "for float32 GEMMs there.",
+        None,
+    ),
+    (
+        "float32-matmul-precision",
+        'On CPU "high" changes nothing unless the processor has AMX-FP16 (oneDNN may then use '
+        'TF32); "medium" may run float32 matmuls in bf16.',
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("ident", "says", "not_says"), FACT_CHECKED)
+def test_the_fact_checked_claims_read_as_corrected(ident, says, not_says):
+    text = _text(_by_id()[ident])
+    assert says in text
+    if not_says is not None:
+        assert not_says not in text
+
+
+def test_expandable_segments_reads_the_same_in_items_and_presets():
+    """One wording everywhere: the item, the low-VRAM preset's why and the effect rule."""
+    from rocmpanel.jobs.presets import Item, Preset, Target, builtin_presets, item_effects
+
+    wording = "ignores it on ROCm through 2.11 and honours it from 2.12 with ROCm 7.0 and later"
+    low = next(p for p in builtin_presets() if p.id == "low-vram")
+    assert wording in low.torch[0].why
+    assert "AMD's own 2.11 builds carry the backport" in low.torch[0].why
+    item = _text(_by_id()["expandable-segments"])
+    assert "ignores it on ROCm through 2.11" in item
+    assert "honours it from 2.12 with ROCm 7.0 and later" in item
+    alloc = Preset("t", "T", torch=(Item("torch", "alloc", {"expandable_segments": True}),))
+    (effect,) = item_effects(alloc, Target("linux", "gfx1100", "2.9.1+rocm6.4", "6.4"))
+    assert effect.note == (
+        "torch 2.9 ignores expandable_segments on ROCm (upstream torch honours it from 2.12 "
+        "with ROCm 7.0 and later)"
+    )
+
+
 def test_env_items_claim_no_platform_their_variable_lacks():
     catalogue = load_catalogue()
     for item in load_items():

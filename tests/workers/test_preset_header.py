@@ -178,7 +178,7 @@ def test_tunableop_without_a_data_dir_leaves_torchs_default_file(
     [record] = preset.report()["preset_settings"]
     assert record["note"] == (
         "PYTORCH_TUNABLEOP_ENABLED=1; PYTORCH_TUNABLEOP_TUNING=1; "
-        "results in torch's default tunableop_results<GPU>.csv, in the job's folder"
+        "results in torch's default tunableop_results<device index>.csv, in the job's folder"
     )
 
 
