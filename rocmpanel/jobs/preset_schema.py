@@ -144,6 +144,9 @@ class Effect:
     item: Item
     applies: bool
     note: str = ""  # why it does not apply (or cannot be checked)
+    #: False when what the item's effect depends on is not known here (no AMD GPU
+    #: detected, torch version unknown): ``applies`` is then a guess, shown "not checked".
+    checked: bool = True
 
 
 @dataclass(frozen=True)
