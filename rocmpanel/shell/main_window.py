@@ -68,7 +68,14 @@ def _preset_name(ident: str) -> str:
     when it no longer exists."""
     from rocmpanel.jobs.presets import PresetStore
 
-    return PresetStore().get(ident).name
+    store = PresetStore()
+    try:
+        return store.get(ident).name
+    except PanelError:
+        for problem in store.problems:  # there, but its file cannot be read: say why
+            if problem.path.stem == ident:
+                raise PanelError(f"cannot be used: {problem.message.rstrip('.')}") from None
+        raise PanelError("no longer exists") from None
 
 
 def settings_status_line(settings: Settings) -> str:
@@ -532,9 +539,11 @@ class MainWindow(QMainWindow):
             return
         log.warning("active tuning preset %r: %s", ident, error)
         holder.clear()
+        # _preset_name says which: gone, or a file that cannot be read (and why, where).
+        why = error.message if isinstance(error, PanelError) else "could not be read"
         self.notify(
-            f"The tuning preset “{ident}” chosen for jobs no longer exists: jobs run without "
-            "a preset. Choose one in the Tuning tab."
+            f"The tuning preset “{ident}” chosen for jobs {why}: jobs run without a "
+            "preset. Choose one in the Tuning tab."
         )
 
     def _job_env_for(self, spec: JobSpec) -> dict[str, str | None]:

@@ -131,3 +131,18 @@ def test_a_job_runs_under_the_preset_the_window_holds(qtbot, tmp_path: Path) -> 
     with qtbot.waitSignal(job.finished, timeout=30_000):
         pass
     assert job.outcome is not None and job.outcome.result == {"find": None, "header": None}
+
+
+def test_a_saved_preset_whose_file_is_damaged_says_why_not_gone(qtbot) -> None:
+    from rocmpanel.base import paths
+
+    folder = paths.config_dir() / "presets"
+    folder.mkdir(parents=True)
+    (folder / "mine.yaml").write_text("id: mine\nname: Mine\narchs: [rdna9]\n")
+    win = make_window(qtbot, saved_settings("mine"))
+    win.resolve_active_preset()
+    qtbot.waitUntil(lambda: win.status_preset.text() == "Preset: none", timeout=10_000)
+    message = win.statusBar().currentMessage()
+    assert message.startswith("The tuning preset “mine” chosen for jobs cannot be used: ")
+    assert "mine.yaml, line 3: archs" in message and "no longer exists" not in message
+    assert message.endswith(": jobs run without a preset. Choose one in the Tuning tab.")
