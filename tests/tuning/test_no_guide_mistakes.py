@@ -36,24 +36,51 @@ class Mistake:
     subject: str
     claim: str
     corrects: str = CORRECTS
+    #: The claim as a sentence that does not name the subject makes it ("It defragments
+    #: memory." in the flash-SDP item); None: such sentences are not checked.
+    bare_claim: str | None = None
 
-    def hit(self, sentence: str) -> bool:
+    def hit(self, sentence: str, about: str = "") -> bool:
+        """``about``: what the text is about (an item's snippet and setting), the subject
+        of its sentences that do not name one."""
         flags = re.IGNORECASE
+        if re.search(self.corrects, sentence, flags):
+            return False
+        if re.search(self.subject, sentence, flags):
+            return bool(re.search(self.claim, sentence, flags))
         return bool(
-            re.search(self.subject, sentence, flags)
-            and re.search(self.claim, sentence, flags)
-            and not re.search(self.corrects, sentence, flags)
+            self.bare_claim
+            and re.search(self.subject, about, flags)
+            and re.search(self.bare_claim, sentence, flags)
         )
 
 
 MISTAKES = (
-    Mistake("flash-sdp-defragments", r"flash_sdp|flash sdp", r"fragment|碎片"),
-    Mistake("num-threads-block-size", r"set_num_threads|cpu_threads", r"block|线程块"),
-    Mistake("allow-tf32-tensor-cores", r"allow_tf32", r"tensor core|张量核心"),
+    Mistake(
+        "flash-sdp-defragments",
+        r"flash_sdp|flash sdp",
+        r"fragment|碎片",
+        bare_claim=(
+            r"defragment|(reduc|lower|fix|avoid|prevent)\w* (memory )?fragmentation|碎片整理"
+        ),
+    ),
+    Mistake(
+        "num-threads-block-size",
+        r"set_num_threads|cpu_threads",
+        r"block|线程块",
+        bare_claim=r"(thread[- ]?block|block size)|线程块",
+    ),
+    Mistake(
+        "allow-tf32-tensor-cores",
+        r"allow_tf32",
+        r"tensor core|张量核心",
+        bare_claim=r"tensor core|张量核心",
+    ),
     Mistake(
         "texpr-fuser-rocm",
         r"texpr",
         r"rocm[- ]?(specific|optimi[sz])|rocm特定|amd[- ]optimi[sz]",
+        bare_claim=r"rocm[- ]?(specific|optimi[sz])|rocm特定|amd[- ]optimi[sz]",
     ),
     Mistake("cuda-amp-recommended", r"torch\.cuda\.amp", r"."),
     Mistake("distributed-launch-recommended", r"torch\.distributed\.launch", r"."),
@@ -74,9 +101,14 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
-def prose_hits(text: str) -> list[str]:
-    """The mistakes ``text`` makes, as "name: sentence"."""
-    return [f"{m.name}: {s}" for s in sentences(text) for m in MISTAKES if m.hit(s)]
+def prose_hits(text: str, about: str = "") -> list[str]:
+    """The mistakes ``text`` (about ``about``) makes, as "name: sentence"."""
+    return [f"{m.name}: {s}" for s in sentences(text) for m in MISTAKES if m.hit(s, about)]
+
+
+def item_about(item: Any) -> str:
+    """What a tuning item is about: its snippet and the setting it names."""
+    return " ".join([item.snippet, *(item.setting or ()), *item.related_env])
 
 
 # ---- presets (resources/presets.yaml, read as YAML: no dependency on the presets code) ------
@@ -104,7 +136,7 @@ def preset_hits(preset: Mapping[str, Any]) -> list[str]:
     env = _items(preset.get("env"))
     torch = _items(preset.get("torch"))
     for key, raw in env + torch:
-        hits += [f"{ident}: {key}: {h}" for h in prose_hits(str(raw.get("why") or ""))]
+        hits += [f"{ident}: {key}: {h}" for h in prose_hits(str(raw.get("why") or ""), key)]
     archs = set(preset.get("archs") or ["any"])
     for key, raw in torch:
         tf32 = key == "float32_matmul_precision" and raw.get("value") in ("high", "medium")
@@ -152,7 +184,8 @@ def _builtin_presets() -> list[Mapping[str, Any]]:
 def test_no_tuning_item_repeats_a_guide_mistake():
     hits: list[str] = []
     for item in load_items():
-        hits += [f"{item.id}: {h}" for part in item.prose() for h in prose_hits(part)]
+        about = item_about(item)
+        hits += [f"{item.id}: {h}" for part in item.prose() for h in prose_hits(part, about)]
         hits += item_structure_hits(item)
     assert hits == []
 
@@ -213,6 +246,19 @@ def test_each_prose_pattern_catches_its_mistake(name, bad):
 )
 def test_a_sentence_that_corrects_the_claim_is_not_a_hit(good):
     assert prose_hits(good) == []
+
+
+def test_a_sentence_about_the_item_is_checked_even_without_naming_it():
+    """The subject may be the item itself: "It defragments memory." in the flash-SDP item."""
+    about = "torch.backends.cuda.enable_flash_sdp(True) sdpa_backends"
+    bad = "It defragments GPU memory, which is why the guide lists it."
+    assert prose_hits(bad) == []  # alone, the sentence names no subject
+    assert prose_hits(bad, about) == [f"flash-sdp-defragments: {bad}"]
+    assert prose_hits("It lowers fragmentation.", "cpu_threads") == []
+    about_threads = "torch.set_num_threads(8) cpu_threads"
+    assert prose_hits("It sets the best thread-block size.", about_threads) != []
+    fine = "Fragmentation is the allocator's business: use the preset setting alloc."
+    assert prose_hits(fine, about) == []
 
 
 def test_the_claim_must_be_in_the_same_sentence():
