@@ -420,6 +420,8 @@ def _converse(
     sampling: Sampling,
     loaded_data: Mapping[str, Any],
 ) -> None:
+    from rocmpanel.jobs.job_env import result_preset
+
     stream = not args.json
     one_shot = args.prompt is not None
     while True:
@@ -457,6 +459,8 @@ def _converse(
             if not reply.text.endswith("\n"):
                 sys.stdout.write("\n")
                 sys.stdout.flush()
-            print(f"[{reply.figures.summary()}]", file=sys.stderr)
+            # The preset the model runs under ends the line, so two runs can be compared.
+            preset = result_preset(loaded_data) or "none"
+            print(f"[{reply.figures.summary()} · preset: {preset}]", file=sys.stderr)
         if one_shot:
             return

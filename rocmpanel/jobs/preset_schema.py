@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +76,16 @@ ID_MAX = 48
 NAME_MAX = 80
 TEXT_MAX = 2000
 MAX_THREADS = 4096
+#: How deep a preset file may nest (mappings and lists inside each other). A real preset
+#: needs at most 5 (preset > env > item > platforms > word); a deeper file is refused
+#: before the YAML composer, which recurses once per level, runs out of stack.
+MAX_DEPTH = 32
+#: Ids Windows keeps for devices, so ``<id>.yaml`` cannot be a file there ("Naming Files,
+#: Paths, and Namespaces", learn.microsoft.com/windows/win32/fileio/naming-a-file: CON,
+#: PRN, AUX, NUL, COM0-COM9, LPT0-LPT9, also when followed by an extension).
+RESERVED_IDS: frozenset[str] = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{port}{n}" for port in ("com", "lpt") for n in range(10)]
+)
 # The smallest max_split_size_mb the allocator accepts: its large-block size, 20 MiB
 # (pytorch/pytorch c10/cuda/CUDAAllocatorConfig.cpp, kLargeBuffer; knobs.md section 3).
 MIN_SPLIT_MB = 20
@@ -88,6 +100,9 @@ class PresetError(PanelError):
     """A preset file that does not fit the schema: names the file, line and field."""
 
     def __init__(self, file: str, line: int | None, field: str, problem: str) -> None:
+        # A hostile file's key or value, echoed back, must not carry control characters
+        # to the terminal or the window: they are shown escaped.
+        file, field, problem = visible(file), visible(field), visible(problem)
         self.file = file
         self.line = line
         self.field = field
@@ -130,8 +145,10 @@ class Preset:
 
 @dataclass(frozen=True)
 class Target:
-    """What an item's effect depends on; None = not known (the item is then assumed to
-    apply, with a note saying it could not be checked)."""
+    """What an item's effect depends on; None = not known. With ``gfx`` None an item whose
+    effect depends on the GPU is assumed to apply, unchecked ("not checked: no AMD GPU
+    detected"); with ``gfx`` None and a torch that is not a ROCm build it is a CPU-only
+    machine, where GPU settings do nothing."""
 
     platform: str = "linux"  # "linux" | "windows"
     gfx: str | None = None  # e.g. "gfx1100"
@@ -143,7 +160,9 @@ class Target:
 class Effect:
     item: Item
     applies: bool
-    note: str = ""  # why it does not apply (or cannot be checked)
+    #: Why it does not apply, why it could not be checked, or a caution when it applies
+    #: (may be unneeded; an HSA_OVERRIDE_GFX_VERSION naming another family is harmful).
+    note: str = ""
     #: False when what the item's effect depends on is not known here (no AMD GPU
     #: detected, torch version unknown): ``applies`` is then a guess, shown "not checked".
     checked: bool = True
@@ -154,7 +173,53 @@ class Problem:
     """A user preset file that could not be read; it is left where it is."""
 
     path: Path
+    #: The whole sentence, starting with the file's path (print it alone, not after it).
     message: str
+
+
+_UNSEEN = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def visible(text: str) -> str:
+    """``text`` with each control or invisible character written as an escape (``\\x1b``,
+    ``\\u202e``), for messages that echo what a file holds."""
+    if all(unicodedata.category(char) not in _UNSEEN for char in text):
+        return text
+    return "".join(
+        (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+        if unicodedata.category(char) in _UNSEEN
+        else char
+        for char in text
+    )
+
+
+def name_key(name: str) -> str:
+    """What two preset names are compared by: NFKC-normalised and case-folded, so names
+    that read the same ("Mine", "MINE", fullwidth "Ｍｉｎｅ") clash."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+#: Control characters a multi-line text may hold (a description's line breaks and tabs).
+_LAYOUT = frozenset("\n\t")
+
+
+def _unseen(value: str, allowed: frozenset[str]) -> str | None:
+    """Why ``value`` is refused for holding a character that is not shown as written (a
+    control character such as ESC, which a terminal obeys; a format character such as a
+    zero-width space or a right-to-left override, which hides or reorders text), or None."""
+    for char in value:
+        if char in allowed:
+            continue
+        category = unicodedata.category(char)
+        if category in _UNSEEN:
+            label = unicodedata.name(char, "")
+            shown = f"U+{ord(char):04X}" + (f" ({label})" if label else "")
+            kind = "a control character" if category == "Cc" else "an invisible character"
+            return (
+                f"holds {kind}, {shown}, which is not shown as written and can hide or "
+                "change what the text says; remove it"
+            )
+    return None
 
 
 # ---- reading nodes ---------------------------------------------------------------------------
@@ -201,12 +266,23 @@ class _Reader:
             pairs.append((key, key_node, value_node))
         return pairs
 
-    def text(self, node: yaml.Node, path: str, *, limit: int = TEXT_MAX) -> str:
+    def text(
+        self,
+        node: yaml.Node,
+        path: str,
+        *,
+        limit: int = TEXT_MAX,
+        allowed: frozenset[str] = frozenset(),
+    ) -> str:
+        """A text scalar; refuses control and invisible characters except ``allowed``."""
         if not isinstance(node, yaml.ScalarNode) or node.tag != _STR:
             raise self.fail(node, path, f"must be text; got {_kind(node)}")
         value = str(node.value)
         if len(value) > limit:
             raise self.fail(node, path, f"is {len(value):,} characters long; at most {limit:,}")
+        refused = _unseen(value, allowed)
+        if refused is not None:
+            raise self.fail(node, path, refused)
         return value
 
     def texts(self, node: yaml.Node, path: str, choices: tuple[str, ...]) -> tuple[str, ...]:
@@ -246,11 +322,25 @@ class _Reader:
 
     def number(self, node: yaml.Node, path: str) -> float:
         if not isinstance(node, yaml.ScalarNode) or node.tag not in (_INT, _FLOAT):
-            raise self.fail(node, path, f"must be a number; got {_shown(node)}")
+            raise self.fail(node, path, f"must be a number; got {_shown(node)}{_as_number(node)}")
         value = float(self.scalar(node))
         if not math.isfinite(value):
             raise self.fail(node, path, f"must be a finite number; got {node.value}")
         return value
+
+
+def _as_number(node: yaml.Node) -> str:
+    """A hint for a number YAML read as text: YAML 1.1 reads ``1e-3`` (no dot, no sign
+    in the exponent) and quoted numbers as text, so say how to write it."""
+    if not isinstance(node, yaml.ScalarNode) or node.tag != _STR:
+        return ""
+    try:
+        number = Decimal(str(node.value).strip())
+    except (InvalidOperation, ValueError):
+        return ""
+    if not number.is_finite():
+        return ""
+    return f"; write it as {number:f}"
 
 
 def _join(path: str, key: str) -> str:
@@ -317,13 +407,24 @@ def _preset(reader: _Reader, node: yaml.Node, prefix: str) -> Preset:
         raise reader.fail(
             id_node, _join(prefix, "id"), f"{NO_PRESET!r} means 'no preset'; choose another id"
         )
+    if ident in RESERVED_IDS:
+        raise reader.fail(
+            id_node,
+            _join(prefix, "id"),
+            f"{ident!r} is a device name on Windows (like CON, NUL, COM1 and LPT1), so "
+            f"{ident}.yaml cannot be a file there; choose another id",
+        )
     name_node = fields["name"][1]
-    name = reader.text(name_node, _join(prefix, "name"), limit=NAME_MAX).strip()
+    name = reader.text(
+        name_node, _join(prefix, "name"), limit=NAME_MAX, allowed=frozenset("\n")
+    ).strip()
     if not name or "\n" in name:
         raise reader.fail(name_node, _join(prefix, "name"), "must be one non-empty line of text")
     description = ""
     if "description" in fields:
-        description = reader.text(fields["description"][1], _join(prefix, "description")).strip()
+        description = reader.text(
+            fields["description"][1], _join(prefix, "description"), allowed=_LAYOUT
+        ).strip()
     archs: tuple[str, ...] = ("any",)
     if "archs" in fields:
         archs_node = fields["archs"][1]
@@ -375,10 +476,12 @@ def _item_parts(
         parts[name] = value_node
     if "value" not in parts:
         raise reader.fail(node, _join(path, "value"), "missing; the item needs a value")
-    why = reader.text(parts["why"], _join(path, "why")).strip() if "why" in parts else ""
-    source = (
-        reader.text(parts["source"], _join(path, "source")).strip() if "source" in parts else ""
-    )
+    why = ""
+    if "why" in parts:
+        why = reader.text(parts["why"], _join(path, "why"), allowed=_LAYOUT).strip()
+    source = ""
+    if "source" in parts:
+        source = reader.text(parts["source"], _join(path, "source"), allowed=_LAYOUT).strip()
     if reader.builtin:
         for label, text in (("why", why), ("source", source)):
             if not text:
@@ -414,6 +517,15 @@ def _env_items(reader: _Reader, node: yaml.Node, path: str) -> tuple[Item, ...]:
             )
         if name == HEADER_VAR or name.startswith("ROCMPANEL_"):
             raise reader.fail(key_node, here, "rocmpanel sets this variable itself")
+        if name.startswith("PYTHON"):
+            # The job layer sets PYTHONUNBUFFERED and PYTHONIOENCODING and clears
+            # PYTHONPATH (jobs/spec.py); PYTHONHOME=/nonexistent stops the interpreter.
+            raise reader.fail(
+                key_node,
+                here,
+                "the panel sets the worker's Python variables itself; a preset that changes "
+                "them can stop every job",
+            )
         if name in catalogue.dangerous:
             raise reader.fail(
                 key_node,
@@ -529,11 +641,49 @@ def _tunableop_value(reader: _Reader, node: yaml.Node, path: str) -> dict[str, b
 # ---- entry points ----------------------------------------------------------------------------
 
 
+class _TooDeep(Exception):
+    """A node nested deeper than MAX_DEPTH; ``line`` is where (1-based)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _DepthLoader(yaml.SafeLoader):
+    """The safe loader, stopping at MAX_DEPTH levels of nesting (its composer recurses
+    once per level: a file of 1,000 brackets would otherwise raise RecursionError)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise _TooDeep(event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_TOO_DEEP = "nests too deeply to be a preset"
+
+
 def _compose(text: str, file: str) -> yaml.Node | None:
     if len(text) > CONFIG_LIMIT:
         raise PresetError(file, None, "file", f"is larger than {_size_text(CONFIG_LIMIT)}")
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=_DepthLoader)
+    except _TooDeep as exc:
+        raise PresetError(
+            file,
+            exc.line,
+            "file",
+            f"{_TOO_DEEP} (more than {MAX_DEPTH} levels of lists and mappings)",
+        ) from None
+    except RecursionError:
+        # Only when called with little stack left: the depth limit comes first otherwise.
+        raise PresetError(file, None, "file", _TOO_DEEP) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -548,7 +698,10 @@ def parse_preset(text: str, file: str, *, builtin: bool = False) -> Preset:
     node = _compose(text, file)
     if node is None or _is_null(node):
         raise PresetError(file, None, "file", "is empty; a preset needs at least id and name")
-    return _preset(_Reader(file, builtin), node, "")
+    try:
+        return _preset(_Reader(file, builtin), node, "")
+    except RecursionError:  # the composed tree is at most MAX_DEPTH deep; a safety net
+        raise PresetError(file, None, "file", _TOO_DEEP) from None
 
 
 def parse_preset_list(text: str, file: str, *, builtin: bool = False) -> tuple[Preset, ...]:
@@ -561,7 +714,7 @@ def parse_preset_list(text: str, file: str, *, builtin: bool = False) -> tuple[P
     for index, entry in enumerate(node.value):
         preset = _preset(reader, entry, f"presets[{index}]")
         for other in presets:
-            if other.id == preset.id or other.name.casefold() == preset.name.casefold():
+            if other.id == preset.id or name_key(other.name) == name_key(preset.name):
                 raise reader.fail(
                     entry, f"presets[{index}]", f"id or name clashes with {other.id!r}"
                 )

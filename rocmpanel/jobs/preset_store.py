@@ -22,15 +22,19 @@ from rocmpanel.base.locking import locked
 from rocmpanel.base.resources import read_resource
 from rocmpanel.jobs.preset_schema import (
     ID_MAX,
+    ID_RE,
     NAME_MAX,
     NO_PRESET,
+    RESERVED_IDS,
     Preset,
     PresetError,
     Problem,
     dump_preset,
+    name_key,
     parse_preset,
     parse_preset_list,
     read_preset_file,
+    visible,
 )
 
 BUILTIN_FILE = "presets.yaml"
@@ -46,7 +50,19 @@ def builtin_presets() -> tuple[Preset, ...]:
 def slug(name: str) -> str:
     """An id made from a name: ``RDNA3 consumer (copy)`` -> ``rdna3-consumer-copy``."""
     text = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:ID_MAX].strip("-")
+    if text in RESERVED_IDS:  # a Windows device name cannot be a file name there
+        return f"{text}-preset"
     return text if text and text != NO_PRESET else "preset"
+
+
+def _is_id(ident: str) -> bool:
+    """Whether ``ident`` could be a user preset's id (so ``<ident>.yaml`` is its file)."""
+    return (
+        len(ident) <= ID_MAX
+        and ID_RE.fullmatch(ident) is not None
+        and ident != NO_PRESET
+        and ident not in RESERVED_IDS
+    )
 
 
 def _with_suffix(ident: str, number: int) -> str:
@@ -56,6 +72,51 @@ def _with_suffix(ident: str, number: int) -> str:
 
 def _named(name: str, suffix: str) -> str:
     return name[: NAME_MAX - len(suffix)].rstrip() + suffix
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest existing path at or above ``folder`` when it is not a folder (a file
+    where the presets folder or one of its parents should be), else None."""
+    for path in (folder, *folder.parents):
+        try:
+            if path.exists():
+                return None if path.is_dir() else path
+        except OSError:
+            return None
+    return None
+
+
+def _builtin_keys() -> tuple[set[str], dict[str, str]]:
+    """The built-ins' ids, and their names (by :func:`name_key`) with the id of each."""
+    builtins = builtin_presets()
+    return {p.id for p in builtins}, {name_key(p.name): p.id for p in builtins}
+
+
+def _read_user(path: Path, taken_ids: set[str], taken_names: dict[str, str]) -> Preset | Problem:
+    """The user preset in ``path``, or the Problem that keeps it out: unreadable, not a
+    regular file, an id that is not its file name, or an id or name already taken."""
+    shown = visible(str(path))
+    if path.is_symlink():
+        return Problem(
+            path, f"{shown}: file: is a symbolic link; presets are read from regular files only"
+        )
+    try:
+        preset = read_preset_file(path)
+    except PresetError as exc:
+        return Problem(path, exc.message)
+    clash = None
+    if preset.id != path.stem:
+        clash = (
+            f"its id {preset.id!r} does not match the file name; rename the file "
+            f"to {preset.id}.yaml"
+        )
+    elif preset.id in taken_ids:
+        clash = f"the id {preset.id!r} is taken by another preset"
+    elif name_key(preset.name) in taken_names:
+        clash = f"the name {preset.name!r} is taken by {taken_names[name_key(preset.name)]!r}"
+    if clash is not None:
+        return Problem(path, f"{shown}: {clash}")
+    return preset
 
 
 @dataclass
@@ -75,49 +136,33 @@ class PresetStore:
 
     def _scan(self) -> tuple[list[Preset], list[Problem]]:
         """The readable user presets and the files that are not (by file name)."""
-        builtins = builtin_presets()
-        taken_ids = {p.id for p in builtins}
-        taken_names = {p.name.casefold(): p.id for p in builtins}
+        taken_ids, taken_names = _builtin_keys()
         presets: list[Preset] = []
         problems: list[Problem] = []
+        blocker = _file_in_the_way(self.root)
+        if blocker is not None:
+            # glob() finds nothing under a file and would say nothing: say why instead.
+            problems.append(
+                Problem(
+                    blocker,
+                    f"{blocker} is a file, not a folder, so presets in {self.root} cannot be "
+                    "read or saved; move that file aside and try again",
+                )
+            )
+            return presets, problems
         try:
             entries = sorted(self.root.glob("*.yaml"))
         except OSError as exc:
-            problems.append(Problem(self.root, f"{self.root}: cannot be read: {exc}"))
+            problems.append(Problem(self.root, f"{visible(str(self.root))}: cannot be read: {exc}"))
             return presets, problems
         for path in entries:
-            if path.is_symlink():
-                problems.append(
-                    Problem(
-                        path,
-                        f"{path}: file: is a symbolic link; presets are read from "
-                        "regular files only",
-                    )
-                )
+            found = _read_user(path, taken_ids, taken_names)
+            if isinstance(found, Problem):
+                problems.append(found)
                 continue
-            try:
-                preset = read_preset_file(path)
-            except PresetError as exc:
-                problems.append(Problem(path, exc.message))
-                continue
-            clash = None
-            if preset.id != path.stem:
-                clash = (
-                    f"its id {preset.id!r} does not match the file name; rename the file "
-                    f"to {preset.id}.yaml"
-                )
-            elif preset.id in taken_ids:
-                clash = f"the id {preset.id!r} is taken by another preset"
-            elif preset.name.casefold() in taken_names:
-                clash = (
-                    f"the name {preset.name!r} is taken by {taken_names[preset.name.casefold()]!r}"
-                )
-            if clash is not None:
-                problems.append(Problem(path, f"{path}: {clash}"))
-                continue
-            taken_ids.add(preset.id)
-            taken_names[preset.name.casefold()] = preset.id
-            presets.append(preset)
+            taken_ids.add(found.id)
+            taken_names[name_key(found.name)] = found.id
+            presets.append(found)
         presets.sort(key=lambda p: (p.name.casefold(), p.id))
         return presets, problems
 
@@ -128,14 +173,34 @@ class PresetStore:
         return [*builtin_presets(), *users]
 
     def get(self, ident: str) -> Preset:
-        """By id or name (case-insensitive); PanelError naming the known ones."""
+        """By id or name (case-insensitive); PanelError naming the known ones.
+
+        An id is looked up without reading every user file (a job start resolves its
+        preset this way): the built-ins, then ``<ident>.yaml`` alone. A file there that
+        cannot be used raises PanelError and is the one entry of ``problems``. Only a
+        name (no such id) reads them all. The fast path does not compare the file's name
+        with other user files' (``all()`` does; the panel never saves such a clash)."""
+        for preset in builtin_presets():
+            if preset.id == ident:
+                return preset
+        if _is_id(ident):
+            path = self.root / f"{ident}.yaml"
+            if path.is_symlink() or path.exists():
+                found = _read_user(path, *_builtin_keys())
+                if isinstance(found, Preset):
+                    self.problems = []
+                    return found
+                self.problems = [found]
+                raise PanelError(f"The preset {ident!r} cannot be used: {found.message}")
         every = self.all()
         for preset in every:
             if preset.id == ident:
                 return preset
-        wanted = ident.strip().casefold()
+        wanted = ident.strip()
         for preset in every:
-            if preset.id.casefold() == wanted or preset.name.casefold() == wanted:
+            if preset.id.casefold() == wanted.casefold() or name_key(preset.name) == name_key(
+                wanted
+            ):
                 return preset
         known = ", ".join(p.id for p in every)
         raise PanelError(f"There is no preset {ident!r}. Known presets: {known}.")
@@ -167,7 +232,7 @@ class PresetStore:
                     f"Preset not saved: {builtin.id!r} is a built-in preset and cannot be "
                     "changed; duplicate it and edit the copy."
                 )
-            if builtin.name.casefold() == checked.name.casefold():
+            if name_key(builtin.name) == name_key(checked.name):
                 raise PanelError(
                     f"Preset not saved: the name {checked.name!r} is a built-in preset's; "
                     "choose another name."
@@ -194,7 +259,7 @@ class PresetStore:
                     f"Preset not saved: the id {preset.id!r} is taken by {other.name!r}; "
                     "choose another id."
                 )
-            if other.name.casefold() == preset.name.casefold():
+            if name_key(other.name) == name_key(preset.name):
                 raise PanelError(
                     f"Preset not saved: the name {preset.name!r} is taken by the preset "
                     f"{other.id!r}; choose another name."
@@ -241,10 +306,10 @@ class PresetStore:
         """``ident``/``name``, or the first ``-N`` / `` (N)`` variant no preset uses."""
         every = self.all()
         ids = {p.id for p in every} | {p.path.stem for p in self.problems}
-        names = {p.name.casefold() for p in every}
+        names = {name_key(p.name) for p in every}
         number = 1
         new_id, new_name = ident, name
-        while new_id in ids or new_name.casefold() in names:
+        while new_id in ids or name_key(new_name) in names:
             number += 1
             new_id = _with_suffix(ident, number)
             new_name = _named(name, f" ({number})")

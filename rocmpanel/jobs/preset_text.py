@@ -5,14 +5,52 @@ CONTRACT (filled in by f4; signatures fixed).
 
 from __future__ import annotations
 
-from rocmpanel.jobs.preset_schema import Item, Preset
+from collections.abc import Iterable
+from typing import Any
+
+from rocmpanel.jobs.preset_schema import ALLOC_KEYS, Item, Preset
+
+#: The preset architecture each gfx target belongs to, by (major, minor) of the target and,
+#: where a family shares them with others, its steps. RDNA2 gfx1030-1036, RDNA3 gfx110x
+#: and gfx115x, RDNA4 gfx120x, CDNA2 gfx90a, CDNA3 gfx942, CDNA4 gfx950 (LLVM AMDGPU
+#: processor table, llvm.org/docs/AMDGPUUsage.html). Anything else fits only "any".
+_FAMILIES: tuple[tuple[int, int, range | None, str], ...] = (
+    (10, 3, range(0, 7), "rdna2"),
+    (11, 0, None, "rdna3"),
+    (11, 5, None, "rdna3"),
+    (12, 0, None, "rdna4"),
+    (9, 0, range(10, 11), "cdna2"),
+    (9, 4, range(2, 3), "cdna3"),
+    (9, 5, range(0, 1), "cdna4"),
+)
 
 
 def source_text(source: str) -> str:
     """A preset item's ``source`` as a reader can follow it: a key of the env catalogue's
     ``sources`` (e.g. "pt_tune") becomes that source's text; anything else (a URL, a repo
     path) is returned as it is."""
-    raise NotImplementedError
+    from rocmpanel.envvars.catalogue import load_catalogue
+
+    known = load_catalogue().sources
+    # A source may list several references separated by "; ": each part that is a key
+    # is expanded, the rest stay as written.
+    parts = [part.strip() for part in source.split(";")]
+    return "; ".join(known.get(part, part) for part in parts if part) if source.strip() else ""
+
+
+def _number(value: float | int) -> str:
+    """0.9 -> "0.9", 1.0 -> "1", 512 -> "512" (no float noise, no trailing .0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _word(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (int, float)):
+        return _number(value)
+    return str(value)
 
 
 def value_text(item: Item) -> str:
@@ -20,16 +58,61 @@ def value_text(item: Item) -> str:
     SDPA backends; "0.9"; TunableOp "off" / "on, tuning new shapes" / "on, saved results
     only"; allocator options "garbage_collection_threshold 0.8, max_split_size_mb 512";
     env values as they are."""
-    raise NotImplementedError
+    value = item.value
+    if item.kind == "env":
+        return str(value)
+    if item.key == "tunableop" and isinstance(value, dict):
+        if not value.get("enabled"):
+            return "off"
+        return "on, tuning new shapes" if value.get("tuning", True) else "on, saved results only"
+    if item.key == "alloc" and isinstance(value, dict):
+        order = [key for key in ALLOC_KEYS if key in value]
+        order += sorted(key for key in value if key not in ALLOC_KEYS)
+        return ", ".join(f"{key} {_word(value[key])}" for key in order)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_word(entry) for entry in value)
+    return _word(value)
 
 
 def unknown_variables(preset: Preset) -> list[str]:
     """Names of the preset's env items that the env catalogue does not know (a typo, or a
     variable rocmpanel cannot check): shown as a note, never an error."""
-    raise NotImplementedError
+    from rocmpanel.envvars.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    return [item.key for item in preset.env if catalogue.lookup(item.key) is None]
+
+
+def gfx_arch(gfx: str | None) -> str | None:
+    """The preset architecture ("rdna3", "cdna3", ...) of a gfx target, or None when it
+    is not one a preset can name (or ``gfx`` is not a target name)."""
+    from rocmpanel.machine.gfx import parse_gfx
+
+    version = parse_gfx(gfx)
+    if version is None:
+        return None
+    for major, minor, steps, arch in _FAMILIES:
+        if (version.major, version.minor) == (major, minor) and (
+            steps is None or version.step in steps
+        ):
+            return arch
+    return None
 
 
 def suits(preset: Preset, gfx: str | None) -> bool | None:
     """Whether ``preset``'s archs cover the GPU ``gfx`` ("any" always does); None when the
     GPU is not known."""
-    raise NotImplementedError
+    if gfx is None:
+        return None
+    if "any" in preset.archs:
+        return True
+    arch = gfx_arch(gfx)
+    return arch is not None and arch in preset.archs
+
+
+def archs_text(archs: Iterable[str]) -> str:
+    """A preset's archs for a reader: "any GPU" or "RDNA3, CDNA3"."""
+    names = list(archs)
+    if not names or "any" in names:
+        return "any GPU"
+    return ", ".join(name.upper() for name in names)

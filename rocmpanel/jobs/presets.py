@@ -6,8 +6,9 @@ against them):
 A preset file is YAML (one preset per file; the built-ins are a list in
 ``resources/presets.yaml``)::
 
-    id: rdna3-consumer            # slug [a-z0-9][a-z0-9-]*, max 48; file stem of a user preset
-    name: RDNA3 consumer          # shown; unique (case-insensitive) among all presets
+    id: rdna3-consumer            # slug [a-z0-9][a-z0-9-]*, max 48; file stem of a user
+                                  # preset; not "none", not a Windows device name (con, nul)
+    name: RDNA3 consumer          # shown; unique among all presets (see name_key); one line
     description: One or two sentences.
     archs: [rdna3]                # any | rdna2 | rdna3 | rdna4 | cdna2 | cdna3 | cdna4
     env:                          # environment variables (values checked by envvars.catalogue)
@@ -21,6 +22,9 @@ A preset file is YAML (one preset per file; the built-ins are a list in
       alloc: {value: {expandable_segments: true}, why: ..., source: ...}
 
 An item may also be written short (``KEY: value``) in a user preset: why/source empty.
+Texts refuse control and invisible characters (descriptions, why and source may hold line
+breaks and tabs); env items may not set ROCMPANEL_* or PYTHON* variables; a file nesting
+more than MAX_DEPTH levels is refused.
 
 The format and its checks live in :mod:`rocmpanel.jobs.preset_schema`, the built-ins and
 the user's presets in :mod:`rocmpanel.jobs.preset_store`; both are re-exported here (import
@@ -46,10 +50,12 @@ from rocmpanel.jobs.preset_schema import (
     Problem,
     Target,
     dump_preset,
+    name_key,
     parse_preset,
     parse_preset_list,
     preset_data,
     read_preset_file,
+    visible,
 )
 from rocmpanel.jobs.preset_store import PresetStore, builtin_presets
 
@@ -68,12 +74,14 @@ __all__ = [
     "builtin_presets",
     "dump_preset",
     "item_effects",
+    "name_key",
     "parse_preset",
     "parse_preset_list",
     "preset_data",
     "preset_job_env",
     "read_preset_file",
     "resolve",
+    "visible",
 ]
 
 log = logging.getLogger(__name__)
@@ -116,7 +124,27 @@ AOTRITON_ONCE_GATED: tuple[str, ...] = ("gfx1151", "gfx1201", "gfx950")
 EXPANDABLE_TORCH_FROM = (2, 12)
 EXPANDABLE_BACKPORT_TORCH = (2, 11)
 EXPANDABLE_HIP_FROM = (7, 0)
-#: Env variables read only by the GPU stack: a CPU-only run ignores them.
+#: The note of an item whose effect depends on the GPU when none was detected (or the
+#: caller did not say which): its effect is then not checked.
+NO_GPU_DETECTED = "no AMD GPU detected"
+#: HSA_OVERRIDE_GFX_VERSION naming another family than the GPU: every GPU then reports as
+#: that target and runs kernels built for it (env catalogue sources thunk, override_harm:
+#: ROCm issue 5238, an MI210 made to report gfx1030 faulted).
+OVERRIDE_HARM = (
+    "makes this {gfx} report as {named}, another family: kernels built for {named} may "
+    "fault, hang or give wrong results on it; do not use this preset on this GPU"
+)
+#: RDNA3 targets with the large register file (1536 VGPRs per SIMD; the other gfx11 parts
+#: have 1024): ROCm/rocm-libraries pull 9700 (tensilelite hardware_caps), and AMD in ROCm
+#: issue 4557 (the catalogue's override_harm): gfx1102/gfx1103 made to report as gfx1100 or
+#: gfx1101 run kernels tuned for more registers than they have.
+BIG_VGPR_GFX: tuple[str, ...] = ("gfx1100", "gfx1101", "gfx1151")
+OVERRIDE_FEWER_VGPRS = (
+    "makes this {gfx} report as {named}, a chip of its family with more registers: kernels "
+    "built for {named} may need more than {gfx} has and fault or hang (ROCm issue 4557)"
+)
+#: Env variables read only by the GPU stack: a CPU-only run ignores them; with no AMD GPU
+#: detected their effect is not checked.
 _GPU_PREFIXES = (
     "HSA_",
     "HIP_",
@@ -173,13 +201,51 @@ def _cpu_only(target: Target) -> bool:
     )
 
 
-def _unknown(note: str) -> str:
-    return f"not checked: {note}"
+def _guess(item: Item, note: str) -> Effect:
+    """An effect that could not be checked here: ``applies`` is a guess (True)."""
+    return Effect(item, True, f"not checked: {note}", checked=False)
+
+
+def _gpu_bound(item: Item) -> bool:
+    """Whether the item's effect depends on the GPU (its target, or there being one)."""
+    if item.kind == "env":
+        return item.key.startswith(_GPU_PREFIXES)
+    if item.key == "float32_matmul_precision":
+        return bool(item.value != "highest")
+    return item.key in _GPU_TORCH
+
+
+def _override(item: Item, gfx: str) -> Effect:
+    """HSA_OVERRIDE_GFX_VERSION on a known GPU: redundant when it names that very target, a
+    same-family substitute otherwise, and harmful when it names another family (thunk,
+    override_harm in the env catalogue)."""
+    from rocmpanel.machine.gfx import parse_override, same_family
+
+    named = parse_override(item.value)
+    if named is None:
+        return Effect(item, True)
+    if named.name == gfx:
+        return Effect(
+            item,
+            False,
+            f"the GPU is {gfx}, already in the {named.name} family the override names: "
+            "it changes nothing",
+        )
+    if same_family(named.name, gfx) and named.name in BIG_VGPR_GFX and gfx not in BIG_VGPR_GFX:
+        return Effect(item, True, OVERRIDE_FEWER_VGPRS.format(gfx=gfx, named=named.name))
+    if same_family(named.name, gfx):
+        return Effect(
+            item,
+            True,
+            f"makes this {gfx} report as {named.name}, a chip of its family: needed only when "
+            f"the installed ROCm and PyTorch have no {gfx} kernels",
+        )
+    return Effect(item, True, OVERRIDE_HARM.format(gfx=gfx, named=named.name))
 
 
 def _effect(item: Item, target: Target) -> Effect:
     from rocmpanel.envvars.catalogue import load_catalogue
-    from rocmpanel.machine.gfx import normalise_gfx, parse_override, same_family
+    from rocmpanel.machine.gfx import normalise_gfx
 
     gfx = normalise_gfx(target.gfx)
     place = target.platform.capitalize()
@@ -193,53 +259,45 @@ def _effect(item: Item, target: Target) -> Effect:
             return Effect(
                 item, False, f"{item.key} is read on {only} only: it does nothing on {place}"
             )
-        if _cpu_only(target) and item.key.startswith(_GPU_PREFIXES):
-            return Effect(item, False, _NO_GPU)
-        if item.key.startswith("HSA_OVERRIDE_GFX_VERSION"):
-            if gfx is None:
-                return Effect(item, True, _unknown("the GPU is not known"))
-            named = parse_override(item.value)
-            if named is not None and same_family(named.name, gfx):
-                return Effect(
-                    item,
-                    False,
-                    f"the GPU is {gfx}, already in the {named.name} family the "
-                    f"override names: it changes nothing",
-                )
-        if item.key == "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL":
-            if gfx is None:
-                return Effect(item, True, _unknown("the GPU is not known"))
-            if gfx in AOTRITON_NEVER_GATED:
-                return Effect(
-                    item,
-                    False,
-                    f"AOTriton never marks {gfx} experimental: its fast attention "
-                    "is on without this",
-                )
-            return _aotriton(item, gfx, _version(target.torch_version))
-        if item.key == "HIPBLASLT_ALLOW_TF32":
-            if gfx is None:
-                return Effect(item, True, _unknown("the GPU is not known"))
-            if gfx not in TF32_GFX:
-                return Effect(item, False, ALLOW_TF32_RISK.format(gfx=gfx))
-        return Effect(item, True)
-    if _cpu_only(target) and item.key in _GPU_TORCH:
+    if _cpu_only(target) and _gpu_bound(item):
+        if item.key == "float32_matmul_precision":
+            return Effect(item, True, CPU_HIGH if item.value == "high" else CPU_MEDIUM)
         return Effect(item, False, _NO_GPU)
+    if gfx is None and _gpu_bound(item):
+        if item.key == "alloc" and target.platform == "windows":
+            windows = _expandable(item, target) if item.value.get("expandable_segments") else None
+            if windows is not None and not windows.applies:
+                return windows
+        return _guess(item, NO_GPU_DETECTED)
+    if item.kind == "env":
+        return _env_effect(item, target, gfx)
     if item.key == "sdpa_backends" and "math" not in item.value:
         return Effect(item, True, NO_MATH_SDPA)
-    if item.key == "float32_matmul_precision" and item.value != "highest":
-        if _cpu_only(target):
-            return Effect(item, True, CPU_HIGH if item.value == "high" else CPU_MEDIUM)
-        if gfx is None:
-            return Effect(item, True, _unknown("the GPU is not known"))
-        if gfx not in TF32_GFX:
+    if _gpu_bound(item) and item.key == "float32_matmul_precision" and gfx not in TF32_GFX:
+        return Effect(
+            item,
+            False,
+            f"{gfx} has no TF32 hardware: float32 matmuls stay full float32",
+        )
+    if item.key == "alloc" and item.value.get("expandable_segments") is True:
+        return _expandable(item, target)
+    return Effect(item, True)
+
+
+def _env_effect(item: Item, target: Target, gfx: str | None) -> Effect:
+    """An env item past the platform and no-GPU checks (``gfx`` is known where it matters)."""
+    if item.key == "HSA_OVERRIDE_GFX_VERSION" and gfx is not None:
+        return _override(item, gfx)
+    if item.key == "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL" and gfx is not None:
+        if gfx in AOTRITON_NEVER_GATED:
             return Effect(
                 item,
                 False,
-                f"{gfx} has no TF32 hardware: float32 matmuls stay full float32",
+                f"AOTriton never marks {gfx} experimental: its fast attention is on without this",
             )
-    if item.key == "alloc" and item.value.get("expandable_segments") is True:
-        return _expandable(item, target)
+        return _aotriton(item, gfx, _version(target.torch_version))
+    if item.key == "HIPBLASLT_ALLOW_TF32" and gfx is not None and gfx not in TF32_GFX:
+        return Effect(item, False, ALLOW_TF32_RISK.format(gfx=gfx))
     return Effect(item, True)
 
 
@@ -256,11 +314,7 @@ def _aotriton(item: Item, gfx: str, torch: tuple[int, int] | None) -> Effect:
         return Effect(item, True)
     if gfx == "gfx1100":
         if torch is None:
-            return Effect(
-                item,
-                True,
-                _unknown("gfx1100 needs it only in some torch releases (2.5-2.6, 2.9)"),
-            )
+            return _guess(item, "gfx1100 needs it only in some torch releases (2.5-2.6, 2.9)")
         if torch in AOTRITON_GFX1100_GATED_TORCH:
             return Effect(item, True)
         return Effect(
@@ -288,15 +342,12 @@ def _expandable(item: Item, target: Target) -> Effect:
         torch = _version(target.torch_version)
         hip = _version(target.hip_version)
         if torch is None:
-            return Effect(item, True, _unknown("the torch version is not known"))
+            return _guess(item, "the torch version is not known")
         if torch == EXPANDABLE_BACKPORT_TORCH:
-            return Effect(
+            return _guess(
                 item,
-                True,
-                _unknown(
-                    "upstream torch 2.11 ignores expandable_segments on ROCm, AMD's own "
-                    "2.11 builds honour it on ROCm 7.0 and later"
-                ),
+                "upstream torch 2.11 ignores expandable_segments on ROCm, AMD's own 2.11 "
+                "builds honour it on ROCm 7.0 and later",
             )
         if torch < EXPANDABLE_TORCH_FROM:
             reason = (
@@ -305,7 +356,7 @@ def _expandable(item: Item, target: Target) -> Effect:
                 "with ROCm 7.0 and later)"
             )
         elif hip is None:
-            return Effect(item, True, _unknown("the HIP version is not known"))
+            return _guess(item, "the HIP version is not known")
         elif hip < EXPANDABLE_HIP_FROM:
             reason = f"ROCm {hip[0]}.{hip[1]} is too old for expandable_segments (needs 7.0)"
     if reason is None:

@@ -732,7 +732,7 @@ def run_validate(args: argparse.Namespace) -> int:
             fix = fix_for(run, check, overrides)
             if fix is not None:
                 print(f"\n{check.name}: {check.figure}\n  cause: {fix.cause}\n  fix:   {fix.fix}")
-        print(f"\nRun #{run.id or '-'}: {counts_text(run)} ({run.outcome}).")
+        print(f"\nRun #{run.id or '-'}: {counts_text(run)} ({run.outcome}). Preset: {run.preset}.")
         if any(c.fix_id == "torch_missing" and c.status is CheckStatus.FAIL for c in run.checks):
             from rocmpanel.jobs.workload import NEXT_STEP_NO_TORCH
 

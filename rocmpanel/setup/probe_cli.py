@@ -40,7 +40,7 @@ def _error(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
-    from rocmpanel.jobs.job_env import with_job_env
+    from rocmpanel.jobs.job_env import env_preset, result_preset, with_job_env
     from rocmpanel.jobs.process import JobProcess, JobState
     from rocmpanel.jobs.spec import JobSpec, prepare
     from rocmpanel.setup.probe_report import ProbeReport
@@ -50,11 +50,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         python = args.python if args.python is not None else _workload_python()
-        job = JobProcess(
-            prepare(with_job_env(JobSpec("probe", "probe", python=python))),
-            lambda e: None,
-            lambda o: None,
-        )
+        spec = with_job_env(JobSpec("probe", "probe", python=python))
+        job = JobProcess(prepare(spec), lambda e: None, lambda o: None)
         job.start()
     except PanelError as exc:
         _error(exc.message)
@@ -82,7 +79,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         probe = ProbeReport.from_dict(report)
-        print("\n".join(probe.summary_lines()))
+        lines = probe.summary_lines()
+        # The tuning preset the probe ran under (as its worker reported it, else as the
+        # job's environment carried it), below the interpreter line.
+        preset = result_preset(report) or env_preset(spec.env) or "none"
+        lines.insert(1, f"Preset: {preset}")
+        print("\n".join(lines))
         if not probe.torch_imported:
             from rocmpanel.jobs.workload import NEXT_STEP_NO_TORCH
 

@@ -2,7 +2,9 @@
 
 The strip is as tall with no chips as with many, so the tabs above it never move when a
 job starts or its chip goes. A chip's cancel button says what the job calls cancelling
-(``Job.cancel_label``: a loaded chat model is "Unload"ed, not "Cancel"led)."""
+(``Job.cancel_label``: a loaded chat model is "Unload"ed, not "Cancel"led). Running jobs
+always show; of the finished ones only the newest few do, the rest are counted ("… and 3
+more done"), so a run of many short jobs (an A/B benchmark) never scrolls off the edge."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ FINISHED_CHIP_LINGER_MS = 60_000
 CHIP_AREA_HEIGHT = 34  # px: the strip's least height, chips or none
 # A chip shows a job's progress at most this often; the latest one wins.
 CHIP_UPDATE_MS = 200
+FINISHED_CHIPS_SHOWN = 3  # the newest finished chips that show; older ones are counted
 _ENDING_TEXT = {"Cancel": "Cancelling…", "Unload": "Unloading…"}  # by Job.cancel_label
 _STATE_TEXT = {  # by JobState value
     "succeeded": "✓ done",
@@ -173,6 +176,10 @@ class JobsStrip(QWidget):
         inner = QWidget()
         self.row = QHBoxLayout(inner)
         self.row.setContentsMargins(0, 0, 0, 0)
+        self.more_label = QLabel("")  # "… and K more done": the finished chips not shown
+        self.more_label.setEnabled(False)
+        self.more_label.hide()
+        self.row.addWidget(self.more_label)
         self.row.addStretch(1)
         self.chip_area.setWidget(inner)
         outer.addWidget(self.chip_area, 1)
@@ -190,6 +197,7 @@ class JobsStrip(QWidget):
         chip = JobChip(job)
         chip.log_requested.connect(self.show_log)
         chip.dismissed.connect(self._on_chip_dismissed)
+        job.finished.connect(lambda _outcome: self._refresh_empty())
         self.row.insertWidget(self.row.count() - 1, chip)
         self.chips.append(chip)
         self._refresh_empty()
@@ -202,6 +210,13 @@ class JobsStrip(QWidget):
         self._refresh_empty()
 
     def _refresh_empty(self) -> None:
+        finished = [chip for chip in self.chips if chip.job.outcome is not None]
+        hidden = finished[: max(0, len(finished) - FINISHED_CHIPS_SHOWN)]
+        for chip in self.chips:
+            chip.setVisible(chip not in hidden)
+        self.more_label.setText(f"… and {len(hidden)} more done" if hidden else "")
+        self.more_label.setToolTip("\n".join(chip.job.name for chip in hidden))
+        self.more_label.setVisible(bool(hidden))
         self.empty.setVisible(not self.chips)
         self.chip_area.setVisible(bool(self.chips))
         self.spacer.setVisible(not self.chips)

@@ -19,6 +19,7 @@ import dataclasses
 import io
 import json
 import logging
+import math
 import statistics
 import time
 from collections.abc import Mapping
@@ -29,6 +30,13 @@ from typing import Any
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import backup_file, write_atomic
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.files import (
+    CONFIG_LIMIT,
+    NotRegularFileError,
+    TooLargeError,
+    read_bytes,
+    size_text,
+)
 from rocmpanel.base.locking import locked
 from rocmpanel.jobs.presets import NO_PRESET
 from rocmpanel.jobs.spec import JobSpec
@@ -65,7 +73,9 @@ class CaseResult:
     ratio: float  # b_median / a_median, oriented so > 1 means B is better
     ratio_low: float  # spread of the ratio (see the module's method)
     ratio_high: float
-    verdict: str  # "B faster by 12 %" | "A faster by …" | "no measurable difference"
+    #: "B faster by 12 %" | "B 3.2× as fast" (above 2×) | "A faster by …" | "no measurable
+    #: difference" | "too few runs to name a winner (N per side; 5 needed)" (bench_stats.verdict)
+    verdict: str
 
 
 @dataclass
@@ -107,34 +117,143 @@ class BenchResult:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> BenchResult:
-        """Read back :meth:`to_json`; ValueError (or KeyError/TypeError) on a bad shape."""
-        plan_data = data["plan"]
-        if not isinstance(plan_data, Mapping):
-            raise ValueError("plan is not a mapping")
-        plan = BenchPlan(**{k: plan_data[k] for k in _PLAN_FIELDS if k in plan_data})
-        cases = []
-        for item in data["cases"]:
-            values = {k: item[k] for k in _CASE_FIELDS}
-            values["a"], values["b"] = tuple(item["a"]), tuple(item["b"])
-            cases.append(CaseResult(**values))
+        """Read back :meth:`to_json`. ValueError naming the field on a bad shape: a field of
+        the wrong type, or a figure (values, medians, ratio and its spread) that is not a
+        finite number above zero, so the views never meet a None or a text as a figure."""
+        read = _Fields(data, "")
+        plan_data = read.mapping("plan")
+        plan_read = _Fields(plan_data, "plan.")
+        plan = BenchPlan(
+            a=plan_read.text("a"),
+            b=plan_read.text("b"),
+            workload=plan_read.text("workload"),
+            reps=plan_read.integer("reps"),
+            python=plan_read.text("python", ""),
+            device=plan_read.text("device", "auto"),
+            model=plan_read.text("model", ""),
+            quick=plan_read.flag("quick", False),
+        )
+        cases = [_case_from_json(item, f"cases[{n}]") for n, item in enumerate(read.items("cases"))]
         return cls(
             plan=plan,
-            a_name=str(data["a_name"]),
-            b_name=str(data["b_name"]),
-            device_label=str(data["device_label"]),
-            torch_version=str(data["torch_version"]),
-            started=float(data["started"]),
-            finished=float(data["finished"]),
+            a_name=read.text("a_name"),
+            b_name=read.text("b_name"),
+            device_label=read.text("device_label"),
+            torch_version=read.text("torch_version"),
+            started=read.number("started"),
+            finished=read.number("finished"),
             cases=cases,
-            errors=[str(e) for e in data.get("errors", [])],
-            id=str(data.get("id", "")),
-            runs=[dict(r) for r in data.get("runs", [])],
-            cancelled=bool(data.get("cancelled", False)),
+            errors=[_text(e, f"errors[{n}]") for n, e in enumerate(read.items("errors", []))],
+            id=read.text("id", ""),
+            runs=[dict(_mapping(r, f"runs[{n}]")) for n, r in enumerate(read.items("runs", []))],
+            cancelled=read.flag("cancelled", False),
         )
 
 
-_PLAN_FIELDS = tuple(f.name for f in dataclasses.fields(BenchPlan))
-_CASE_FIELDS = tuple(f.name for f in dataclasses.fields(CaseResult))
+def _text(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{where} must be a text; got {_shown(value)}")
+    return value
+
+
+def _mapping(value: object, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} must be a JSON object; got {_shown(value)}")
+    return value
+
+
+def _figure(value: object, where: str) -> float:
+    if not bench_stats.valid(value):
+        raise ValueError(f"{where} must be a finite number above zero; got {_shown(value)}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _shown(value: object) -> str:
+    """A bad value for a message: JSON's spelling (null, true), cut short."""
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_MISSING = object()
+
+
+class _Fields:
+    """Typed reads of one JSON object's fields; ``where`` prefixes the field names."""
+
+    def __init__(self, data: Mapping[str, Any], where: str) -> None:
+        self.data, self.where = data, where
+
+    def _get(self, key: str, default: object) -> object:
+        value = self.data.get(key, default)
+        if value is _MISSING:
+            raise ValueError(f"{self.where}{key} is missing")
+        return value
+
+    def text(self, key: str, default: object = _MISSING) -> str:
+        return _text(self._get(key, default), self.where + key)
+
+    def mapping(self, key: str) -> Mapping[str, Any]:
+        return _mapping(self._get(key, _MISSING), self.where + key)
+
+    def items(self, key: str, default: object = _MISSING) -> list[Any]:
+        value = self._get(key, default)
+        if not isinstance(value, list):
+            raise ValueError(f"{self.where}{key} must be a list; got {_shown(value)}")
+        return value
+
+    def flag(self, key: str, default: object = _MISSING) -> bool:
+        value = self._get(key, default)
+        if not isinstance(value, bool):
+            raise ValueError(f"{self.where}{key} must be true or false; got {_shown(value)}")
+        return value
+
+    def integer(self, key: str) -> int:
+        value = self._get(key, _MISSING)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"{self.where}{key} must be a whole number; got {_shown(value)}")
+        return value
+
+    def number(self, key: str) -> float:
+        """A finite number (a time: zero is allowed)."""
+        value = self._get(key, _MISSING)
+        if (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+        ):
+            raise ValueError(f"{self.where}{key} must be a finite number; got {_shown(value)}")
+        return float(value)
+
+    def figure(self, key: str) -> float:
+        return _figure(self._get(key, _MISSING), self.where + key)
+
+    def figures(self, key: str) -> tuple[float, ...]:
+        values = self.items(key)
+        if not values:
+            raise ValueError(f"{self.where}{key} is empty; a case has figures of both sides")
+        return tuple(_figure(v, f"{self.where}{key}[{n}]") for n, v in enumerate(values))
+
+
+def _case_from_json(item: object, where: str) -> CaseResult:
+    read = _Fields(_mapping(item, where), where + ".")
+    return CaseResult(
+        case=read.text("case"),
+        unit=read.text("unit"),
+        higher_is_better=read.flag("higher_is_better"),
+        a=read.figures("a"),
+        b=read.figures("b"),
+        a_median=read.figure("a_median"),
+        b_median=read.figure("b_median"),
+        ratio=read.figure("ratio"),
+        ratio_low=read.figure("ratio_low"),
+        ratio_high=read.figure("ratio_high"),
+        verdict=read.text("verdict"),
+    )
+
+
 MIN_REPS, MAX_REPS = 2, 50
 
 
@@ -382,7 +501,13 @@ def _new_id(result: BenchResult, folder: Path) -> str:
 
 def save_result(result: BenchResult, folder: Path | None = None) -> BenchResult:
     """Keep it (data_dir()/bench/<id>.json, atomic); returns it with ``id`` set. A new
-    name each time: nothing saved before is overwritten."""
+    name each time: nothing saved before is overwritten. A result without a single case
+    measured on both sides is refused (PanelError): it would only clutter the list."""
+    if not result.cases:
+        raise PanelError(
+            "The benchmark result was not saved: no case was measured on both sides, so "
+            "there is nothing to compare. The run's errors say what stopped it."
+        )
     folder = folder or bench_dir()
     with locked(folder / "results", refused="The benchmark result was not saved"):
         saved = dataclasses.replace(result, id=_new_id(result, folder))
@@ -391,23 +516,50 @@ def save_result(result: BenchResult, folder: Path | None = None) -> BenchResult:
     return saved
 
 
+#: A saved result is a few KiB (50 runs a side with their preset records stay far below
+#: 1 MiB); a bigger file is not one the panel wrote.
+RESULT_LIMIT = CONFIG_LIMIT
+
+
+def read_result(path: Path) -> BenchResult:
+    """One saved result, read within :data:`RESULT_LIMIT` (regular files only, so a FIFO
+    never blocks); ValueError saying why it cannot be read."""
+    try:
+        data = json.loads(read_bytes(path, RESULT_LIMIT).decode("utf-8"))
+    except NotRegularFileError:
+        raise ValueError("it is not a regular file") from None
+    except TooLargeError:
+        raise ValueError(f"it is larger than {size_text(RESULT_LIMIT)}") from None
+    except OSError as exc:
+        raise ValueError(f"it cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError("it is not UTF-8 text") from None
+    except RecursionError:  # json.loads of a deeply nested [[[[…
+        raise ValueError("it nests too deeply to be a benchmark result") from None
+    except ValueError as exc:  # json.JSONDecodeError
+        raise ValueError(f"it is not valid JSON: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise ValueError("it is not a JSON object")
+    try:
+        return BenchResult.from_json(data)
+    except ValueError as exc:
+        raise ValueError(f"it does not have the shape of a benchmark result: {exc}") from None
+
+
 def load_results(folder: Path | None = None) -> list[BenchResult]:
     """Saved results, newest first; unreadable files are skipped (and logged)."""
     folder = folder or bench_dir()
     try:
-        files = sorted(p for p in folder.glob("*.json") if p.is_file())
+        files = sorted(folder.glob("*.json"))  # a FIFO or folder: read_result says so
     except OSError as exc:
         log.warning("benchmark results in %s cannot be listed: %s", folder, exc)
         return []
     results = []
     for path in files:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, Mapping):
-                raise ValueError("not a JSON object")
-            loaded = BenchResult.from_json(data)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("skipped the benchmark result %s: it cannot be read (%s)", path, exc)
+            loaded = read_result(path)
+        except ValueError as exc:  # the file is left as it is
+            log.warning("skipped the benchmark result %s: %s", path, exc)
             continue
         results.append(dataclasses.replace(loaded, id=path.stem))
     results.sort(key=lambda r: (r.started, r.id), reverse=True)
@@ -462,7 +614,8 @@ def to_csv(result: BenchResult) -> str:
 
 
 def export_result(result: BenchResult, path: Path) -> None:
-    """Write .json or .csv (by suffix), atomically; a file already there is backed up."""
+    """Write .json or .csv (by suffix), atomically, into a folder that exists; a file
+    already there is backed up."""
     suffix = path.suffix.lower()
     if suffix == ".json":
         text = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
@@ -473,5 +626,19 @@ def export_result(result: BenchResult, path: Path) -> None:
             f"{path.name} cannot be written: a benchmark exports as .json or .csv.",
             "Give the file one of those endings.",
         )
+    check_out_folder(path)
     backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
     write_atomic(path, text.encode("utf-8"))
+
+
+def check_out_folder(path: Path) -> None:
+    """PanelError when ``path`` cannot be a file to write: its folder is missing (a typo is
+    more likely than a wish for new folders, so none is created) or it is a folder."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise PanelError(
+            f"{path} cannot be written: the folder {folder} does not exist. Create it "
+            "first, or choose a file in a folder that exists."
+        )
+    if path.is_dir():
+        raise PanelError(f"{path} cannot be written: it is a folder. Give a file name.")

@@ -9,6 +9,14 @@ best A gives its low end, the best B against the worst A its high end. With few 
 range is the honest summary (an interquartile range of 2 to 5 values is barely defined).
 The low end is at most 1 and the high end at least 1 exactly when the two sides' ranges
 overlap; the verdict is then "no measurable difference" rather than a winner.
+
+Why a winner needs :data:`WINNER_RUNS` (5) runs of each side: when the two presets make no
+difference, the 2n figures of a case are exchangeable, so each of the C(2n, n) ways to
+split their order between A and B is equally likely. The ranges do not overlap only when
+all of one side lie above all of the other: 2 of those splits. The chance of naming a
+winner between two identical presets is therefore 2 / C(2n, n): 1/3 with 2 runs a side,
+10 % with 3, 2.9 % with 4 and 0.8 % with 5. Below 5 runs a case whose ranges do not overlap
+says "too few runs to name a winner"; its medians and ratio are still shown.
 """
 
 from __future__ import annotations
@@ -18,9 +26,25 @@ import statistics
 from collections.abc import Sequence
 
 NO_DIFFERENCE = "no measurable difference"
-TOO_FEW = "too few runs to judge (2 of each side needed)"
+#: Runs of each side before a verdict names a winner (a false winner 2/C(10,5) = 0.8 %).
+WINNER_RUNS = 5
 #: Units of a speed or a time: their verdicts say "faster"; other figures say "better".
 SPEED_UNITS = frozenset({"TFLOP/s", "GFLOP/s", "tok/s", "ms", "s"})
+#: Above this ratio (either way) a verdict says "3.2× as fast" instead of "faster by 220 %".
+FACTOR_FROM = 2.0
+
+
+def false_winner_chance(runs: int) -> float:
+    """The chance that two identical presets get a winner with ``runs`` runs of each side:
+    2 / C(2 runs, runs) (see the module's text)."""
+    return 2 / math.comb(2 * runs, runs)
+
+
+def too_few(runs: tuple[int, int]) -> str:
+    """The verdict of a case whose ranges do not overlap but that has too few runs."""
+    a, b = runs
+    counted = f"{a} per side" if a == b else f"{a} of A, {b} of B"
+    return f"too few runs to name a winner ({counted}; {WINNER_RUNS} needed)"
 
 
 def valid(value: object) -> bool:
@@ -55,14 +79,46 @@ def percent(ratio: float) -> str:
     return f"{gain:.1f}" if gain < 10 else f"{gain:.0f}"
 
 
-def verdict(
-    ratio: float, low: float, high: float, unit: str, runs: tuple[int, int] = (2, 2)
-) -> str:
-    """The one-line judgement of a case (``runs``: figures of A and of B)."""
-    if min(runs) < 2:
-        return TOO_FEW
+def times(ratio: float) -> str:
+    """How many times better the better side is, written as the table's ratio column
+    writes figures ("3.2", "2.04", "47393")."""
+    return figure(ratio if ratio >= 1.0 else 1.0 / ratio)
+
+
+def verdict(ratio: float, low: float, high: float, unit: str, runs: tuple[int, int]) -> str:
+    """The one-line judgement of a case (``runs``: how many figures A and B have).
+
+    Overlapping ranges say "no measurable difference" at any count; ranges apart name a
+    winner only with :data:`WINNER_RUNS` runs of each side. Up to twice as good the gain
+    reads as a percentage ("B faster by 25 %"); beyond, a percentage grows unreadable
+    ("faster by 4747891 %"), so it reads as a factor: "B 3.2× as fast", "A 4.7× better"."""
     if low <= 1.0 <= high:
         return NO_DIFFERENCE
-    word = "faster" if unit in SPEED_UNITS else "better"
+    if min(runs) < WINNER_RUNS:
+        return too_few(runs)
+    speed = unit in SPEED_UNITS
     side = "B" if ratio > 1.0 else "A"
-    return f"{side} {word} by {percent(ratio)} %"
+    if max(ratio, 1.0 / ratio) > FACTOR_FROM:
+        return f"{side} {times(ratio)}× {'as fast' if speed else 'better'}"
+    return f"{side} {'faster' if speed else 'better'} by {percent(ratio)} %"
+
+
+def figure(value: float) -> str:
+    """``value`` with 3 significant digits, as a plain decimal ("0.000274", "13.7", "254",
+    "1230"); scientific notation only outside 1e-6 .. 1e7."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    magnitude = abs(value)
+    if magnitude < 1e-6 or magnitude >= 1e7:
+        return f"{value:.3g}"
+    exponent = math.floor(math.log10(magnitude))
+    decimals = max(0, 2 - exponent)
+    text = f"{round(value, decimals):.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def spread_text(low: float, high: float) -> str:
+    """The ratio's spread as "0.055×–254×"."""
+    return f"{figure(low)}×–{figure(high)}×"

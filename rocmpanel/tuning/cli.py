@@ -1,4 +1,4 @@
-"""``rocmpanel presets`` (list, show, validate, export) and ``rocmpanel bench`` (A/B run).
+"""``rocmpanel presets`` (list, show, use, validate, export) and ``rocmpanel bench`` (A/B run).
 
 The --json shapes are described in docs/tuning-json.md. Exit codes: 0 done; 1 a file did
 not validate, a run failed, or a result could not be saved; 2 wrong arguments or an unknown
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 WORKLOAD_CHOICES = ("gemm", "sdpa", "alloc", "chat")
 RUN_TIMEOUT_S = 1800.0  # one worker run (a chat model load on a slow disk included)
+CHAT_NEEDS_MODEL = (
+    "The chat workload needs a model folder: pass --model DIR or choose a model in the Chat tab."
+)
 
 
 def register(subparsers: Any) -> None:
@@ -31,11 +34,11 @@ def register(subparsers: Any) -> None:
 def _register_presets(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "presets",
-        help="list, show, validate and export tuning presets",
+        help="list, show, use, validate and export tuning presets",
         description="Tuning presets are named sets of environment variables and torch "
         "settings that the panel's jobs run under. List them, show one item by item (with "
-        "why, its source, and whether it does anything on this machine), validate preset "
-        "files, or export one as a file.",
+        "why, its source, and whether it does anything on this machine), choose the one "
+        "jobs run under, validate preset files, or export one as a file.",
     )
     sub = parser.add_subparsers(
         dest="presets_command",
@@ -47,7 +50,8 @@ def _register_presets(subparsers: Any) -> None:
         "list",
         help="list the built-in and user presets",
         description="List every preset: built-ins first, then yours (from the config "
-        "folder's presets/). Preset files that cannot be read are named on stderr.",
+        "folder's presets/); the one jobs run under is marked [active]. Preset files that "
+        "cannot be read are named on stderr.",
     )
     p_list.add_argument("--json", action="store_true", help="print the presets as JSON")
     p_list.set_defaults(func=run_list)
@@ -67,11 +71,28 @@ def _register_presets(subparsers: Any) -> None:
     p_show.add_argument("--json", action="store_true", help="print the preset as JSON")
     p_show.set_defaults(func=run_show)
 
+    p_use = sub.add_parser(
+        "use",
+        help="choose the preset every job runs under",
+        description="Make a preset the active one: every job the panel or the command line "
+        'starts from now on (probe, validation, chat, benchmarks) runs under it. "none" '
+        "runs jobs without a preset. Kept in the settings, as the Tuning tab's Use for "
+        "jobs does.",
+    )
+    p_use.add_argument(
+        "name",
+        metavar="NAME",
+        type=nonempty("the preset", has_default=False),
+        help='the preset\'s id or name, or "none"',
+    )
+    p_use.set_defaults(func=run_use)
+
     p_validate = sub.add_parser(
         "validate",
         help="check preset files against the schema",
         description="Check preset files; each problem is printed as file:line: field: "
-        "problem. Exit code 1 when any file is bad.",
+        "problem. A variable rocmpanel does not know is a note, not a problem. Exit code 1 "
+        "when any file is bad.",
     )
     p_validate.add_argument(
         "files", metavar="FILE", nargs="+", type=Path, help="preset YAML files to check"
@@ -94,9 +115,9 @@ def _register_presets(subparsers: Any) -> None:
     p_export.add_argument(
         "--out",
         required=True,
-        type=Path,
+        type=out_file,
         metavar="FILE",
-        help="the file to write (an existing one is backed up first)",
+        help="the file to write, in a folder that exists (an existing file is backed up first)",
     )
     p_export.add_argument("--json", action="store_true", help="print what was written as JSON")
     p_export.set_defaults(func=run_export)
@@ -108,9 +129,10 @@ def _register_bench(subparsers: Any) -> None:
         help="A/B benchmark of two presets",
         description='Measure a workload under preset A and preset B (or "none"), '
         "alternating A B A B in fresh worker processes, and report each case's medians, "
-        "the ratio B/A (above 1: B is better) with its spread, and a verdict; overlapping "
-        'spreads read "no measurable difference". The result is saved in the data '
-        "folder's bench/. Ctrl+C stops the run and keeps what was measured.",
+        "the ratio (above 1: B is better; for times A/B) with its spread, and a verdict; "
+        'overlapping spreads read "no measurable difference", and a winner is named only '
+        "with 5 or more runs of each side. The result is saved in the data folder's "
+        "bench/ (and written to --out). Ctrl+C stops the run and keeps what was measured.",
     )
     parser.add_argument(
         "--a",
@@ -138,7 +160,7 @@ def _register_bench(subparsers: Any) -> None:
         "--reps",
         type=integer(2, 50),
         default=5,
-        help="runs of each side, 2 to 50 (default 5)",
+        help="runs of each side, 2 to 50 (default 5; a winner needs 5 or more)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="small sizes: a fast check, or a CPU run"
@@ -163,8 +185,40 @@ def _register_bench(subparsers: Any) -> None:
         metavar="PATH",
         help="workload Python interpreter (default: the active one)",
     )
+    parser.add_argument(
+        "--out",
+        type=export_path,
+        default=None,
+        metavar="FILE",
+        help="also write the result to FILE: .json (as --json prints it) or .csv (one row "
+        "per case); an existing file is backed up first",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run_bench)
+
+
+def out_file(text: str) -> Path:
+    """``--out``: a file in a folder that exists. A missing folder is refused rather than
+    created: a mistyped path would otherwise leave new folders behind."""
+    path = Path(text)
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"the folder {path.parent} does not exist: create it first or choose a file in a "
+            "folder that exists"
+        )
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder: give a file name")
+    return path
+
+
+def export_path(text: str) -> Path:
+    """``bench --out``: a .json or .csv file in a folder that exists (checked before a long
+    run, not after)."""
+    if Path(text).suffix.lower() not in (".json", ".csv"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} does not end in .json or .csv: a benchmark result is written as one of those"
+        )
+    return out_file(text)
 
 
 # -- presets -------------------------------------------------------------------------------
@@ -181,15 +235,8 @@ def _store() -> PresetStore:
 
 def _report_problems(store: PresetStore) -> None:
     for problem in store.problems:
-        print(f"rocmpanel presets: skipped {problem.path}: {problem.message}", file=sys.stderr)
-
-
-def _known(store: PresetStore, *, with_none: bool = False) -> str:
-    """The ids a user may give (and "none" where no preset is a choice)."""
-    from rocmpanel.jobs.presets import NO_PRESET
-
-    ids = [p.id for p in store.all()]
-    return ", ".join([NO_PRESET, *ids] if with_none else ids)
+        # The message starts with the file (control characters escaped): print it alone.
+        print(f"rocmpanel presets: skipped {problem.message}", file=sys.stderr)
 
 
 def _item_json(item: Any) -> dict[str, Any]:
@@ -216,22 +263,63 @@ def _preset_json(preset: Preset) -> dict[str, Any]:
     }
 
 
+def _active_id() -> str:
+    """The saved active preset's id ("" = none)."""
+    from rocmpanel.base.settings import Settings
+
+    return Settings.load().general.active_preset
+
+
 def run_list(args: argparse.Namespace) -> int:
     store = _store()
     presets = store.all()
     _report_problems(store)
+    active = _active_id()
+    if active and active not in {p.id for p in presets}:
+        print(
+            f"rocmpanel presets: the active preset {active!r} is not among the presets, so "
+            "jobs run without one; choose another with `rocmpanel presets use NAME`.",
+            file=sys.stderr,
+        )
     if args.json:
-        print(json.dumps([_preset_json(p) for p in presets], indent=2, ensure_ascii=False))
+        data = {"active": active or None, "presets": [_preset_json(p) for p in presets]}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     width = max((len(p.id) for p in presets), default=2)
     for preset in presets:
         kind = "built-in" if preset.builtin else "user"
         archs = ", ".join(preset.archs)
         count = len(preset.items())
+        mark = "  [active]" if preset.id == active else ""
         print(
             f"{preset.id:<{width}}  {preset.name} ({kind}; {archs}; "
-            f"{count} item{'s' if count != 1 else ''})"
+            f"{count} item{'s' if count != 1 else ''}){mark}"
         )
+    return 0
+
+
+def run_use(args: argparse.Namespace) -> int:
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.jobs.presets import NO_PRESET
+
+    store = _store()
+    try:
+        ident, name = _side(store, args.name)
+    except PanelError as exc:
+        return _fail("presets", _or_none(exc.message), 2)
+    settings = Settings.load()
+    settings.general.active_preset = "" if ident == NO_PRESET else ident
+    try:
+        notes = settings.save()
+    except PanelError as exc:
+        return _fail("presets", f"the active preset was not changed: {exc.message}", 1)
+    for note in notes:
+        print(f"rocmpanel presets: {note}", file=sys.stderr)
+    if ident == NO_PRESET:
+        print("Jobs started from now on run without a preset.")
+    else:
+        print(f"Jobs started from now on run under {name} ({ident}).")
     return 0
 
 
@@ -255,13 +343,14 @@ def this_target() -> Target:
 
 def run_show(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
+    from rocmpanel.jobs.preset_text import source_text, value_text
     from rocmpanel.jobs.presets import item_effects
 
     store = _store()
     try:
         preset = store.get(args.name)
-    except PanelError:
-        return _fail("presets", f"unknown preset {args.name!r}. Known: {_known(store)}.", 2)
+    except PanelError as exc:  # no such preset, or its file cannot be read (and why)
+        return _fail("presets", exc.message, 2)
     target = this_target()
     effects = item_effects(preset, target)
     if args.json:
@@ -269,6 +358,7 @@ def run_show(args: argparse.Namespace) -> int:
         data["target"] = {"platform": target.platform, "gfx": target.gfx}
         for item_data, effect in zip(data["items"], effects, strict=True):
             item_data["applies"] = effect.applies
+            item_data["checked"] = effect.checked
             item_data["note"] = effect.note
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
@@ -283,17 +373,23 @@ def run_show(args: argparse.Namespace) -> int:
         print("  (none)")
     for effect in effects:
         item = effect.item
-        value = ", ".join(map(str, item.value)) if isinstance(item.value, tuple) else item.value
-        if effect.applies:
-            state = f"applies ({effect.note})" if effect.note else "applies"
-        else:
-            state = f"no effect here: {effect.note}" if effect.note else "no effect here"
-        print(f"  {item.kind} {item.key} = {value}  [{state}]")
+        print(f"  {item.kind} {item.key} = {value_text(item)}  [{effect_text(effect)}]")
         if item.why:
             print(f"      {item.why}")
         if item.source:
-            print(f"      source: {item.source}")
+            print(f"      source: {source_text(item.source)}")
     return 0
+
+
+def effect_text(effect: Any) -> str:
+    """An item's effect here in words: "applies", "no effect here: …", or "not checked:
+    …" when it depends on what is not known here (never a bare "applies" for a guess)."""
+    if not effect.checked:
+        why = effect.note.removeprefix("not checked: ")  # jobs/presets.py may say it already
+        return f"not checked: {why}" if why else "not checked"
+    if effect.applies:
+        return f"applies ({effect.note})" if effect.note else "applies"
+    return f"no effect here: {effect.note}" if effect.note else "no effect here"
 
 
 def problem_line(exc: Any) -> str:
@@ -303,24 +399,32 @@ def problem_line(exc: Any) -> str:
     return f"{where}: {exc.field}: {exc.problem}"
 
 
-def run_validate(args: argparse.Namespace) -> int:
-    from rocmpanel.jobs.presets import PresetError, parse_preset
+def unknown_note(name: str) -> str:
+    """The note for an env variable the catalogue does not know."""
+    return f"note: {name} is not a variable rocmpanel knows: check the spelling"
 
-    findings = []
+
+def run_validate(args: argparse.Namespace) -> int:
+    from rocmpanel.jobs.preset_text import unknown_variables
+    from rocmpanel.jobs.presets import PresetError, read_preset_file
+
+    findings: list[dict[str, Any]] = []
     for path in args.files:
         name = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            findings.append({"file": name, "ok": False, "problem": f"{name}: cannot read: {why}"})
-            continue
-        try:
-            preset = parse_preset(text, name)
+        try:  # bounded, regular files only: a FIFO or /dev/zero is refused, never read
+            preset = read_preset_file(Path(path))
         except PresetError as exc:
             findings.append({"file": name, "ok": False, "problem": problem_line(exc)})
             continue
-        findings.append({"file": name, "ok": True, "id": preset.id, "items": len(preset.items())})
+        findings.append(
+            {
+                "file": name,
+                "ok": True,
+                "id": preset.id,
+                "items": len(preset.items()),
+                "notes": [unknown_note(v) for v in unknown_variables(preset)],
+            }
+        )
     bad = [f for f in findings if not f["ok"]]
     if args.json:
         print(json.dumps(findings, indent=2, ensure_ascii=False))
@@ -330,6 +434,8 @@ def run_validate(args: argparse.Namespace) -> int:
                 count = finding["items"]
                 items = f"{count} item{'s' if count != 1 else ''}"
                 print(f"{finding['file']}: ok ({finding['id']}, {items})")
+                for note in finding["notes"]:
+                    print(f"  {note}")
             else:
                 print(finding["problem"])
     return 1 if bad else 0
@@ -341,8 +447,8 @@ def run_export(args: argparse.Namespace) -> int:
     store = _store()
     try:
         preset = store.get(args.name)
-    except PanelError:
-        return _fail("presets", f"unknown preset {args.name!r}. Known: {_known(store)}.", 2)
+    except PanelError as exc:
+        return _fail("presets", exc.message, 2)
     try:
         store.export(preset.id, args.out)
     except PanelError as exc:
@@ -355,36 +461,37 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 # -- bench ---------------------------------------------------------------------------------
-def _side(store: PresetStore, ident: str) -> tuple[str, str] | None:
-    """(preset id or "none", name shown) for ``--a``/``--b``; None when unknown."""
-    from rocmpanel.base.errors import PanelError
+def _side(store: PresetStore, ident: str) -> tuple[str, str]:
+    """(preset id or "none", name shown) for ``--a``/``--b`` and ``use``; PanelError (from
+    the store: no such preset, or its file cannot be read) otherwise."""
     from rocmpanel.jobs.presets import NO_PRESET
 
     if ident.strip().lower() == NO_PRESET:
         return NO_PRESET, NO_PRESET
-    try:
-        preset = store.get(ident)
-    except PanelError:
-        return None
+    preset = store.get(ident)
     return preset.id, preset.name
+
+
+def _or_none(message: str) -> str:
+    """The store's message, reminding that "none" (no preset) is a choice here too."""
+    return f'{message.rstrip(".")}; or "none" for no preset.'
 
 
 def run_bench(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
-    from rocmpanel.tuning.bench import ABRun, BenchPlan, save_result
+    from rocmpanel.tuning.bench import ABRun, BenchPlan, export_result, save_result
 
     store = _store()
-    side_a, side_b = _side(store, args.a), _side(store, args.b)
-    for given, side in ((args.a, side_a), (args.b, side_b)):
-        if side is None:
-            known = _known(store, with_none=True)
-            return _fail("bench", f"unknown preset {given!r}. Known: {known}.", 2)
-    assert side_a is not None and side_b is not None
-    (a_id, a_name), (b_id, b_name) = side_a, side_b
+    try:
+        (a_id, a_name), (b_id, b_name) = _side(store, args.a), _side(store, args.b)
+    except PanelError as exc:
+        return _fail("bench", _or_none(exc.message), 2)
     settings = Settings.load()
     python = args.python if args.python is not None else settings.general.workload_python
     model = args.model or (settings.chat.last_model if args.workload == "chat" else "")
+    if args.workload == "chat" and not model:
+        return _fail("bench", CHAT_NEEDS_MODEL, 2)
     plan = BenchPlan(
         a=a_id,
         b=b_id,
@@ -405,12 +512,21 @@ def run_bench(args: argparse.Namespace) -> int:
         run.cancel()
         return _fail("bench", exc.message, 1)
     result = run.result()
+    measured = bool(result.cases)  # else nothing to compare: neither kept nor written
     saved_as: str | None = None
-    try:
-        result = save_result(result)
-        saved_as = result.id
-    except PanelError as exc:
-        print(f"rocmpanel bench: the result was not saved: {exc.message}", file=sys.stderr)
+    if measured:
+        try:
+            result = save_result(result)
+            saved_as = result.id
+        except PanelError as exc:
+            print(f"rocmpanel bench: the result was not saved: {exc.message}", file=sys.stderr)
+    exported = True
+    if args.out is not None and measured:
+        try:
+            export_result(result, args.out)
+        except PanelError as exc:
+            exported = False
+            print(f"rocmpanel bench: the result was not written: {exc.message}", file=sys.stderr)
     if args.json:
         data = result.to_json()
         data["saved"] = saved_as is not None
@@ -419,12 +535,21 @@ def run_bench(args: argparse.Namespace) -> int:
         print_table(result)
         if saved_as:
             print(f"Saved as {saved_as}.")
+        if args.out is not None and measured and exported:
+            print(f"Written to {args.out}.")
     for error in result.errors:
         print(f"rocmpanel bench: {error}", file=sys.stderr)
+    if not measured:
+        written = f" or written to {args.out}" if args.out is not None else ""
+        print(
+            "rocmpanel bench: no case was measured on both sides, so the result was not "
+            f"saved{written}.",
+            file=sys.stderr,
+        )
     if interrupted:
         return 130
     done, planned = run.progress
-    return 1 if done < planned else 0
+    return 1 if done < planned or not exported or not measured else 0
 
 
 def drive(run: Any) -> bool:
@@ -466,34 +591,57 @@ def drive(run: Any) -> bool:
     return False
 
 
-def _figure(value: float) -> str:
-    return f"{value:.4g}"
-
-
 def print_table(result: BenchResult) -> None:
-    """The cases as a table: medians, the ratio (> 1: B better) with its spread, verdict."""
+    """The cases as a table (case, unit, medians, ratio with its spread, verdict; 3
+    significant digits), then, per side, the preset settings that had no effect."""
+    from rocmpanel.tuning.bench_stats import figure, spread_text
+
     print(
         f"A: {result.a_name}   B: {result.b_name}   workload: {result.plan.workload}   "
         f"on {result.device_label or 'unknown device'} (torch {result.torch_version or '?'})"
     )
-    header = ("case", "A median", "B median", "ratio", "spread", "verdict", "unit")
+    header = ("case", "unit", "A median", "B median", "ratio", "spread", "verdict")
     rows = [
         (
             c.case,
-            _figure(c.a_median),
-            _figure(c.b_median),
-            f"{c.ratio:.3f}",
-            f"{c.ratio_low:.3f}-{c.ratio_high:.3f}",
-            c.verdict,
             c.unit + ("" if c.higher_is_better else " (lower is better)"),
+            figure(c.a_median),
+            figure(c.b_median),
+            f"{figure(c.ratio)}×",
+            spread_text(c.ratio_low, c.ratio_high),
+            c.verdict,
         )
         for c in result.cases
     ]
     if not rows:
         print("No case was measured on both sides.")
-        return
-    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
-    for row in (header, *rows):
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-    runs = len(result.runs)
-    print(f"{runs} runs; ratio above 1 means B is better; spread: worst to best of each side.")
+    else:
+        widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+        for row in (header, *rows):
+            cells = zip(row, widths, strict=True)
+            print("  ".join(cell.ljust(w) for cell, w in cells).rstrip())
+        runs = len(result.runs)
+        print(
+            f"{runs} runs; ratio above 1 means B is better (for times A/B); spread: worst to "
+            "best of each side."
+        )
+    for line in no_effect_lines(result):
+        print(line)
+
+
+def no_effect_lines(result: BenchResult) -> list[str]:
+    """Per side, the preset's settings its workers reported as not applied (each once,
+    with the reason), e.g. "B (Throughput): no effect from tunableop (no effect on CPU)"."""
+    lines = []
+    for side, name in (("A", result.a_name), ("B", result.b_name)):
+        seen: dict[str, str] = {}
+        for run in result.runs:
+            if run.get("side") != side:
+                continue
+            for record in run.get("preset_settings") or []:
+                if isinstance(record, dict) and record.get("applied") is False:
+                    seen.setdefault(str(record.get("key")), str(record.get("note") or ""))
+        if seen:
+            parts = ", ".join(f"{key} ({note})" if note else key for key, note in seen.items())
+            lines.append(f"{side} ({name}): settings that had no effect: {parts}.")
+    return lines

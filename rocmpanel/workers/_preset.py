@@ -250,16 +250,42 @@ _AFTER = {
 }
 
 
+#: Settings that only change what torch does on a GPU: the GPU caching allocator's options
+#: (docs.pytorch.org notes/cuda.html, "Memory management": the CUDA/HIP allocator; CPU
+#: tensors never go through it), TunableOp (torch.cuda.tunable: GEMMs on CUDA/ROCm),
+#: torch.cuda.set_per_process_memory_fraction (per GPU), and cudnn.benchmark (the cuDNN /
+#: MIOpen convolution auto-tuner). On a CPU run they are recorded as not applied.
+GPU_ONLY = ("alloc", "tunableop", "memory_fraction", "cudnn_benchmark")
+NO_EFFECT_ON_CPU = "no effect on CPU"
+
+
+def _gpu_visible(torch: Any) -> bool:
+    """Whether torch sees a GPU (a torch that cannot tell counts as one: no claim made)."""
+    try:
+        return bool(torch.cuda.is_available())
+    except Exception:
+        return True
+
+
 def after_torch(torch: Any) -> list[dict[str, Any]]:
     """Apply the header's torch runtime settings; one record per setting:
     {"key": ..., "value": ..., "applied": bool, "note": "why not / what it did"}.
-    The records of ``before_torch`` come first. Without a header: []."""
+    The records of ``before_torch`` come first. Without a header: []. When torch sees no
+    GPU, the GPU-only settings (:data:`GPU_ONLY`; ``before_torch`` could not know) are
+    recorded as not applied: "no effect on CPU"."""
     header = _state["header"]
     if header is None:
         return []
-    records = list(_state["before"])
+    on_gpu = _gpu_visible(torch)
+    records = [
+        r if on_gpu else _record(r["key"], r["value"], False, NO_EFFECT_ON_CPU)
+        for r in _state["before"]
+    ]
     for key, value in (header.get("torch") or {}).items():
         if key in ("alloc", "tunableop"):
+            continue
+        if not on_gpu and key in GPU_ONLY:
+            records.append(_record(key, value, False, NO_EFFECT_ON_CPU))
             continue
         apply = _AFTER.get(key)
         if apply is None:
@@ -271,7 +297,7 @@ def after_torch(torch: Any) -> list[dict[str, Any]]:
             records.append(_record(key, value, False, f"{type(exc).__name__}: {exc}"))
             continue
         if note is None:
-            records.append(_record(key, value, False, "skipped: no GPU visible to torch (CPU)"))
+            records.append(_record(key, value, False, NO_EFFECT_ON_CPU))
         else:
             records.append(_record(key, value, True, note))
     _state["records"] = records

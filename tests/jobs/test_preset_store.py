@@ -13,15 +13,19 @@ import pytest
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs import preset_store
+from rocmpanel.jobs.preset_store import slug
 from rocmpanel.jobs.presets import (
     Item,
     Preset,
     PresetError,
     PresetStore,
+    Problem,
     builtin_presets,
     dump_preset,
     parse_preset,
     read_preset_file,
+    resolve,
 )
 
 BUILTIN_IDS = [p.id for p in builtin_presets()]
@@ -193,6 +197,174 @@ def test_files_the_store_does_not_read(store: PresetStore, tmp_path: Path) -> No
     if hasattr(os, "mkfifo"):
         expected["pipe.yaml"] = f"{root / 'pipe.yaml'}: file: is not a regular file; it is not read"
     assert {p.path.name: p.message for p in store.problems} == expected
+    # Each message names its file once, first: a caller prints the message alone.
+    for problem in store.problems:
+        assert problem.message.startswith(str(problem.path))
+        assert problem.message.count(str(problem.path)) == 1
+
+
+DEEP = "nests too deeply to be a preset (more than 32 levels of lists and mappings)"
+
+
+def test_a_deeply_nested_file_is_a_problem_and_the_rest_still_list(store: PresetStore) -> None:
+    """One 1 KB file of brackets must not take the built-ins and the other presets with it."""
+    store.save(_preset())
+    head = "id: deep\nname: Deep\ndescription: "
+    five = _damaged(store, "deep.yaml", (head + "[" * 500 + "]" * 500 + "\n").encode())
+    open_ = _damaged(store, "open.yaml", (head + "[" * 100_000 + "\n").encode())
+    assert [p.id for p in store.all()] == [*BUILTIN_IDS, "mine"]
+    assert [(p.path, p.message) for p in store.problems] == [
+        (five, f"{five}, line 3: file: {DEEP}"),
+        (open_, f"{open_}, line 3: file: {DEEP}"),
+    ]
+    with pytest.raises(PresetError) as caught:
+        read_preset_file(open_)
+    assert (caught.value.line, caught.value.field, caught.value.problem) == (3, "file", DEEP)
+    assert store.get("mine").name == "Mine"
+
+
+def test_a_non_utf8_byte_is_reported_on_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin.yaml"
+    path.write_bytes(b"id: latin\nname: Latin\ndescription: caf\xe9\n")
+    with pytest.raises(PresetError) as caught:
+        read_preset_file(path)
+    assert caught.value.message == f"{path}, line 3: file: is not UTF-8 text; save it as UTF-8"
+
+
+def test_names_that_read_the_same_clash(store: PresetStore) -> None:
+    store.save(_preset())
+    with pytest.raises(PanelError) as caught:
+        store.save(_preset("wide", "Ｍｉｎｅ"))
+    assert caught.value.message == (
+        "Preset not saved: the name 'Ｍｉｎｅ' is taken by the preset 'mine'; choose another name."
+    )
+    with pytest.raises(PanelError) as caught:
+        store.save(_preset("debug-2", "ＤＥＢＵＧＧＩＮＧ"))
+    assert caught.value.message == (
+        "Preset not saved: the name 'ＤＥＢＵＧＧＩＮＧ' is a built-in preset's; "
+        "choose another name."
+    )
+    wide = _damaged(store, "wide.yaml", dump_preset(_preset("wide", "Ｍｉｎｅ")).encode())
+    assert [p.id for p in store.all()] == [*BUILTIN_IDS, "mine"]
+    assert [(p.path, p.message) for p in store.problems] == [
+        (wide, f"{wide}: the name 'Ｍｉｎｅ' is taken by 'mine'")
+    ]
+    assert store.get("ｍｉｎｅ").id == "mine"  # a name lookup compares the same way
+
+
+def test_a_file_name_with_control_characters_is_shown_escaped(store: PresetStore) -> None:
+    odd = _damaged(store, "\x1b]0;x\x07.yaml")
+    store.all()
+    shown = f"{store.root}/\\x1b]0;x\\x07.yaml"
+    assert [(p.path, p.message) for p in store.problems] == [
+        (odd, f"{shown}, line 2: file: not valid YAML: expected ',' or ']', but got '<stream end>'")
+    ]
+
+
+def test_a_name_that_slugs_to_a_device_name_gets_another_id(store: PresetStore) -> None:
+    assert [slug(n) for n in ("CON", "Nul!", "com1", "Console")] == [
+        "con-preset",
+        "nul-preset",
+        "com1-preset",
+        "console",
+    ]
+    assert store.duplicate("safe-defaults", "CON").id == "con-preset"
+
+
+# ---- looking up one preset by id reads only its file -----------------------------------------
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files the store parses, in order."""
+    seen: list[str] = []
+    real = preset_store.read_preset_file
+
+    def counting(path: Path, *, builtin: bool = False) -> Preset:
+        seen.append(path.name)
+        return real(path, builtin=builtin)
+
+    monkeypatch.setattr(preset_store, "read_preset_file", counting)
+    return seen
+
+
+def _many(store: PresetStore, count: int = 200) -> None:
+    store.root.mkdir(parents=True, exist_ok=True)
+    for number in range(count):
+        ident = f"other-{number:03d}"
+        text = dump_preset(_preset(ident, f"Other {number}"))
+        (store.root / f"{ident}.yaml").write_text(text, "utf-8")
+
+
+def test_get_by_id_reads_only_that_file(store: PresetStore, reads: list[str]) -> None:
+    _many(store)
+    store.save(_preset())
+    reads.clear()
+    assert store.get("mine") == dataclasses.replace(_preset(), path=store.root / "mine.yaml")
+    assert reads == ["mine.yaml"] and store.problems == []
+    assert store.get("safe-defaults").builtin is True
+    assert reads == ["mine.yaml"]  # a built-in reads no file
+    assert resolve(None, "mine", store).id == "mine"  # a job start: one file
+    assert resolve("other-007", "", store).name == "Other 7"
+    assert reads == ["mine.yaml", "mine.yaml", "other-007.yaml"]
+
+
+def test_get_by_name_or_unknown_id_reads_them_all(store: PresetStore, reads: list[str]) -> None:
+    _many(store)
+    store.save(_preset())
+    reads.clear()
+    assert store.get("MINE").id == "mine"
+    assert len(reads) == 201
+    reads.clear()
+    with pytest.raises(PanelError) as caught:
+        store.get("gone")
+    assert caught.value.message.startswith("There is no preset 'gone'. Known presets: ")
+    assert len(reads) == 201
+
+
+def test_get_by_id_of_a_damaged_file_says_why(store: PresetStore, reads: list[str]) -> None:
+    _many(store)
+    broken = _damaged(store, "mine.yaml", b"id: mine\nname: Mine\narchs: [rdna9]\n")
+    reads.clear()
+    problem = (
+        f"{broken}, line 3: archs[0]: unknown 'rdna9'; use any, rdna2, rdna3, rdna4, cdna2, "
+        "cdna3, cdna4"
+    )
+    with pytest.raises(PanelError) as caught:
+        store.get("mine")
+    assert caught.value.message == f"The preset 'mine' cannot be used: {problem}"
+    assert store.problems == [Problem(broken, problem)]
+    assert reads == ["mine.yaml"]
+    assert broken.read_bytes() == b"id: mine\nname: Mine\narchs: [rdna9]\n"
+    assert resolve(None, "mine", store) is None  # a job runs without it (and it is logged)
+    wrong = _damaged(store, "wrong.yaml", dump_preset(_preset("right", "Right")).encode())
+    with pytest.raises(PanelError) as caught:
+        store.get("wrong")
+    assert caught.value.message == (
+        f"The preset 'wrong' cannot be used: {wrong}: its id 'right' does not match the file "
+        "name; rename the file to right.yaml"
+    )
+
+
+@pytest.mark.parametrize("depth", [0, 2])
+def test_a_file_where_the_presets_folder_should_be_is_reported(tmp_path: Path, depth: int) -> None:
+    """A file in the way (the folder itself, or a parent such as a home that is a file):
+    the built-ins still list, and the problem says which file and what to do."""
+    blocker = tmp_path / "home"
+    blocker.write_bytes(b"x")
+    folder = blocker / "config" / "presets" if depth else blocker
+    store = PresetStore(folder)
+    assert [p.id for p in store.all()] == BUILTIN_IDS
+    assert [(p.path, p.message) for p in store.problems] == [
+        (
+            blocker,
+            f"{blocker} is a file, not a folder, so presets in {folder} cannot be read or "
+            "saved; move that file aside and try again",
+        )
+    ]
+    assert blocker.read_bytes() == b"x"
+    blocker.unlink()
+    assert [p.id for p in store.all()] == BUILTIN_IDS and store.problems == []
 
 
 def test_import_of_a_file_with_a_syntax_error_names_it(store: PresetStore, tmp_path: Path) -> None:

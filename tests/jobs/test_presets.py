@@ -7,10 +7,12 @@ import dataclasses
 import json
 import logging
 import re
+import unicodedata
 
 import pytest
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.jobs import preset_schema
 from rocmpanel.jobs.presets import (
     HEADER_VAR,
     NO_PRESET,
@@ -23,13 +25,17 @@ from rocmpanel.jobs.presets import (
     builtin_presets,
     dump_preset,
     item_effects,
+    name_key,
     parse_preset,
     parse_preset_list,
     preset_job_env,
     resolve,
+    visible,
 )
 
 HEAD = "id: a\nname: A\n"
+DEEP = "nests too deeply to be a preset (more than 32 levels of lists and mappings)"
+UNSEEN = "which is not shown as written and can hide or change what the text says; remove it"
 
 # (case, text, line, field, problem): each one broken file and the exact error it gets.
 BROKEN = [
@@ -325,6 +331,122 @@ BROKEN = [
         "name",
         "must be text; got a value tagged !!python/object:os.system",
     ),
+    ("deep 500", HEAD + "description: " + "[" * 500 + "]" * 500 + "\n", 3, "file", DEEP),
+    ("deep 100000 open", HEAD + "description: " + "[" * 100_000 + "\n", 3, "file", DEEP),
+    (
+        "deep maps",
+        HEAD + "env:\n" + "".join(f"{' ' * n}k{n}:\n" for n in range(1, 60)),
+        34,  # the keys of the level-32 mapping (line 34) are level 33
+        "file",
+        DEEP,
+    ),
+    (
+        "fraction 1e-3",
+        HEAD + "torch:\n  memory_fraction: 1e-3\n",
+        4,
+        "torch.memory_fraction",
+        "must be a number; got the text '1e-3'; write it as 0.001",
+    ),
+    (
+        "gc 5E-1 quoted",
+        HEAD + 'torch:\n  alloc: {garbage_collection_threshold: "5E-1"}\n',
+        4,
+        "torch.alloc.garbage_collection_threshold",
+        "must be a number; got the text '5E-1'; write it as 0.5",
+    ),
+    (
+        "fraction a word",
+        HEAD + "torch:\n  memory_fraction: half\n",
+        4,
+        "torch.memory_fraction",
+        "must be a number; got the text 'half'",
+    ),
+    (
+        "fraction nan text",
+        HEAD + "torch:\n  memory_fraction: nan\n",
+        4,
+        "torch.memory_fraction",
+        "must be a number; got the text 'nan'",
+    ),
+    (
+        "name ESC",
+        'id: a\nname: "a\\e[31mRED"\n',
+        2,
+        "name",
+        f"holds a control character, U+001B, {UNSEEN}",
+    ),
+    (
+        "name tab",
+        'id: a\nname: "a\\tb"\n',
+        2,
+        "name",
+        f"holds a control character, U+0009, {UNSEEN}",
+    ),
+    (
+        "name bidi",
+        'id: a\nname: "abc\\u202Etxt"\n',
+        2,
+        "name",
+        f"holds an invisible character, U+202E (RIGHT-TO-LEFT OVERRIDE), {UNSEEN}",
+    ),
+    (
+        "name zero width",
+        'id: a\nname: "Mine\\u200B"\n',
+        2,
+        "name",
+        f"holds an invisible character, U+200B (ZERO WIDTH SPACE), {UNSEEN}",
+    ),
+    (
+        "name line separator",
+        'id: a\nname: "a\\Lb"\n',
+        2,
+        "name",
+        f"holds an invisible character, U+2028 (LINE SEPARATOR), {UNSEEN}",
+    ),
+    (
+        "description BEL",
+        HEAD + 'description: "ring\\a"\n',
+        3,
+        "description",
+        f"holds a control character, U+0007, {UNSEEN}",
+    ),
+    (
+        "why bidi",
+        HEAD + 'env:\n  AMD_LOG_LEVEL: {value: "1", why: "a\\u2066b"}\n',
+        4,
+        "env.AMD_LOG_LEVEL.why",
+        f"holds an invisible character, U+2066 (LEFT-TO-RIGHT ISOLATE), {UNSEEN}",
+    ),
+    (
+        "source ESC",
+        HEAD + 'torch:\n  cpu_threads: {value: 2, source: "\\e]0;x\\a"}\n',
+        4,
+        "torch.cpu_threads.source",
+        f"holds a control character, U+001B, {UNSEEN}",
+    ),
+    (
+        "key ESC echoed escaped",
+        HEAD + '"\\e[31mx": 1\n',
+        3,
+        "\\x1b[31mx",
+        "unknown field; a preset has id, name, description, archs, env, torch",
+    ),
+    (
+        "id con",
+        "id: con\nname: A\n",
+        1,
+        "id",
+        "'con' is a device name on Windows (like CON, NUL, COM1 and LPT1), so con.yaml cannot "
+        "be a file there; choose another id",
+    ),
+    (
+        "python home",
+        HEAD + 'env:\n  PYTHONHOME: "/nonexistent"\n',
+        4,
+        "env.PYTHONHOME",
+        "the panel sets the worker's Python variables itself; a preset that changes them can "
+        "stop every job",
+    ),
 ]
 
 
@@ -340,6 +462,86 @@ def test_a_broken_preset_names_file_line_and_field(
     assert (error.file, error.line, error.field, error.problem) == ("my.yaml", line, field, problem)
     where = f"my.yaml, line {line}" if line else "my.yaml"
     assert error.message == f"{where}: {field}: {problem}"
+
+
+@pytest.mark.parametrize(
+    "ident",
+    ["con", "prn", "aux", "nul", "com0", "com1", "com9", "lpt0", "lpt1", "lpt9"],
+)
+def test_windows_device_names_are_refused_as_ids(ident: str) -> None:
+    with pytest.raises(PresetError) as caught:
+        parse_preset(f"id: {ident}\nname: A\n", "w.yaml")
+    assert (caught.value.field, caught.value.problem) == (
+        "id",
+        f"{ident!r} is a device name on Windows (like CON, NUL, COM1 and LPT1), so "
+        f"{ident}.yaml cannot be a file there; choose another id",
+    )
+
+
+@pytest.mark.parametrize("ident", ["con1", "com10", "lpt", "console", "nul-2", "auxiliary"])
+def test_ids_that_only_look_like_device_names_are_kept(ident: str) -> None:
+    assert parse_preset(f"id: {ident}\nname: A\n", "w.yaml").id == ident
+
+
+@pytest.mark.parametrize(
+    "name", ["PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONIOENCODING"]
+)
+def test_python_variables_are_refused(name: str) -> None:
+    with pytest.raises(PresetError) as caught:
+        parse_preset(HEAD + f'env:\n  {name}: {{value: "x", why: y}}\n', "p.yaml")
+    assert (caught.value.line, caught.value.field, caught.value.problem) == (
+        4,
+        f"env.{name}",
+        "the panel sets the worker's Python variables itself; a preset that changes them can "
+        "stop every job",
+    )
+
+
+def test_nesting_up_to_the_limit_reaches_the_schema_one_more_is_refused() -> None:
+    """The top mapping is level 1, so 31 brackets are level 32: read, then refused by the
+    schema; 32 brackets are one level too many."""
+    at_limit = HEAD + "description: " + "[" * 31 + "]" * 31 + "\n"
+    with pytest.raises(PresetError) as caught:
+        parse_preset(at_limit, "d.yaml")
+    assert caught.value.message == "d.yaml, line 3: description: must be text; got a list"
+    with pytest.raises(PresetError) as caught:
+        parse_preset(HEAD + "description: " + "[" * 32 + "]" * 32 + "\n", "d.yaml")
+    assert caught.value.message == f"d.yaml, line 3: file: {DEEP}"
+
+
+def test_a_recursion_error_is_a_preset_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the depth limit (or with little stack left) the composer's RecursionError
+    still ends as a PresetError, never reaching the caller."""
+    monkeypatch.setattr(preset_schema, "MAX_DEPTH", 10**9)
+    with pytest.raises(PresetError) as caught:
+        parse_preset(HEAD + "description: " + "[" * 100_000 + "\n", "d.yaml")
+    assert caught.value.message == "d.yaml: file: nests too deeply to be a preset"
+
+
+def test_multi_line_texts_keep_line_breaks_and_tabs() -> None:
+    preset = parse_preset(
+        HEAD + 'description: "One.\\n\\tTwo."\nenv:\n  AMD_LOG_LEVEL:\n    value: "1"\n'
+        '    why: |\n      Logs.\n      More.\n    source: "a;\\tb"\n',
+        "p.yaml",
+    )
+    assert preset.description == "One.\n\tTwo."
+    assert (preset.env[0].why, preset.env[0].source) == ("Logs.\nMore.", "a;\tb")
+    assert parse_preset('id: a\nname: "Café Ｍｉｎｅ 快"\n', "p.yaml").name == "Café Ｍｉｎｅ 快"
+
+
+def test_names_compare_as_they_read() -> None:
+    assert name_key("Ｍｉｎｅ") == name_key("MINE") == name_key("mine") == "mine"
+    assert name_key("Straße") == name_key("STRASSE")
+    assert name_key("Mine 2") != name_key("Mine")
+
+
+def test_messages_show_unseen_characters_escaped() -> None:
+    assert visible("plain Ｍｉｎｅ é") == "plain Ｍｉｎｅ é"
+    assert visible("a\x1b[31m\u202eb\x00") == "a\\x1b[31m\\u202eb\\x00"
+    error = PresetError("f\x07.yaml", 2, "env.X\x1b", "got \u200b")
+    assert (error.file, error.field, error.problem) == ("f\\x07.yaml", "env.X\\x1b", "got \\u200b")
+    assert error.message == "f\\x07.yaml, line 2: env.X\\x1b: got \\u200b"
+    assert all(unicodedata.category(c) not in ("Cc", "Cf") for c in error.message)
 
 
 def test_a_dangerous_variable_is_refused_with_what_it_breaks() -> None:
@@ -401,6 +603,9 @@ def test_a_list_of_presets_refuses_a_clash_of_names() -> None:
     text = "- id: a\n  name: Fast\n- id: b\n  name: FAST\n"
     with pytest.raises(PresetError) as caught:
         parse_preset_list(text, "list.yaml")
+    assert caught.value.message == "list.yaml, line 3: presets[1]: id or name clashes with 'a'"
+    with pytest.raises(PresetError) as caught:
+        parse_preset_list("- id: a\n  name: Mine\n- id: b\n  name: Ｍｉｎｅ\n", "list.yaml")
     assert caught.value.message == "list.yaml, line 3: presets[1]: id or name clashes with 'a'"
     with pytest.raises(PresetError) as caught:
         parse_preset_list("id: a\n", "list.yaml")
@@ -563,7 +768,6 @@ def _one(kind: str, key: str, value: object, platforms: tuple[str, ...] = ("linu
 
 
 NO_TF32 = "{gfx} has no TF32 hardware: float32 matmuls stay full float32"
-UNKNOWN_GPU = "not checked: the GPU is not known"
 ALLOW_TF32_RISK = (
     "{gfx} has no TF32 hardware: nothing to allow, and hipBLASLt may find no algorithm for "
     "float32 GEMMs with it set (pytorch pull 193345)"
@@ -572,72 +776,117 @@ NO_MATH = (
     "without math, attention fails where no flash or memory-efficient kernel exists (on CPU "
     "with only mem_efficient allowed, on GPUs without AOTriton kernels)"
 )
-# item, then per platform (linux, windows) a tuple over GFX of (applies, note)
+OVERRIDE_HARM = (
+    "makes this {gfx} report as gfx1030, another family: kernels built for gfx1030 may "
+    "fault, hang or give wrong results on it; do not use this preset on this GPU"
+)
+# (applies, checked, note)
+OK = (True, True, "")
+#: Target.gfx None on a ROCm torch: a GPU-bound item's effect is a guess.
+UNCHECKED = (True, False, "not checked: no AMD GPU detected")
+# item, then per platform (linux, windows) a tuple over GFX of (applies, checked, note)
 EFFECTS = [
     (
         _one("torch", "float32_matmul_precision", "high"),
         [
-            (False, NO_TF32.format(gfx="gfx1100")),
-            (False, NO_TF32.format(gfx="gfx1030")),
-            (True, ""),
-            (True, UNKNOWN_GPU),
+            (False, True, NO_TF32.format(gfx="gfx1100")),
+            (False, True, NO_TF32.format(gfx="gfx1030")),
+            OK,
+            UNCHECKED,
         ],
         None,
     ),
-    (_one("torch", "float32_matmul_precision", "highest"), [(True, "")] * 4, None),
+    (_one("torch", "float32_matmul_precision", "highest"), [OK] * 4, None),
     (
         _one("env", "HSA_OVERRIDE_GFX_VERSION", "10.3.0", ("linux",)),
         [
-            (True, ""),
+            (True, True, OVERRIDE_HARM.format(gfx="gfx1100")),
             (
                 False,
+                True,
                 "the GPU is gfx1030, already in the gfx1030 family the override names: it "
                 "changes nothing",
             ),
-            (True, ""),
-            (True, UNKNOWN_GPU),
+            (True, True, OVERRIDE_HARM.format(gfx="gfx942")),
+            UNCHECKED,
         ],
-        [(False, "set on Linux only: a Windows job does not get it")] * 4,
+        [(False, True, "set on Linux only: a Windows job does not get it")] * 4,
     ),
     (
         _one("env", "HSA_ENABLE_SDMA", "0"),
-        [(True, "")] * 4,
-        [(False, "HSA_ENABLE_SDMA is read on Linux only: it does nothing on Windows")] * 4,
+        [OK, OK, OK, UNCHECKED],
+        [(False, True, "HSA_ENABLE_SDMA is read on Linux only: it does nothing on Windows")] * 4,
     ),
     (
         _one("env", "TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", "1"),
         [
             (
                 True,
+                True,
                 "may be unneeded: torch 2.13's AOTriton supports gfx1100 without it (it was "
                 "gated in torch 2.5-2.6 and 2.9)",
             ),
-            (True, ""),
+            OK,
             (
                 False,
+                True,
                 "AOTriton never marks gfx942 experimental: its fast attention is on without this",
             ),
-            (True, UNKNOWN_GPU),
+            UNCHECKED,
         ],
         None,
     ),
     (
         _one("env", "HIPBLASLT_ALLOW_TF32", "1"),
         [
-            (False, ALLOW_TF32_RISK.format(gfx="gfx1100")),
-            (False, ALLOW_TF32_RISK.format(gfx="gfx1030")),
-            (True, ""),
-            (True, UNKNOWN_GPU),
+            (False, True, ALLOW_TF32_RISK.format(gfx="gfx1100")),
+            (False, True, ALLOW_TF32_RISK.format(gfx="gfx1030")),
+            OK,
+            UNCHECKED,
         ],
         None,
     ),
-    (_one("torch", "cudnn_benchmark", True), [(True, "")] * 4, None),
-    (_one("torch", "sdpa_backends", ("flash", "mem_efficient", "math")), [(True, "")] * 4, None),
-    (_one("torch", "sdpa_backends", ("flash", "mem_efficient")), [(True, NO_MATH)] * 4, None),
+    (
+        _one("env", "TORCH_BLAS_PREFER_HIPBLASLT", "1"),
+        [OK, OK, OK, UNCHECKED],
+        [
+            (
+                False,
+                True,
+                "TORCH_BLAS_PREFER_HIPBLASLT is read on Linux only: it does nothing on Windows",
+            )
+        ]
+        * 4,
+    ),
+    (_one("env", "MIOPEN_FIND_MODE", "FAST"), [OK, OK, OK, UNCHECKED], None),
+    (_one("env", "PYTORCH_TUNABLEOP_TUNING", "0"), [OK, OK, OK, UNCHECKED], None),
+    (_one("env", "AMD_LOG_LEVEL", "3"), [OK, OK, OK, UNCHECKED], None),
+    (_one("env", "HIP_LAUNCH_BLOCKING", "1"), [OK, OK, OK, UNCHECKED], None),
+    (_one("env", "OMP_NUM_THREADS", "4"), [OK] * 4, None),
+    (_one("torch", "cudnn_benchmark", True), [OK, OK, OK, UNCHECKED], None),
+    (
+        _one("torch", "tunableop", {"enabled": True, "tuning": True}),
+        [OK, OK, OK, UNCHECKED],
+        None,
+    ),
+    (_one("torch", "memory_fraction", 0.9), [OK, OK, OK, UNCHECKED], None),
+    (_one("torch", "cpu_threads", 4), [OK] * 4, None),
+    (_one("torch", "sdpa_backends", ("flash", "mem_efficient", "math")), [OK] * 4, None),
+    (
+        _one("torch", "sdpa_backends", ("flash", "mem_efficient")),
+        [(True, True, NO_MATH)] * 4,
+        None,
+    ),
     (
         _one("torch", "alloc", {"expandable_segments": True}),
-        [(True, "")] * 4,
-        [(False, "expandable_segments does nothing on Windows")] * 4,
+        [OK, OK, OK, UNCHECKED],
+        # On Windows expandable_segments does nothing whatever the GPU: checked even then.
+        [(False, True, "expandable_segments does nothing on Windows")] * 4,
+    ),
+    (
+        _one("torch", "alloc", {"garbage_collection_threshold": 0.8}),
+        [OK, OK, OK, UNCHECKED],
+        None,
     ),
 ]
 
@@ -648,11 +897,143 @@ def test_item_effects_table(case: int, platform: str) -> None:
     preset, linux, windows = EFFECTS[case]
     expected = linux if platform == "linux" or windows is None else windows
     got = [
-        (e.applies, e.note)
+        (e.applies, e.checked, e.note)
         for gfx in GFX
         for e in item_effects(preset, Target(platform, gfx, ROCM, "7.2"))
     ]
     assert got == expected
+
+
+def test_with_nothing_known_only_gpu_bound_items_are_unchecked() -> None:
+    """The CLI's target off Linux sysfs: no gfx, no torch version (a CPU-only machine looks
+    the same): the GPU-bound items are not checked, the rest are."""
+    preset = Preset(
+        "t",
+        "T",
+        env=(Item("env", "HIP_VISIBLE_DEVICES", "0"), Item("env", "OMP_NUM_THREADS", "2")),
+        torch=(
+            Item("torch", "float32_matmul_precision", "medium"),
+            Item("torch", "float32_matmul_precision", "highest"),
+            Item("torch", "sdpa_backends", ("math",)),
+            Item("torch", "alloc", {"expandable_segments": True}),
+        ),
+    )
+    got = [(e.item.key, e.applies, e.checked, e.note) for e in item_effects(preset, Target())]
+    unchecked = "not checked: no AMD GPU detected"
+    assert got == [
+        ("HIP_VISIBLE_DEVICES", True, False, unchecked),
+        ("OMP_NUM_THREADS", True, True, ""),
+        ("float32_matmul_precision", True, False, unchecked),
+        ("float32_matmul_precision", True, True, ""),
+        ("sdpa_backends", True, True, ""),
+        ("alloc", True, False, unchecked),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "gfx", "applies", "note"),
+    [
+        (
+            "10.3.0",
+            "gfx1031",
+            True,
+            "makes this gfx1031 report as gfx1030, a chip of its family: needed only when the "
+            "installed ROCm and PyTorch have no gfx1031 kernels",
+        ),
+        (
+            "11.0.0",
+            "gfx1103",
+            True,
+            "makes this gfx1103 report as gfx1100, a chip of its family with more registers: "
+            "kernels built for gfx1100 may need more than gfx1103 has and fault or hang (ROCm "
+            "issue 4557)",
+        ),
+        (
+            "11.5.1",
+            "gfx1150",
+            True,
+            "makes this gfx1150 report as gfx1151, a chip of its family with more registers: "
+            "kernels built for gfx1151 may need more than gfx1150 has and fault or hang (ROCm "
+            "issue 4557)",
+        ),
+        (
+            "11.0.2",
+            "gfx1103",
+            True,
+            "makes this gfx1103 report as gfx1102, a chip of its family: needed only when the "
+            "installed ROCm and PyTorch have no gfx1103 kernels",
+        ),
+        (
+            "11.0.3",
+            "gfx1100",
+            True,
+            "makes this gfx1100 report as gfx1103, a chip of its family: needed only when the "
+            "installed ROCm and PyTorch have no gfx1100 kernels",
+        ),
+        (
+            "11.0.0",
+            "gfx1030",
+            True,
+            "makes this gfx1030 report as gfx1100, another family: kernels built for gfx1100 "
+            "may fault, hang or give wrong results on it; do not use this preset on this GPU",
+        ),
+        (
+            "10.3.0",
+            "gfx90a",
+            True,
+            "makes this gfx90a report as gfx1030, another family: kernels built for gfx1030 "
+            "may fault, hang or give wrong results on it; do not use this preset on this GPU",
+        ),
+        (
+            "11.0.0",
+            "gfx1100",
+            False,
+            "the GPU is gfx1100, already in the gfx1100 family the override names: it changes "
+            "nothing",
+        ),
+    ],
+)
+def test_gfx_override_against_the_gpu(value: str, gfx: str, applies: bool, note: str) -> None:
+    """Same target: redundant; same family: the substitute it is meant to be (gfx1031 has no
+    kernels of its own in most builds); another family: a warning (override_harm)."""
+    preset = _one("env", "HSA_OVERRIDE_GFX_VERSION", value)
+    (effect,) = item_effects(preset, Target("linux", gfx, ROCM, "7.2"))
+    assert (effect.applies, effect.checked, effect.note) == (applies, True, note)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        Target(),
+        Target("windows"),
+        Target("linux", None, "2.13.0+cpu"),
+        Target("linux", None, ROCM, "7.2"),
+        Target("linux", "gfx1100"),
+        Target("linux", "gfx1100", "2.11.0+rocm7.1", "7.1"),
+        Target("linux", "gfx1100", ROCM),
+        Target("linux", "gfx942", ROCM, "7.2"),
+        Target("windows", "gfx1201", ROCM, "7.2"),
+    ],
+)
+def test_an_effect_is_unchecked_exactly_when_its_note_says_so(target: Target) -> None:
+    """Over every built-in item and every table item: checked is False iff the note starts
+    "not checked", and an unchecked effect always guesses "applies"."""
+    presets = [*builtin_presets(), *(preset for preset, _, _ in EFFECTS)]
+    effects = [e for preset in presets for e in item_effects(preset, target)]
+    assert effects
+    for effect in effects:
+        assert effect.checked is not effect.note.startswith("not checked"), effect
+        assert effect.checked or effect.applies, effect
+
+
+def test_the_per_node_override_is_not_compared_with_the_first_gpu() -> None:
+    """HSA_OVERRIDE_GFX_VERSION_<node> names one GPU; the target's gfx may be another one."""
+    preset = _one("env", "HSA_OVERRIDE_GFX_VERSION_1", "10.3.0")
+    assert [
+        (e.applies, e.checked, e.note)
+        for gfx in GFX
+        for e in item_effects(preset, Target("linux", gfx, ROCM, "7.2"))
+    ] == [OK, OK, OK, UNCHECKED]
 
 
 def test_a_cpu_only_run_ignores_gpu_settings() -> None:

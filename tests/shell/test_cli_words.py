@@ -191,6 +191,7 @@ def test_probe_of_a_python_without_torch_names_the_next_command(
     assert main(["probe", "--python", python_without_torch]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1:] == [
+        "Preset: none",
         "torch: not importable (import torch failed: ModuleNotFoundError: No module named 'torch')",
         NEXT_STEP,
     ]
@@ -204,7 +205,22 @@ def test_validate_on_a_python_without_torch_names_the_next_command(
     argv = ["torch", "validate", "--python", python_without_torch, "--gfx", "gfx1100:xnack-"]
     assert main([*argv, "--quick"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[-2:] == ["Run #1: 0 pass, 1 fail, 15 skip (completed).", NEXT_STEP]
+    assert out[-2:] == ["Run #1: 0 pass, 1 fail, 15 skip (completed). Preset: none.", NEXT_STEP]
+
+
+def test_probe_and_validate_name_the_active_preset(
+    python_without_torch: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The worker reports its preset before it imports torch, so even a Python without
+    torch names it."""
+    assert main(["presets", "use", "debugging"]) == 0
+    capsys.readouterr()
+    assert main(["probe", "--python", python_without_torch]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "Preset: Debugging"
+    argv = ["torch", "validate", "--python", python_without_torch, "--gfx", "gfx1100", "--quick"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == "Run #1: 0 pass, 1 fail, 15 skip (completed). Preset: Debugging."
 
 
 # -- 8. --activate of a name that is nothing ---------------------------------------------------

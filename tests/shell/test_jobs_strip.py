@@ -125,3 +125,25 @@ def test_a_finished_chip_keeps_its_remove_button_whatever_the_label_says(qtbot: 
     job.set_cancel_label("Unload")  # late: the job has ended
     assert chip.cancel_button.text() == "×"
     assert chip.cancel_button.toolTip() == "Remove from the strip"
+
+
+def test_only_the_newest_finished_chips_show_the_rest_are_counted(qtbot: QtBot) -> None:
+    manager = JobManager()
+    strip = JobsStrip(manager)
+    qtbot.addWidget(strip)
+    strip.show()
+    jobs = [unstarted(f"run {n}") for n in range(1, 7)]
+    for job in jobs:
+        manager.job_added.emit(job)
+    for job in jobs[:5]:  # an A/B benchmark's runs end one after another
+        finish(job)
+    shown = [chip.job.name for chip in strip.chips if chip.isVisibleTo(strip)]
+    assert shown == ["run 3", "run 4", "run 5", "run 6"]  # 3 finished + the running one
+    assert strip.more_label.isVisibleTo(strip)
+    assert strip.more_label.text() == "… and 2 more done"
+    assert strip.more_label.toolTip() == "run 1\nrun 2"
+    for chip in list(strip.chips[2:4]):  # two shown finished chips removed: the older return
+        qtbot.mouseClick(chip.cancel_button, Qt.MouseButton.LeftButton)
+    shown = [chip.job.name for chip in strip.chips if chip.isVisibleTo(strip)]
+    assert shown == ["run 1", "run 2", "run 5", "run 6"]
+    assert not strip.more_label.isVisibleTo(strip) and strip.more_label.text() == ""

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -82,16 +83,71 @@ def test_lower_is_better_is_oriented_so_above_one_means_b_better() -> None:
         (1.3, 0.99, 1.6, "TFLOP/s", "no measurable difference"),
         (1.3, 1.0, 1.6, "TFLOP/s", "no measurable difference"),  # ranges just touch
         (0.7, 0.5, 1.0, "ms", "no measurable difference"),
+        # Up to 2× a percentage, beyond it a factor ("faster by 220 %" reads badly).
+        (2.0, 1.5, 2.5, "TFLOP/s", "B faster by 100 %"),
+        (0.5, 0.4, 0.6, "ms", "A faster by 100 %"),
+        (2.01, 1.5, 2.5, "TFLOP/s", "B 2.01× as fast"),
+        (3.2, 3.0, 3.4, "ms", "B 3.2× as fast"),
+        (1 / 4.7, 0.2, 0.25, "tok/s", "A 4.7× as fast"),
+        (1 / 47393.4, 1e-5, 1e-4, "ms", "A 47393× as fast"),
+        (3.2, 3.0, 3.4, "x", "B 3.2× better"),
+        (1 / 2.5, 0.3, 0.5, "x", "A 2.5× better"),
+        (0.6, 0.5, 0.7, "x", "A better by 67 %"),
     ],
 )
 def test_verdicts(ratio: float, low: float, high: float, unit: str, expected: str) -> None:
-    assert bench_stats.verdict(ratio, low, high, unit) == expected
+    assert bench_stats.verdict(ratio, low, high, unit, (5, 5)) == expected
 
 
-def test_one_run_of_a_side_is_too_few_to_judge() -> None:
-    assert bench_stats.verdict(2.0, 1.5, 2.5, "ms", (1, 2)) == (
-        "too few runs to judge (2 of each side needed)"
-    )
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        ((2, 2), "too few runs to name a winner (2 per side; 5 needed)"),
+        ((4, 4), "too few runs to name a winner (4 per side; 5 needed)"),
+        ((5, 4), "too few runs to name a winner (5 of A, 4 of B; 5 needed)"),
+        ((1, 2), "too few runs to name a winner (1 of A, 2 of B; 5 needed)"),
+        ((5, 5), "B faster by 100 %"),
+        ((50, 6), "B faster by 100 %"),
+    ],
+)
+def test_a_winner_needs_5_runs_of_each_side(runs: tuple[int, int], expected: str) -> None:
+    assert bench_stats.verdict(2.0, 1.5, 2.5, "ms", runs) == expected
+
+
+@pytest.mark.parametrize("runs", [(1, 1), (2, 2), (4, 4), (5, 5)])
+def test_overlapping_ranges_read_no_difference_at_any_count(runs: tuple[int, int]) -> None:
+    assert bench_stats.verdict(1.3, 0.9, 1.6, "ms", runs) == "no measurable difference"
+
+
+def test_chance_of_a_false_winner_between_identical_presets() -> None:
+    """2 / C(2n, n): the arithmetic bench_stats and docs/tuning-json.md give."""
+    chances = [bench_stats.false_winner_chance(n) for n in (2, 3, 4, 5)]
+    assert chances == [2 / 6, 2 / 20, 2 / 70, 2 / 252]
+    assert chances[3] < 0.008 < chances[2]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.0002738, "0.000274"),
+        (13.661, "13.7"),
+        (254.311, "254"),
+        (1234.6, "1235"),
+        (0.055, "0.055"),
+        (2.0, "2"),
+        (0.0009996, "0.001"),
+        (999.6, "1000"),
+        (1.0, "1"),
+        (3e-8, "3e-08"),
+        (2.5e7, "2.5e+07"),
+    ],
+)
+def test_figures_have_3_significant_digits(value: float, text: str) -> None:
+    assert bench_stats.figure(value) == text
+
+
+def test_spread_text() -> None:
+    assert bench_stats.spread_text(0.055, 254.311) == "0.055×–254×"
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), True])
@@ -138,10 +194,12 @@ def test_medians_ratio_spread_and_verdicts_of_a_finished_run() -> None:
     assert (fast.a, fast.b) == ((1.0, 1.2, 1.1), (2.0, 2.4, 2.2))
     assert (fast.a_median, fast.b_median, fast.ratio) == (1.1, 2.2, 2.0)
     assert (fast.ratio_low, fast.ratio_high) == (2.0 / 1.2, 2.4 / 1.0)
-    assert fast.verdict == "B faster by 100 %"
+    # 3 runs a side: apart, but too few to name a winner (10 % of A/A runs would).
+    assert fast.verdict == "too few runs to name a winner (3 per side; 5 needed)"
     assert same.verdict == "no measurable difference"
     assert (lat.unit, lat.higher_is_better, lat.a_median, lat.b_median) == ("ms", False, 11, 5)
-    assert lat.ratio == 11.0 / 5.0 and lat.verdict == "B faster by 120 %"
+    assert lat.ratio == 11.0 / 5.0
+    assert lat.verdict == "too few runs to name a winner (3 per side; 5 needed)"
     assert [(r["side"], r["run"], r["preset"]) for r in result.runs] == [
         ("A", 1, None),
         ("B", 1, PRESETS["B"]),
@@ -150,6 +208,16 @@ def test_medians_ratio_spread_and_verdicts_of_a_finished_run() -> None:
         ("A", 3, None),
         ("B", 3, PRESETS["B"]),
     ]
+
+
+def test_five_runs_of_each_side_name_the_winner() -> None:
+    run = ABRun(dataclasses_replace(PLAN, reps=5), "none", "One thread")
+    a = [1.0, 1.2, 1.1, 0.9, 1.05]
+    b = [2.0, 2.4, 2.2, 1.9, 2.1]
+    run_through(run, [{"g": v} for pair in zip(a, b, strict=True) for v in pair])
+    [case] = run.result().cases
+    assert (case.a_median, case.b_median) == (1.05, 2.1)
+    assert case.verdict == "B faster by 100 %"
 
 
 @pytest.mark.parametrize("reps", [0, 1, 51])
@@ -194,7 +262,7 @@ def test_a_failed_run_stops_and_keeps_what_was_measured() -> None:
     result = run.result()
     [case] = result.cases
     assert (case.a, case.b) == ((1.0, 1.1), (2.0,))
-    assert case.verdict == "too few runs to judge (2 of each side needed)"
+    assert case.verdict == "too few runs to name a winner (2 of A, 1 of B; 5 needed)"
     assert result.errors == [
         "Run 2 of B (One thread) failed: Out of memory during the gemm benchmark on cuda."
     ]
@@ -280,7 +348,7 @@ def test_save_then_load_round_trips_and_never_overwrites() -> None:
     assert [r.id for r in loaded] == [second.id, first.id]
     assert loaded[1] == first
     data = json.loads((folder / f"{first.id}.json").read_text(encoding="utf-8"))
-    assert data["cases"][0]["verdict"] == "B faster by 80 %"
+    assert data["cases"][0]["verdict"] == "too few runs to name a winner (2 per side; 5 needed)"
     assert data["plan"]["reps"] == 2
 
 
@@ -299,6 +367,154 @@ def test_an_unreadable_result_is_skipped_logged_and_left_alone(
     assert f"skipped the benchmark result {shape}" in caplog.text
 
 
+def saved_data() -> dict[str, Any]:
+    return finished_result().to_json()
+
+
+def damaged(**changes: Any) -> dict[str, Any]:
+    """A saved result's JSON with case 0's fields changed (a key "plan.X" changes the plan,
+    "top.X" a top-level field)."""
+    data = saved_data()
+    for key, value in changes.items():
+        where, _, name = key.rpartition("__")
+        target = {"": data["cases"][0], "plan": data["plan"], "top": data}[where]
+        target[name] = value
+    return data
+
+
+FIGURE = "must be a finite number above zero; got"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"a": "abc"}, 'cases[0].a must be a list; got "abc"'),
+        ({"a": [1.0, "abc"]}, 'cases[0].a[1] must be a finite number above zero; got "abc"'),
+        ({"b": []}, "cases[0].b is empty; a case has figures of both sides"),
+        ({"ratio": None}, "cases[0].ratio must be a finite number above zero; got null"),
+        ({"ratio_low": 0}, "cases[0].ratio_low must be a finite number above zero; got 0"),
+        ({"ratio_high": True}, "cases[0].ratio_high must be a finite number above zero; got true"),
+        ({"a_median": "1.25"}, 'cases[0].a_median must be a finite number above zero; got "1.25"'),
+        ({"b_median": float("nan")}, f"cases[0].b_median {FIGURE} NaN"),
+        ({"b": [2.0, float("inf")]}, f"cases[0].b[1] {FIGURE} Infinity"),
+        ({"verdict": 3}, "cases[0].verdict must be a text; got 3"),
+        ({"higher_is_better": "yes"}, 'cases[0].higher_is_better must be true or false; got "yes"'),
+        ({"top__cases": {"g": 1}}, 'cases must be a list; got {"g": 1}'),
+        ({"top__a_name": None}, "a_name must be a text; got null"),
+        ({"top__started": "now"}, 'started must be a finite number; got "now"'),
+        ({"top__runs": [3]}, "runs[0] must be a JSON object; got 3"),
+        ({"top__plan": []}, "plan must be a JSON object; got []"),
+        ({"plan__reps": 2.5}, "plan.reps must be a whole number; got 2.5"),
+        ({"plan__workload": None}, "plan.workload must be a text; got null"),
+    ],
+)  # fmt: skip
+def test_from_json_refuses_a_wrong_type_or_a_figure_that_is_no_finite_number(
+    changes: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        BenchResult.from_json(damaged(**changes))
+    assert str(caught.value) == message
+
+
+def test_from_json_names_a_missing_field() -> None:
+    data = saved_data()
+    del data["cases"][0]["ratio"]
+    with pytest.raises(ValueError) as caught:
+        BenchResult.from_json(data)
+    assert str(caught.value) == "cases[0].ratio is missing"
+
+
+def test_from_json_reads_back_what_to_json_wrote() -> None:
+    result = finished_result()
+    assert BenchResult.from_json(json.loads(json.dumps(result.to_json()))) == result
+
+
+def test_damaged_deep_and_huge_results_are_skipped_logged_and_left_alone(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    good = save_result(finished_result(), tmp_path)
+    files = {
+        "text": json.dumps(damaged(a="abc")),
+        "null": json.dumps(damaged(ratio=None)),
+        "nan": json.dumps(damaged(a_median=float("nan"))),  # json writes NaN
+        "inf": json.dumps(damaged(b=[2.0, 1e999])).replace("Infinity", "1e999"),
+        "deep": "[" * 100_000 + "]" * 100_000,
+    }
+    for name, text in files.items():
+        (tmp_path / f"{name}.json").write_text(text, encoding="utf-8")
+    (tmp_path / "latin1.json").write_bytes(b'{"a_name": "caf\xe9"}')
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as out:  # sparse: 20 MB that take no disk
+        out.truncate(20_000_000)
+    before = {p.name: p.read_bytes() for p in tmp_path.glob("*.json") if p != huge}
+    with caplog.at_level(logging.WARNING):
+        assert [r.id for r in load_results(tmp_path)] == [good.id]
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.json") if p != huge} == before
+    assert huge.stat().st_size == 20_000_000
+    logged = {r.getMessage() for r in caplog.records}
+    shape = "it does not have the shape of a benchmark result: "
+    assert logged == {
+        f"skipped the benchmark result {tmp_path / 'text.json'}: {shape}"
+        'cases[0].a must be a list; got "abc"',
+        f"skipped the benchmark result {tmp_path / 'null.json'}: {shape}"
+        "cases[0].ratio must be a finite number above zero; got null",
+        f"skipped the benchmark result {tmp_path / 'nan.json'}: {shape}"
+        "cases[0].a_median must be a finite number above zero; got NaN",
+        f"skipped the benchmark result {tmp_path / 'inf.json'}: {shape}"
+        "cases[0].b[1] must be a finite number above zero; got Infinity",
+        f"skipped the benchmark result {tmp_path / 'deep.json'}: it nests too deeply to be "
+        "a benchmark result",
+        f"skipped the benchmark result {tmp_path / 'latin1.json'}: it is not UTF-8 text",
+        f"skipped the benchmark result {huge}: it is larger than 4 MiB",
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_among_the_results_is_skipped_without_blocking(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "20200101-000000-gemm.json"
+    os.mkfifo(fifo)
+    good = save_result(finished_result(), tmp_path)
+    with caplog.at_level(logging.WARNING):
+        assert [r.id for r in load_results(tmp_path)] == [good.id]
+    assert caplog.messages == [f"skipped the benchmark result {fifo}: it is not a regular file"]
+
+
+def test_a_result_without_a_case_measured_on_both_sides_is_not_saved(tmp_path: Path) -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    run.next_spec()
+    run.record(worker_result("A", g=1.0))
+    run.cancel()
+    result = run.result()
+    assert result.cases == []
+    with pytest.raises(PanelError) as caught:
+        save_result(result, tmp_path)
+    assert caught.value.message == (
+        "The benchmark result was not saved: no case was measured on both sides, so there "
+        "is nothing to compare. The run's errors say what stopped it."
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_refuses_a_missing_folder_and_creates_none(tmp_path: Path) -> None:
+    target = tmp_path / "no" / "such" / "r.json"
+    with pytest.raises(PanelError) as caught:
+        export_result(finished_result(), target)
+    assert caught.value.message == (
+        f"{target} cannot be written: the folder {target.parent} does not exist. Create it "
+        "first, or choose a file in a folder that exists."
+    )
+    assert not (tmp_path / "no").exists()
+    (tmp_path / "d.json").mkdir()
+    with pytest.raises(PanelError) as caught:
+        export_result(finished_result(), tmp_path / "d.json")
+    assert (
+        caught.value.message
+        == f"{tmp_path / 'd.json'} cannot be written: it is a folder. Give a file name."
+    )
+
+
 def test_export_json_and_csv(tmp_path: Path) -> None:
     result = finished_result()
     export_result(result, tmp_path / "r.json")
@@ -308,7 +524,8 @@ def test_export_json_and_csv(tmp_path: Path) -> None:
     assert tuple(rows[0]) == CSV_COLUMNS
     assert rows[1] == [
         "g", "TFLOP/s", "yes", "1.25", "2.25", "1.8000", "1.3333", "2.5000",
-        "B faster by 80 %", "1 1.5", "2 2.5", "none", "One thread", "CPU", "2.13.0+cpu",
+        "too few runs to name a winner (2 per side; 5 needed)", "1 1.5", "2 2.5", "none",
+        "One thread", "CPU", "2.13.0+cpu",
     ]  # fmt: skip
     assert len(rows) == 2
 

@@ -292,6 +292,12 @@ def test_search_needs_every_word_in_the_searched_fields(text, expected):
     assert [i.id for i in search(SMALL, text)] == expected
 
 
+def test_tf32_finds_every_item_about_tf32_in_the_real_list():
+    """HIPBLASLT_ALLOW_TF32 (CDNA3's preset) is looked for under hipBLASLt too."""
+    found = [i.id for i in search(load_items(), "tf32")]
+    assert {"hipblaslt", "cudnn-allow-tf32", "float32-matmul-precision"} <= set(found)
+
+
 # ---- item_for_setting -----------------------------------------------------------------------
 
 

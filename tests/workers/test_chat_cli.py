@@ -82,7 +82,29 @@ def test_a_one_shot_reply_is_one_line_on_stdout(tiny_model: Path) -> None:
     streamed = rocmpanel(*common)  # greedy: the same reply, streamed
     assert streamed.returncode == 0, streamed.stderr
     assert streamed.stdout == (text if text.endswith("\n") else text + "\n")
-    assert streamed.stderr.splitlines()[-1].startswith("[")  # the figures, on their own line
+    figures = streamed.stderr.splitlines()[-1]  # the figures, on their own line
+    assert figures.startswith("[") and figures.endswith(" · preset: none]")
+
+
+def test_the_figures_line_names_the_active_preset(tiny_model: Path) -> None:
+    from rocmpanel.base import paths
+
+    folder = paths.config_dir() / "presets"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "one-thread.yaml").write_text(
+        "id: one-thread\nname: One thread\ntorch:\n  cpu_threads: 1\n", encoding="utf-8"
+    )
+    used = subprocess.run(
+        [sys.executable, "-m", "rocmpanel", "presets", "use", "one-thread"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert used.returncode == 0, used.stderr
+    done = rocmpanel(
+        "--model", str(tiny_model), "--precision", "fp32", "--device", "cpu",
+        "--prompt", "Hello", "--max-new-tokens", "4", "--temperature", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1].endswith(" · preset: One thread]")
 
 
 def test_a_workload_python_without_torch_names_the_fix(tiny_model: Path, tmp_path: Path) -> None:

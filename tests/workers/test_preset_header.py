@@ -330,7 +330,7 @@ def test_a_failing_setting_is_recorded_and_the_rest_still_apply(
     assert torch.calls == [("threads", (2,))]
     assert [(r["key"], r["applied"], r["note"]) for r in records] == [
         ("float32_matmul_precision", False, "RuntimeError: precision is broken"),
-        ("memory_fraction", False, "skipped: no GPU visible to torch (CPU)"),
+        ("memory_fraction", False, "no effect on CPU"),
         (
             "sdpa_backends",
             False,
@@ -343,7 +343,7 @@ def test_a_failing_setting_is_recorded_and_the_rest_still_apply(
     [(level, line)] = preset.logged
     assert level == "warning"
     assert line.startswith("Preset My preset: applied cpu_threads; not applied: ")
-    assert "memory_fraction (skipped: no GPU visible to torch (CPU))" in line
+    assert "memory_fraction (no effect on CPU)" in line
 
 
 def test_a_second_after_torch_does_not_repeat_records(
@@ -423,12 +423,14 @@ def test_real_cpu_torch_runs_under_the_header(tmp_path: Path) -> None:
     }
     assert data["allocator"] == conf
     assert data["summary"] == {"id": "cpu-test", "name": "CPU test"}
-    assert [(r["key"], r["applied"]) for r in data["records"]] == [
-        ("alloc", True),
-        ("float32_matmul_precision", True),
-        ("cpu_threads", True),
-        ("sdpa_backends", True),
-        ("memory_fraction", False),
+    # The allocator variable is set (and parsed), but CPU tensors never use the caching
+    # allocator it configures: recorded as no effect, as is the per-GPU memory fraction.
+    assert [(r["key"], r["applied"], r["note"]) for r in data["records"]] == [
+        ("alloc", False, "no effect on CPU"),
+        ("float32_matmul_precision", True, "torch.set_float32_matmul_precision('medium')"),
+        ("cpu_threads", True, "torch.set_num_threads(2)"),
+        ("sdpa_backends", True, "allowed: math"),
+        ("memory_fraction", False, "no effect on CPU"),
     ]
 
 
@@ -454,4 +456,51 @@ def test_tf32_on_a_gpu_without_it_is_said_to_change_nothing(
     records = preset.after_torch(FakeTorch(gpus=1, hip="7.2.0", gfx=gfx))
     assert [(r["key"], r["applied"], r["note"]) for r in records] == [
         ("float32_matmul_precision", True, note)
+    ]
+
+
+GPU_ONLY_HEADER = {
+    "alloc": {"expandable_segments": True},
+    "tunableop": {"enabled": True, "tuning": False},
+    "cudnn_benchmark": True,
+    "memory_fraction": 0.8,
+    "cpu_threads": 2,
+}
+
+
+def test_gpu_only_settings_are_recorded_as_no_effect_on_cpu(
+    preset: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """before_torch cannot know there is no GPU; after_torch re-marks its records."""
+    monkeypatch.setattr(preset, "_torch_version", lambda: "2.13.0")
+    set_header(monkeypatch, GPU_ONLY_HEADER)
+    before = preset.before_torch()
+    assert before is not None
+    torch = FakeTorch(gpus=0)
+    records = preset.after_torch(torch)
+    assert [(r["key"], r["applied"], r["note"]) for r in records] == [
+        ("alloc", False, "no effect on CPU"),
+        ("tunableop", False, "no effect on CPU"),
+        ("cudnn_benchmark", False, "no effect on CPU"),
+        ("memory_fraction", False, "no effect on CPU"),
+        ("cpu_threads", True, "torch.set_num_threads(2)"),
+    ]
+    assert torch.calls == [("threads", (2,))]
+    assert torch.backends.cudnn.benchmark is False  # not touched on CPU
+    assert preset.report()["preset_settings"] == records
+
+
+def test_gpu_only_settings_apply_when_torch_sees_a_gpu(
+    preset: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preset, "_torch_version", lambda: "2.13.0")
+    set_header(monkeypatch, GPU_ONLY_HEADER)
+    preset.before_torch()
+    records = preset.after_torch(FakeTorch(gpus=1))
+    assert [(r["key"], r["applied"]) for r in records] == [
+        ("alloc", True),
+        ("tunableop", True),
+        ("cudnn_benchmark", True),
+        ("memory_fraction", True),
+        ("cpu_threads", True),
     ]

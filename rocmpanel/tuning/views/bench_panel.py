@@ -54,6 +54,7 @@ from rocmpanel.tuning.views.bench_table import (
     BenchTable,
     errors_text,
     result_label,
+    result_tooltip,
     summary_text,
 )
 
@@ -112,7 +113,12 @@ class BenchPanel(QWidget):
         for key, label in DEVICES:
             self.device_combo.addItem(label, key)
         self.quick_check = QCheckBox("&Quick")
-        self.quick_check.setToolTip("Small sizes: a fast check that it works, not a measurement.")
+        self.quick_check.setToolTip(
+            "Small sizes: a fast check that it works, not a measurement (on by default when "
+            "no AMD GPU is found: the CPU is slow at full sizes)."
+        )
+        self._quick_chosen = False  # the user ticked or unticked Quick: it stays as chosen
+        self.quick_check.clicked.connect(self._on_quick_check_clicked)
         self.run_button = QPushButton("&Run A/B")
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
@@ -146,6 +152,9 @@ class BenchPanel(QWidget):
         self.chart_slot.addWidget(self.chart_placeholder)
 
         self.saved_list = QListWidget()
+        self.saved_list.setWordWrap(True)  # a long pair of names wraps, never scrolls off
+        self.saved_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.saved_list.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.saved_list.currentItemChanged.connect(self._on_saved_list_current_item_changed)
         self.export_button = QPushButton("&Export…")
         self.export_button.setToolTip("Save the result shown as .json or .csv")
@@ -157,7 +166,7 @@ class BenchPanel(QWidget):
             ("&A:", self.a_combo),
             ("&B:", self.b_combo),
             ("&Workload:", self.workload_combo),
-            ("Re&petitions:", self.reps_spin),
+            ("Repe&titions:", self.reps_spin),
             ("&Device:", self.device_combo),
         ):
             buddy = QLabel(caption)
@@ -279,12 +288,14 @@ class BenchPanel(QWidget):
         )
         if not model and self.workload_combo.currentData() == "chat":
             self.workload_combo.setCurrentIndex(0)
+        # Without a model the chat workload cannot be chosen; its item's tooltip says why
+        # (a note about chat under a GEMM run would only confuse).
         notes: list[str] = [self._presets_error] if self._presets_error else []
-        if not model:
-            notes.append(NO_CHAT_MODEL)
         if self._no_gpu():
             self.device_combo.setCurrentIndex(self.device_combo.findData("cpu"))
             notes.append(NO_GPU_NOTE)
+        if not self._quick_chosen:
+            self.quick_check.setChecked(self._no_gpu())
         running = self._busy()
         self.run_button.setEnabled(not running and not self.ctx.demo)
         if self.ctx.demo:
@@ -302,6 +313,10 @@ class BenchPanel(QWidget):
         ):
             widget.setEnabled(not running)
         self._show_note(" ".join(notes))
+
+    @Slot()
+    def _on_quick_check_clicked(self) -> None:
+        self._quick_chosen = True
 
     def _show_note(self, text: str) -> None:
         self.note_label.setText(text)
@@ -491,6 +506,7 @@ class BenchPanel(QWidget):
         self.saved_list.clear()
         for result in results:
             item = QListWidgetItem(result_label(result))
+            item.setToolTip(result_tooltip(result))
             item.setData(Qt.ItemDataRole.UserRole, result)
             self.saved_list.addItem(item)
             if select is not None and result.id == select:

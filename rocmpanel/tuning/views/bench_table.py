@@ -13,6 +13,7 @@ import time
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from rocmpanel.tuning.bench import BenchResult, CaseResult
+from rocmpanel.tuning.bench_stats import spread_text
 
 COLUMNS = ("Case", "A median", "B median", "B vs A", "Spread", "Verdict")
 NO_DIFFERENCE = "no measurable difference"
@@ -42,7 +43,7 @@ def case_cells(case: CaseResult) -> tuple[str, ...]:
     a = format_value(case.a_median)
     b = format_value(case.b_median)
     spread = (
-        f"{format_ratio(case.ratio_low)} – {format_ratio(case.ratio_high)}"
+        spread_text(case.ratio_low, case.ratio_high)
         if math.isfinite(case.ratio_low) and math.isfinite(case.ratio_high)
         else "—"
     )
@@ -99,11 +100,18 @@ def errors_text(result: BenchResult) -> str:
 
 
 def result_label(result: BenchResult) -> str:
-    """One line for the list of saved results."""
+    """One short line for the list of saved results (the device and date in full are in
+    :func:`result_tooltip`)."""
+    when = time.strftime("%m-%d %H:%M", time.localtime(result.started))
+    return f"{when} {result.a_name} vs {result.b_name}, {workload_label(result.plan.workload)}"
+
+
+def result_tooltip(result: BenchResult) -> str:
+    """A saved result in full: when, what against what, the workload and the device."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(result.started))
     return (
-        f"{when}  {result.a_name} vs {result.b_name} · {workload_label(result.plan.workload)} · "
-        f"{result.device_label or 'unknown device'}"
+        f"{when}: A {result.a_name} vs B {result.b_name}\n"
+        f"{workload_label(result.plan.workload)} on {result.device_label or 'an unknown device'}"
     )
 
 

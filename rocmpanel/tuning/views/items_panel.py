@@ -23,17 +23,28 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.gui.report import report
+from rocmpanel.jobs.preset_text import source_text
 from rocmpanel.tuning.items import TuningItem, load_items, search
+from rocmpanel.tuning.views.preset_details import linked_html
 
+#: What a verdict says. "use" names the preset setting, never the snippet: an item titled
+#: "X is not what you think" must not read "Useful" (the snippet is not what is useful).
 VERDICTS = {
-    "use": "Useful: a preset setting does it",
+    "use": "A preset setting does what you want: {setting}",
     "not_useful": "Not useful on ROCm",
     "caution": "Use with care",
 }
 
 
 def verdict_text(item: TuningItem) -> str:
-    return VERDICTS.get(item.verdict, item.verdict)
+    text = VERDICTS.get(item.verdict, item.verdict)
+    setting = f"{item.setting[0]} {item.setting[1]}" if item.setting else "see below"
+    return text.format(setting=setting)
+
+
+def sources_text(item: TuningItem) -> list[str]:
+    """Each source in full (a catalogue key such as "pt_tune" becomes its text)."""
+    return [source_text(source) for source in item.sources]
 
 
 def _sections(item: TuningItem) -> list[tuple[str, str]]:
@@ -51,7 +62,7 @@ def describe_item(item: TuningItem) -> str:
         parts.append(f"Snippet: {item.snippet.strip()}")
     parts += [f"{label}: {text}" for label, text in _sections(item) if text]
     if item.sources:
-        parts.append("Sources: " + "; ".join(item.sources))
+        parts.append("Sources: " + "; ".join(sources_text(item)))
     return "\n\n".join(parts)
 
 
@@ -71,7 +82,7 @@ def item_html(item: TuningItem) -> str:
     if item.torch.strip():
         out.append(f"<p><b>Torch:</b> {esc(item.torch.strip())}</p>")
     if item.sources:
-        listed = "".join(f"<li>{esc(source)}</li>" for source in item.sources)
+        listed = "".join(f"<li>{linked_html(source)}</li>" for source in sources_text(item))
         out.append(f"<p><b>Sources:</b></p><ul>{listed}</ul>")
     return "".join(out)
 
@@ -97,9 +108,9 @@ class ItemsPanel(QWidget):
         self.list.setAccessibleName("Tuning items")
         self.list.currentItemChanged.connect(self._on_list_current_changed)
         self.details = QTextBrowser(self)
-        self.details.setOpenExternalLinks(False)
+        self.details.setOpenExternalLinks(True)
         self.count_label = QLabel(self)
-        self.add_button = QPushButton("&Add to preset…", self)
+        self.add_button = QPushButton("A&dd to preset…", self)
         self.add_button.setEnabled(False)
         self.add_button.clicked.connect(lambda _checked=False: self.add_selected())
         top = QHBoxLayout()

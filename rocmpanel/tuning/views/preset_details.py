@@ -4,11 +4,15 @@ nothing here is greyed and says why ("no effect here: ..."), never applied silen
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtGui import QBrush, QColor
+import html
+import re
+
+from PySide6.QtCore import QRect, QSize, Qt, Slot
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
+    QStyle,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -17,10 +21,15 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.envvars.checks import current_platform
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.presets import Effect, Preset, Target, item_effects
-from rocmpanel.tuning.views.preset_editor import format_value
+from rocmpanel.jobs.preset_text import source_text, value_text
+from rocmpanel.jobs.presets import Effect, Item, Preset, Target, item_effects
 
 GREY = QColor("#8a8a8a")
+#: An effect that could not be checked here: not greyed (it may apply), but marked.
+UNCHECKED = QColor("#8a5a00")
+NOT_CHECKED = "not checked: "
+NO_DESCRIPTION = "No description."
+URL_RE = re.compile(r"https?://[^\s<>\"')\]]+")
 NOTHING_SET = "This preset sets nothing: jobs run as they would without one."
 
 
@@ -37,27 +46,57 @@ def machine_target(ctx: AppContext) -> Target:
     return Target(current_platform(), gfx or None, torch_version, hip_version)
 
 
+def effect_text(effect: Effect) -> str:
+    """What an item does on this machine: "applies", "no effect here: why", or "not
+    checked: why" when what it depends on is not known here (a guess, not a fact)."""
+    if not effect.applies:
+        return f"no effect here: {effect.note}"
+    note = effect.note.removeprefix(NOT_CHECKED)
+    if not effect.checked or effect.note.startswith(NOT_CHECKED):
+        return f"{NOT_CHECKED}{note or 'what it depends on is not known here'}"
+    return f"applies ({effect.note})" if effect.note else "applies"
+
+
+def what_text(item: Item) -> str:
+    """What the item does and where that is written (the source in full)."""
+    what = item.why or NO_DESCRIPTION
+    return f"{what}\nSource: {source_text(item.source)}" if item.source else what
+
+
+def linked_html(text: str) -> str:
+    """``text`` as rich text, its URLs clickable and every line kept."""
+    parts: list[str] = []
+    last = 0
+    for match in URL_RE.finditer(text):
+        parts.append(html.escape(text[last : match.start()]))
+        url = html.escape(match.group(0))
+        parts.append(f'<a href="{url}">{url}</a>')
+        last = match.end()
+    parts.append(html.escape(text[last:]))
+    return "".join(parts).replace("\n", "<br>")
+
+
 def effect_row(effect: Effect) -> QTreeWidgetItem:
-    """The tree row of one item; greyed when it does nothing on the target."""
+    """The tree row of one item, cells wrapped in full; greyed when it does nothing on the
+    target, italic and marked when its effect could not be checked here."""
     item = effect.item
-    here = "applies" if effect.applies else f"no effect here: {effect.note}"
-    if effect.applies and effect.note:
-        here = f"applies ({effect.note})"
-    what = item.why or "(no description)"
-    if item.source:
-        what += f"\nSource: {item.source}"
+    here = effect_text(effect)
+    what = what_text(item)
     label = item.key if item.kind == "env" else f"torch: {item.key}"
-    row = QTreeWidgetItem([label, format_value(item.value), here, what])
-    row.setToolTip(2, here)
-    row.setToolTip(3, what)
+    value = value_text(item)
+    row = QTreeWidgetItem([label, value, here, what])
+    for column, text in enumerate((label, value, here, what)):
+        row.setToolTip(column, text)
+        row.setTextAlignment(column, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
     if not effect.applies:
         for column in range(4):
             row.setForeground(column, QBrush(GREY))
-    row.setData(
-        3,
-        Qt.ItemDataRole.UserRole,
-        f"{label} = {format_value(item.value)}: {what}\nOn this machine: {here}",
-    )
+    elif here.startswith(NOT_CHECKED):
+        font = row.font(2)
+        font.setItalic(True)
+        row.setFont(2, font)
+        row.setForeground(2, QBrush(UNCHECKED))
+    row.setData(3, Qt.ItemDataRole.UserRole, f"{label} = {value}: {what}\nOn this machine: {here}")
     return row
 
 
@@ -75,16 +114,30 @@ class PresetDetails(QWidget):
         self.items_tree = QTreeWidget(self)
         self.items_tree.setHeaderLabels(["Setting", "Value", "On this machine", "What it does"])
         self.items_tree.setRootIsDecorated(False)
+        # Cells wrap in full (no "…"): rows grow to their text, recomputed on a resize.
+        self.items_tree.setWordWrap(True)
+        self.items_tree.setUniformRowHeights(False)
+        self.items_tree.setTextElideMode(Qt.TextElideMode.ElideNone)
         header = self.items_tree.header()
+        # A name is one word that cannot wrap (TORCH_BLAS_PREFER_HIPBLASLT): its column
+        # fits it; the others wrap.
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(2, 220)
+        for column, width in ((1, 150), (2, 220)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
         header.setStretchLastSection(True)
+        header.sectionResized.connect(lambda *_args: self.fit_rows())
         self.items_tree.currentItemChanged.connect(self._on_items_tree_current_changed)
+        self.detail_text = ""  # the chosen item in full, as plain text
         self.item_detail = QLabel(self)
         self.item_detail.setWordWrap(True)
-        self.item_detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.item_detail.setTextFormat(Qt.TextFormat.RichText)
+        self.item_detail.setOpenExternalLinks(True)
+        self.item_detail.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title_label)
@@ -98,6 +151,7 @@ class PresetDetails(QWidget):
         what item_effects raises, after showing the items unchecked."""
         self.items_tree.clear()
         self.item_detail.clear()
+        self.detail_text = ""
         if preset is None:
             self.title_label.setText("No preset selected." if any_listed else "")
             self.description_label.clear()
@@ -105,26 +159,71 @@ class PresetDetails(QWidget):
             return
         kind = "built in" if preset.builtin else f"your preset ({preset.path})"
         self.title_label.setText(f"{preset.name} — {kind}")
-        self.description_label.setText(preset.description)
+        self.description_label.setText(preset.description or NO_DESCRIPTION)
         self.archs_label.setText("Suits: " + ", ".join(preset.archs))
         try:
             effects = item_effects(preset, target)
         except Exception:
-            effects = [Effect(item, True, "not checked") for item in preset.items()]
+            effects = [
+                Effect(item, True, "the effects could not be checked", checked=False)
+                for item in preset.items()
+            ]
             self._fill(effects)
             raise
         self._fill(effects)
 
+    def fit_rows(self) -> None:
+        """Give each row the height of its longest wrapped cell at the columns' widths
+        (QTreeView would keep the height it measured first, cutting text off)."""
+        tree = self.items_tree
+        header = tree.header()
+        metrics = QFontMetrics(tree.font())
+        margin = 2 * (tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 2)
+        last = tree.columnCount() - 1
+        widths = [header.sectionSize(column) for column in range(last + 1)]
+        # The stretched last column takes what the others leave (its resize may be pending).
+        if header.stretchLastSection():
+            left = tree.viewport().width() - sum(widths[:last])
+            widths[last] = max(header.minimumSectionSize(), left)
+        for index in range(tree.topLevelItemCount()):
+            row = tree.topLevelItem(index)
+            if row is None:
+                continue
+            height = max(
+                metrics.boundingRect(
+                    QRect(0, 0, max(20, width - margin), 100_000),
+                    Qt.TextFlag.TextWordWrap,
+                    row.text(column),
+                ).height()
+                for column, width in enumerate(widths)
+            )
+            for column, width in enumerate(widths):  # a size with a width, or it is unused
+                row.setSizeHint(column, QSize(width, height + 6))
+        tree.doItemsLayout()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_rows()
+
     def _fill(self, effects: list[Effect]) -> None:
         for effect in effects:
             self.items_tree.addTopLevelItem(effect_row(effect))
+        # The value column is as wide as its longest word (garbage_collection_threshold),
+        # so every value wraps between words, never inside one.
+        metrics = QFontMetrics(self.items_tree.font())
+        words = [w for e in effects for w in value_text(e.item).split()] or [""]
+        widest = max(metrics.horizontalAdvance(word) for word in words) + 16
+        self.items_tree.header().resizeSection(1, min(max(widest, 150), 320))
+        self.fit_rows()
         first = self.items_tree.topLevelItem(0)
         if first is not None:
             self.items_tree.setCurrentItem(first)
         else:
+            self.detail_text = NOTHING_SET
             self.item_detail.setText(NOTHING_SET)
 
     @Slot()
     def _on_items_tree_current_changed(self) -> None:
         row = self.items_tree.currentItem()
-        self.item_detail.setText(row.data(3, Qt.ItemDataRole.UserRole) if row else "")
+        self.detail_text = row.data(3, Qt.ItemDataRole.UserRole) if row else ""
+        self.item_detail.setText(linked_html(self.detail_text))

@@ -4,16 +4,30 @@ same preset as raw YAML; switching tabs converts one into the other.
 Both sides are checked by the one schema (``jobs.presets.parse_preset``): the form is
 turned into preset YAML and parsed, so the form can never accept what a file would not.
 Variable values are also checked live against the env catalogue, row by row. Save stays
-disabled while the preset is invalid, and the problem (file, line, field) shows under it.
+disabled while the preset is invalid, and the problem shows under it: the field for the
+form, the line and field for the raw YAML (whose cursor line and column show beside it).
+
+Keyboard: the editor opens on Name; Enter in a field does not save (only Ctrl+S or
+Ctrl+Return, or the Save button, do); Tab always moves focus, also out of Description and
+Raw YAML (indent YAML with spaces: a tab character is not valid YAML indentation).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import yaml
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor, QFontDatabase
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFontDatabase,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -38,23 +52,18 @@ from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.catalogue import load_catalogue
 from rocmpanel.gui.report import report
 from rocmpanel.jobs.preset_store import slug
+from rocmpanel.jobs.preset_text import unknown_variables
 from rocmpanel.jobs.presets import ARCHS, Item, Preset, PresetError, dump_preset, parse_preset
 from rocmpanel.tuning.items import item_for_setting
 from rocmpanel.tuning.views.items_panel import describe_item
 from rocmpanel.tuning.views.torch_form import TorchForm
 
 ERROR_COLOR = QColor("#b00020")
-
-
-def format_value(value: Any) -> str:
-    """An item's value as one short line."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, (tuple, list)):
-        return ", ".join(str(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={format_value(v)}" for k, v in value.items())
-    return str(value)
+UNKNOWN_NOTE = (
+    "Not in rocmpanel's catalogue, so not checked (a typo, or a variable rocmpanel does not "
+    "know): {names}."
+)
+SAVE_KEYS = ("Ctrl+S", "Ctrl+Return")
 
 
 def tuning_item_text(kind: str, key: str) -> str | None:
@@ -96,25 +105,69 @@ class PresetEditor(QDialog):
         self.raw_edit = QPlainTextEdit(self)
         self.raw_edit.setAccessibleName("Preset as YAML")
         self.raw_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.raw_edit.setTabChangesFocus(True)
         self.raw_edit.textChanged.connect(self._validate)
-        self.tabs.addTab(self.raw_edit, "&Raw YAML")
+        self.raw_edit.cursorPositionChanged.connect(self._show_cursor_position)
+        self.cursor_label = QLabel(self)
+        raw_page = QWidget(self)
+        raw_layout = QVBoxLayout(raw_page)
+        raw_layout.addWidget(self.raw_edit, 1)
+        raw_layout.addWidget(self.cursor_label, 0, Qt.AlignmentFlag.AlignRight)
+        self.tabs.addTab(raw_page, "&Raw YAML")
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #b00020;")
+        self.unknown_label = QLabel(self)
+        self.unknown_label.setWordWrap(True)
+        self.unknown_label.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setToolTip("Save the preset (Ctrl+S)")
+        for button in self.buttons.buttons():
+            if isinstance(button, QPushButton):  # Enter in a field must not save
+                button.setAutoDefault(False)
+                button.setDefault(False)
+        self.save_shortcuts = [QShortcut(QKeySequence(keys), self) for keys in SAVE_KEYS]
+        for shortcut in self.save_shortcuts:
+            shortcut.activated.connect(self.request_save)
         self.buttons.accepted.connect(self.request_save)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.unknown_label)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
         start = original or Preset("new-preset", "New preset", archs=("any",))
         self._fill_form(start)
         self._validate()
+        self._show_cursor_position()
+        self.name_edit.setFocus()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Open on Name, selected: typing starts there and replaces "New preset"."""
+        super().showEvent(event)
+        self.save_button.setDefault(False)  # the button box makes it default when shown
+        if not self.on_raw_tab():
+            self.name_edit.setFocus()
+            self.name_edit.selectAll()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter in a field does nothing (QDialog would press a default button); Escape
+        cancels as usual."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    @Slot()
+    def _show_cursor_position(self) -> None:
+        cursor = self.raw_edit.textCursor()
+        self.cursor_label.setText(
+            f"Line {cursor.blockNumber() + 1}, column {cursor.positionInBlock() + 1}"
+        )
 
     # -- the form ----------------------------------------------------------------------
     def _build_form(self) -> QWidget:
@@ -125,13 +178,14 @@ class PresetEditor(QDialog):
         form.addRow("&Name:", self.name_edit)
         self.description_edit = QPlainTextEdit(page)
         self.description_edit.setMaximumHeight(60)
+        self.description_edit.setTabChangesFocus(True)
         self.description_edit.textChanged.connect(self._validate)
         form.addRow("&Description:", self.description_edit)
         archs = QHBoxLayout()
         self.arch_boxes: dict[str, QCheckBox] = {}
         for arch in ARCHS:
             box = QCheckBox(arch.upper() if arch != "any" else "any", page)
-            box.toggled.connect(self._validate)
+            box.toggled.connect(partial(self._on_arch_toggled, arch))
             archs.addWidget(box)
             self.arch_boxes[arch] = box
         archs.addStretch(1)
@@ -169,6 +223,18 @@ class PresetEditor(QDialog):
         layout.addWidget(env_box, 1)
         layout.addWidget(self.torch_form)
         return page
+
+    def _on_arch_toggled(self, arch: str, checked: bool) -> None:
+        """ "any" and a named arch exclude each other: ticking one unticks the other(s)."""
+        if checked and not self._filling:
+            others = [a for a in self.arch_boxes if (a != "any") == (arch == "any")]
+            self._filling = True
+            try:
+                for other in others:
+                    self.arch_boxes[other].setChecked(False)
+            finally:
+                self._filling = False
+        self._validate()
 
     def add_env_row(self, name: str, value: str) -> int:
         row = self.env_table.rowCount()
@@ -320,9 +386,13 @@ class PresetEditor(QDialog):
             try:
                 self.current = parse_preset(text, self.file)
             except PresetError as exc:
-                problem = str(exc)
+                # The form has no lines: name the field; the raw YAML names the line too.
+                problem = str(exc) if self.on_raw_tab() else f"{exc.field}: {exc.problem}"
         self.show_error(problem)
         self.save_button.setEnabled(self.current is not None)
+        unknown = unknown_variables(self.current) if self.current is not None else []
+        self.unknown_label.setText(UNKNOWN_NOTE.format(names=", ".join(unknown)) if unknown else "")
+        self.unknown_label.setVisible(bool(unknown))
 
     def show_error(self, text: str) -> None:
         self.error = text

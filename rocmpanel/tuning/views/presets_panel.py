@@ -31,11 +31,21 @@ from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.checks import current_platform
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.status_line import StatusLine
+from rocmpanel.jobs.preset_text import suits
 from rocmpanel.jobs.presets import Preset, PresetStore, Problem
 from rocmpanel.tuning.views.preset_details import PresetDetails, machine_target
 from rocmpanel.tuning.views.preset_editor import PresetEditor
 
-BUILTIN_REFUSED = "“{name}” is built in and cannot be {what}. Duplicate it to make your own."
+BUILTIN_REFUSED = "“{name}” is built in and cannot be {what}: Duplicate it to change a copy."
+BUILTIN_TIP = "built in: Duplicate it to change a copy"
+SUITS_MARK = "  ✓"
+SUITS_LEGEND = "✓ suits your GPU ({gfx})"
+NOT_MEANT = "{name} is meant for {archs} GPUs; this machine's GPU is {gfx}. Use it anyway?"
+
+
+def archs_words(archs: tuple[str, ...]) -> str:
+    """("rdna3",) -> "rdna3"; ("cdna2", "cdna3") -> "cdna2 or cdna3"."""
+    return archs[0] if len(archs) == 1 else ", ".join(archs[:-1]) + f" or {archs[-1]}"
 
 
 def ask(parent: QWidget, title: str, text: str) -> bool:
@@ -110,6 +120,9 @@ class PresetsPanel(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.list, 1)
+        self.legend_label = QLabel(self)
+        self.legend_label.hide()
+        left_layout.addWidget(self.legend_label)
         left_layout.addWidget(self.problems_label)
 
         self.details = PresetDetails(self)
@@ -160,7 +173,7 @@ class PresetsPanel(QWidget):
         layout.addWidget(self.status)
 
         ctx.active_preset.changed.connect(self._on_active_changed)
-        ctx.inventory.changed.connect(lambda _inventory: self._show_selected())
+        ctx.inventory.changed.connect(lambda _inventory: self._on_inventory_changed())
         ctx.probe_result.changed.connect(self._show_selected)
         self._on_active_changed()
         self.refresh()
@@ -199,11 +212,10 @@ class PresetsPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for preset in self.presets:
-            text = f"{preset.name}  (built in)" if preset.builtin else preset.name
-            item = QListWidgetItem(text, self.list)
+            item = QListWidgetItem(self.list)
             item.setData(Qt.ItemDataRole.UserRole, preset.id)
-            item.setToolTip(preset.description)
         self.list.blockSignals(False)
+        self._label_list()
         ids = [preset.id for preset in self.presets]
         row = ids.index(wanted) if wanted in ids else (0 if ids else -1)
         self.list.setCurrentRow(row)
@@ -217,6 +229,29 @@ class PresetsPanel(QWidget):
             self.problems_label.show()
         else:
             self.problems_label.hide()
+
+    def gfx(self) -> str | None:
+        """The GPU the effects and the "suits" marks are for (None: not known)."""
+        return machine_target(self.ctx).gfx
+
+    def _label_list(self) -> None:
+        """Each preset's name, "(built in)", and a mark when it suits the detected GPU."""
+        gfx = self.gfx()
+        for row, preset in enumerate(self.presets):
+            item = self.list.item(row)
+            fits = suits(preset, gfx) is True
+            text = f"{preset.name}  (built in)" if preset.builtin else preset.name
+            item.setText(text + (SUITS_MARK if fits else ""))
+            tip = preset.description or "No description."
+            if fits:
+                tip += f"\nSuits your GPU ({gfx})."
+            item.setToolTip(tip)
+        self.legend_label.setText(SUITS_LEGEND.format(gfx=gfx) if gfx else "")
+        self.legend_label.setVisible(bool(gfx))
+
+    def _on_inventory_changed(self) -> None:
+        self._label_list()
+        self._show_selected()
 
     # -- the selected preset -----------------------------------------------------------
     def selected_id(self) -> str | None:
@@ -255,13 +290,12 @@ class PresetsPanel(QWidget):
         self.stop_button.setEnabled(idle and bool(self.ctx.active_preset.ident))
         self.new_button.setEnabled(idle)
         self.import_button.setEnabled(idle)
-        for button in (
-            self.duplicate_button,
-            self.edit_button,
-            self.delete_button,
-            self.export_button,
-        ):
+        for button in (self.duplicate_button, self.export_button):
             button.setEnabled(chosen)
+        builtin = preset is not None and preset.builtin
+        for button in (self.edit_button, self.delete_button):
+            button.setEnabled(chosen and not builtin)
+            button.setToolTip(BUILTIN_TIP if builtin else "")
         self.persist_button.setEnabled(chosen and bool(preset and preset.env))
 
     # -- the active preset -------------------------------------------------------------
@@ -292,8 +326,16 @@ class PresetsPanel(QWidget):
         return True
 
     def use_selected(self) -> None:
+        """Make the selected preset the active one; one meant for other GPUs asks first."""
         preset = self.selected()
-        if preset is not None and self.set_active(preset):
+        if preset is None:
+            return
+        gfx = self.gfx()
+        if suits(preset, gfx) is False:
+            question = NOT_MEANT.format(name=preset.name, archs=archs_words(preset.archs), gfx=gfx)
+            if not ask(self, "Preset for other GPUs", question):
+                return
+        if self.set_active(preset):
             self.status.show_message(f"Jobs started from now on run under “{preset.name}”.")
 
     def stop_using(self) -> None:
@@ -302,11 +344,8 @@ class PresetsPanel(QWidget):
 
     # -- managing presets --------------------------------------------------------------
     def _refused(self, preset: Preset, what: str) -> None:
-        """A built-in cannot be changed: say so and offer a copy."""
-        text = BUILTIN_REFUSED.format(name=preset.name, what=what)
-        self.status.show_message(text)
-        if ask(self, "Built-in preset", f"{text}\n\nMake a copy now?"):
-            self.duplicate_selected()
+        """A built-in cannot be changed (Enter or Delete on one): say so in the status line."""
+        self.status.show_message(BUILTIN_REFUSED.format(name=preset.name, what=what))
 
     def _store_call(self, doing: str, work: Callable[[], Any], done: Callable[[Any], None]) -> bool:
         def on_done(result: Any, error: BaseException | None) -> None:

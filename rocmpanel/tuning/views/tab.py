@@ -45,7 +45,7 @@ class TuningTab(QWidget):
         self.pages.addTab(self.items, "&Items: what each setting really does")
         self.bench: QWidget | None = self._build_bench(ctx)
         if self.bench is not None:
-            self.pages.addTab(self.bench, "&A/B benchmark")
+            self.pages.addTab(self.bench, "A/B benchmar&k")
         self._pending_add: tuple[str, str] | None = None
         self.presets.presets_changed.connect(self._on_presets_changed)
         layout = QVBoxLayout(self)

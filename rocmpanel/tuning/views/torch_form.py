@@ -4,6 +4,7 @@ what the tuning items say about it."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -21,6 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 NOT_SET = "(not set)"
+#: What a number shows when its box is ticked: a sensible start, not the range's bottom.
+DEFAULT_FRACTION = 0.9
+DEFAULT_GC_THRESHOLD = 0.8
+DEFAULT_MAX_SPLIT_MB = 512
 PRECISIONS = ("highest", "high", "medium")
 SDPA = ("flash", "mem_efficient", "math")
 TUNABLEOP = {
@@ -71,7 +76,9 @@ class TorchForm(QGroupBox):
         form = QFormLayout(self)
         self.precision_combo = self._combo([NOT_SET, *PRECISIONS])
         form.addRow(
-            self._label("float32 matmul precision:", "float32_matmul_precision"),
+            self._label(
+                "float32 matmul &precision:", "float32_matmul_precision", self.precision_combo
+            ),
             self.precision_combo,
         )
         sdpa = QHBoxLayout()
@@ -81,16 +88,26 @@ class TorchForm(QGroupBox):
             box.toggled.connect(self.changed)
             sdpa.addWidget(box)
         sdpa.addStretch(1)
-        form.addRow(self._label("SDPA backends:", "sdpa_backends"), sdpa)
-        self.fraction = self._optional(QDoubleSpinBox(self), 0.05, 1.0, 0.05)
-        form.addRow(self._label("Memory fraction:", "memory_fraction"), self._row(self.fraction))
+        form.addRow(self._label("SDPA &backends:", "sdpa_backends", self.sdpa_limit), sdpa)
+        self.fraction = self._optional(QDoubleSpinBox(self), 0.05, 1.0, 0.05, DEFAULT_FRACTION)
+        form.addRow(
+            self._label("Memory frac&tion:", "memory_fraction", self.fraction.box),
+            self._row(self.fraction),
+        )
         self.benchmark_combo = self._combo([NOT_SET, "on", "off"])
-        form.addRow(self._label("cudnn/MIOpen benchmark:", "cudnn_benchmark"), self.benchmark_combo)
-        self.threads = self._optional(QSpinBox(self), 1, 1024, 1)
-        form.addRow(self._label("CPU threads:", "cpu_threads"), self._row(self.threads))
+        form.addRow(
+            self._label("cudnn/MIOpen benc&hmark:", "cudnn_benchmark", self.benchmark_combo),
+            self.benchmark_combo,
+        )
+        self.threads = self._optional(QSpinBox(self), 1, 1024, 1, os.cpu_count() or 1)
+        form.addRow(
+            self._label("CP&U threads:", "cpu_threads", self.threads.box), self._row(self.threads)
+        )
         self.expandable_combo = self._combo([NOT_SET, "on", "off"])
-        self.gc_threshold = self._optional(QDoubleSpinBox(self), 0.05, 0.95, 0.05)
-        self.max_split = self._optional(QSpinBox(self), 20, 1 << 20, 64)
+        self.gc_threshold = self._optional(
+            QDoubleSpinBox(self), 0.05, 0.95, 0.05, DEFAULT_GC_THRESHOLD
+        )
+        self.max_split = self._optional(QSpinBox(self), 20, 1 << 20, 64, DEFAULT_MAX_SPLIT_MB)
         self.gc_threshold.box.setText("GC threshold")
         self.max_split.box.setText("max split MB")
         alloc = QHBoxLayout()
@@ -104,9 +121,11 @@ class TorchForm(QGroupBox):
         ):
             alloc.addWidget(widget)
         alloc.addStretch(1)
-        form.addRow(self._label("Allocator:", "alloc"), alloc)
+        form.addRow(self._label("A&llocator:", "alloc", self.expandable_combo), alloc)
         self.tunableop_combo = self._combo([NOT_SET, *TUNABLEOP])
-        form.addRow(self._label("TunableOp:", "tunableop"), self.tunableop_combo)
+        form.addRow(
+            self._label("Tunable&Op:", "tunableop", self.tunableop_combo), self.tunableop_combo
+        )
 
     def _combo(self, texts: list[str]) -> QComboBox:
         combo = QComboBox(self)
@@ -114,11 +133,14 @@ class TorchForm(QGroupBox):
         combo.currentIndexChanged.connect(self.changed)
         return combo
 
-    def _label(self, text: str, key: str) -> QWidget:
+    def _label(self, text: str, key: str, buddy: QWidget) -> QWidget:
+        """The row's label (its mnemonic focuses ``buddy``) and its "?"."""
         box = QWidget(self)
         row = QHBoxLayout(box)
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel(text, box))
+        label = QLabel(text, box)
+        label.setBuddy(buddy)
+        row.addWidget(label)
         button = QToolButton(box)
         button.setText("?")
         button.setToolTip(f"What the tuning items say about {key}")
@@ -128,10 +150,11 @@ class TorchForm(QGroupBox):
         return box
 
     def _optional(
-        self, spin: QSpinBox | QDoubleSpinBox, low: float, high: float, step: float
+        self, spin: QSpinBox | QDoubleSpinBox, low: float, high: float, step: float, start: float
     ) -> Optional:
         spin.setRange(low, high)  # type: ignore[arg-type]
         spin.setSingleStep(step)  # type: ignore[arg-type]
+        spin.setValue(start)  # type: ignore[arg-type]
         box = QCheckBox("set", self)
         spin.valueChanged.connect(self.changed)
         box.toggled.connect(self.changed)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
@@ -26,12 +28,20 @@ from rocmpanel.jobs.runner import Job, JobManager
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.machine.gpu_model import SystemInfo
 from rocmpanel.machine.inventory import Inventory
+from rocmpanel.tuning.bench import BenchPlan, BenchResult
+from rocmpanel.tuning.bench_stats import spread_text
 from rocmpanel.tuning.views import bench_panel
 from rocmpanel.tuning.views.bench_panel import (
     DEMO_REASON,
     NO_CHAT_MODEL,
     NO_GPU_NOTE,
     BenchPanel,
+)
+from rocmpanel.tuning.views.bench_table import (
+    result_label,
+    result_tooltip,
+    sentence_case,
+    summary_text,
 )
 
 FAST = Preset(id="fast", name="Fast", description="Made up for the test.")
@@ -191,28 +201,24 @@ def test_a_two_rep_run_alternates_and_shows_table_sentence_chart_and_saved_file(
     assert jobs.argvs() == [["--workload", "gemm", "--device", "auto"]] * 4
     assert formats == ["run 1 of 4 (A)", "run 2 of 4 (B)", "run 3 of 4 (A)", "run 4 of 4 (B)"]
     assert not panel.progress.isVisible()
-    assert panel.table.rows() == [
-        (
-            "gemm 128 fp32",
-            "1.05 TFLOP/s",
-            "2.10 TFLOP/s",
-            "2.00×",
-            "1.82× – 2.20×",
-            "B faster by 100 %",
-        ),
-        (
-            "gemm 256 fp32",
-            "1.10 TFLOP/s",
-            "1.20 TFLOP/s",
-            "1.09×",
-            "0.92× – 1.30×",
-            "No measurable difference",
-        ),
+    rows = panel.table.rows()
+    assert [row[:4] for row in rows] == [
+        ("gemm 128 fp32", "1.05 TFLOP/s", "2.10 TFLOP/s", "2.00×"),
+        ("gemm 256 fp32", "1.10 TFLOP/s", "1.20 TFLOP/s", "1.09×"),
     ]
-    assert panel.summary_label.text() == (
+    cases = panel.shown.cases  # type: ignore[union-attr]
+    # worst B over best A .. best B over worst A; the text as bench_stats formats it
+    assert [(c.ratio_low, c.ratio_high) for c in cases] == [
+        pytest.approx((2.0 / 1.1, 2.2 / 1.0)),
+        pytest.approx((1.1 / 1.2, 1.3 / 1.0)),
+    ]
+    assert [row[4] for row in rows] == [spread_text(c.ratio_low, c.ratio_high) for c in cases]
+    assert rows[0][4] == "1.82×–2.2×"
+    # the verdict texts belong to bench_stats: the table shows them as they are
+    assert [row[5] for row in rows] == [sentence_case(c.verdict) for c in cases]
+    assert panel.summary_label.text() == summary_text(panel.shown)  # type: ignore[arg-type]
+    assert panel.summary_label.text().startswith(
         "A: No preset vs B: Fast — GEMM on CPU, 2 runs of A, 2 of B.\n"
-        "• gemm 128 fp32: B faster by 100 %\n"
-        "• gemm 256 fp32: No measurable difference"
     )
     assert panel.error_label.isHidden()
     assert panel.chart is not None
@@ -257,9 +263,9 @@ def test_cancel_mid_run_keeps_the_finished_runs(qtbot, make_panel) -> None:
         ("gemm 128 fp32", "1.00 TFLOP/s", "2.00 TFLOP/s"),
         ("gemm 256 fp32", "1.00 TFLOP/s", "2.00 TFLOP/s"),
     ]
-    assert [row[5] for row in panel.table.rows()] == [
-        "Too few runs to judge (2 of each side needed)"
-    ] * 2
+    shown = panel.shown
+    assert shown is not None and [(c.a, c.b) for c in shown.cases] == [((1.0,), (2.0,))] * 2
+    assert [row[5] for row in panel.table.rows()] == [sentence_case(c.verdict) for c in shown.cases]
     assert panel.error_label.text() == (
         "Cancelled after 2 of 4 runs; the figures are from the runs that finished."
     )
@@ -313,7 +319,7 @@ def test_demo_mode_disables_run_and_says_why(make_panel) -> None:
     panel = make_panel(demo=True)
     assert not panel.run_button.isEnabled()
     assert panel.run_button.toolTip() == DEMO_REASON
-    assert panel.note_label.text() == f"{DEMO_REASON} {NO_CHAT_MODEL}"
+    assert panel.note_label.text() == DEMO_REASON
     panel.start()
     assert panel.run is None
 
@@ -326,8 +332,7 @@ def test_chat_decode_needs_a_configured_model(make_panel, tmp_path: Path) -> Non
     assert panel.workload_combo.itemData(chat, bench_panel.Qt.ItemDataRole.ToolTipRole) == (
         NO_CHAT_MODEL
     )
-    assert panel.note_label.text() == NO_CHAT_MODEL
-
+    assert panel.note_label.isHidden()  # chat is not chosen: its tooltip says why
     panel.ctx.settings.chat.last_model = str(tmp_path / "tiny-llama")
     panel.refresh()
     assert model.item(chat).isEnabled()  # type: ignore[attr-defined]
@@ -368,19 +373,53 @@ def test_presets_that_cannot_be_listed_leave_no_preset_and_say_why(
 
     monkeypatch.setattr(bench_panel, "load_presets", broken)
     panel.refresh()
-    expected = f"presets.yaml, line 3: name: must be text. {NO_CHAT_MODEL}"
+    expected = "presets.yaml, line 3: name: must be text."
     qtbot.waitUntil(lambda: panel.note_label.text() == expected, timeout=5000)
     assert panel.b_combo.currentData() == "fast"  # the list read before is kept
     monkeypatch.setattr(bench_panel, "load_presets", lambda: [FAST])
     panel.refresh()
-    qtbot.waitUntil(lambda: panel.note_label.text() == NO_CHAT_MODEL, timeout=5000)
+    qtbot.waitUntil(lambda: panel.note_label.text() == "", timeout=5000)
+    assert panel.note_label.isHidden()
 
 
 def test_no_gpu_runs_on_the_cpu_and_says_so(make_panel) -> None:
     panel = make_panel(inventory=Inventory(SystemInfo("linux")))
     assert panel.device_combo.currentData() == "cpu"
-    assert panel.note_label.text() == f"{NO_CHAT_MODEL} {NO_GPU_NOTE}"
+    assert panel.note_label.text() == NO_GPU_NOTE
     assert panel.plan().device == "cpu"
+    assert panel.quick_check.isChecked() and panel.plan().quick  # the CPU is slow at full size
+
+
+def test_quick_is_off_with_a_gpu_and_a_choice_made_stays(make_panel) -> None:
+    panel = make_panel()  # the fixture's machine has an AMD GPU
+    assert not panel.quick_check.isChecked()
+    panel.quick_check.click()
+    assert panel.quick_check.isChecked()
+    panel.ctx.inventory.set_current(Inventory(SystemInfo("linux")))
+    assert panel.quick_check.isChecked()
+    panel.quick_check.click()  # unticked on a CPU-only machine: stays unticked
+    panel.ctx.inventory.set_current(Inventory(SystemInfo("linux")))
+    assert not panel.quick_check.isChecked()
+
+
+def test_a_saved_result_reads_short_with_the_full_text_in_its_tooltip() -> None:
+    plan = BenchPlan("none", "a-preset-with-a-long-name", "gemm", reps=2)
+    result = BenchResult(
+        plan,
+        "No preset",
+        "A preset with a long name",
+        "AMD Radeon RX 7900 XTX (gfx1100)",
+        "2.13.0+rocm7.2",
+        started=1_780_000_000.0,
+        finished=1_780_000_060.0,
+    )
+    local = time.localtime(1_780_000_000.0)  # the list shows local time
+    short, full = time.strftime("%m-%d %H:%M", local), time.strftime("%Y-%m-%d %H:%M", local)
+    assert result_label(result) == f"{short} No preset vs A preset with a long name, GEMM"
+    assert result_tooltip(result) == (
+        f"{full}: A No preset vs B A preset with a long name\n"
+        "GEMM on AMD Radeon RX 7900 XTX (gfx1100)"
+    )
 
 
 def test_a_saved_result_is_listed_shown_and_exported(
@@ -396,6 +435,11 @@ def test_a_saved_result_is_listed_shown_and_exported(
     again.saved_list.setCurrentRow(0)
     assert again.shown is not None
     assert again.table.rows() == panel.table.rows()
+    entry = again.saved_list.item(0)
+    assert entry.text() == result_label(again.shown)
+    assert entry.toolTip() == result_tooltip(again.shown)
+    assert again.saved_list.wordWrap()  # a long entry wraps instead of scrolling off
+    assert again.saved_list.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
     assert again.export_button.isEnabled()
 
     target = tmp_path / "out" / "ab"

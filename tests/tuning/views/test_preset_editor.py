@@ -3,10 +3,12 @@ dialog that persists a preset's variables through the environment editor."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QTableWidgetItem
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QTableWidgetItem
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.envvars.store import make_stores
@@ -82,15 +84,107 @@ def test_an_invalid_value_disables_save_with_the_catalogues_message(qtbot):
     assert editor.env_table.item(0, 2).text() == "ok"
 
 
-def test_a_schema_error_names_the_file_line_and_field(qtbot):
+def test_a_form_error_names_the_field_and_a_raw_error_the_line_too(qtbot):
     editor = make_editor(qtbot, None)
     for box in editor.arch_boxes.values():
         box.setChecked(False)
+    assert editor.error_label.text() == (  # the form has no lines to point at
+        "archs: must not be empty: list one or more of any, rdna2, "
+        "rdna3, rdna4, cdna2, cdna3, cdna4"
+    )
+    assert not editor.save_button.isEnabled()
+    editor.tabs.setCurrentIndex(1)
     assert editor.error_label.text() == (
         "new preset, line 4: archs: must not be empty: list one or more of any, rdna2, "
         "rdna3, rdna4, cdna2, cdna3, cdna4"
     )
-    assert not editor.save_button.isEnabled()
+    cursor = editor.raw_edit.textCursor()  # where the cursor is, to find line 4
+    cursor.setPosition(len("id: new-preset\nname: New preset\nde"))
+    editor.raw_edit.setTextCursor(cursor)
+    assert editor.cursor_label.text() == "Line 3, column 3"
+
+
+def test_the_editor_opens_on_name_and_enter_does_not_save(qtbot):
+    editor = make_editor(qtbot, None)
+    saved: list[Preset] = []
+    editor.save_requested.connect(saved.append)
+    editor.show()
+    qtbot.waitExposed(editor)
+    assert editor.focusWidget() is editor.name_edit
+    qtbot.keyClicks(editor.name_edit, "Typed")
+    assert editor.name_edit.text() == "Typed"  # the name was selected: typing replaces it
+    qtbot.keyClick(editor.name_edit, Qt.Key.Key_Return)
+    assert saved == [] and editor.isVisible()
+    assert not any(b.isDefault() or b.autoDefault() for b in editor.buttons.buttons())
+    assert [s.key().toString() for s in editor.save_shortcuts] == ["Ctrl+S", "Ctrl+Return"]
+    editor.save_shortcuts[0].activated.emit()  # what Ctrl+S does
+    assert [p.name for p in saved] == ["Typed"]
+
+
+def test_tab_leaves_description_and_raw_yaml(qtbot):
+    editor = make_editor(qtbot, None)
+    assert editor.description_edit.tabChangesFocus()
+    assert editor.raw_edit.tabChangesFocus()
+    editor.show()
+    qtbot.waitExposed(editor)
+    editor.description_edit.setFocus()
+    qtbot.keyClick(editor.description_edit, Qt.Key.Key_Tab)
+    assert editor.description_edit.toPlainText() == ""
+    assert editor.focusWidget() is not editor.description_edit
+
+
+def test_any_and_a_named_arch_untick_each_other(qtbot):
+    editor = make_editor(qtbot, None)
+    boxes = editor.arch_boxes
+    assert [a for a, box in boxes.items() if box.isChecked()] == ["any"]
+    boxes["rdna3"].setChecked(True)
+    boxes["cdna3"].setChecked(True)
+    assert [a for a, box in boxes.items() if box.isChecked()] == ["rdna3", "cdna3"]
+    assert editor.error_label.text() == "" and editor.save_button.isEnabled()
+    assert editor.current is not None and editor.current.archs == ("rdna3", "cdna3")
+    boxes["any"].setChecked(True)
+    assert [a for a, box in boxes.items() if box.isChecked()] == ["any"]
+    assert editor.current is not None and editor.current.archs == ("any",)
+
+
+def test_a_ticked_torch_number_starts_at_a_sensible_value(qtbot):
+    form = make_editor(qtbot, None).torch_form
+    for optional in (form.fraction, form.gc_threshold, form.max_split, form.threads):
+        optional.box.setChecked(True)
+    assert form.values() == {
+        "memory_fraction": 0.9,
+        "cpu_threads": os.cpu_count(),
+        "alloc": {"garbage_collection_threshold": 0.8, "max_split_size_mb": 512},
+    }
+
+
+def test_torch_labels_have_mnemonics_that_focus_their_setting(qtbot):
+    form = make_editor(qtbot, None).torch_form
+    labels = {label.text(): label.buddy() for label in form.findChildren(QLabel) if label.buddy()}
+    assert labels == {
+        "float32 matmul &precision:": form.precision_combo,
+        "SDPA &backends:": form.sdpa_limit,
+        "Memory frac&tion:": form.fraction.box,
+        "cudnn/MIOpen benc&hmark:": form.benchmark_combo,
+        "CP&U threads:": form.threads.box,
+        "A&llocator:": form.expandable_combo,
+        "Tunable&Op:": form.tunableop_combo,
+    }
+
+
+def test_a_variable_the_catalogue_does_not_know_is_a_note_not_an_error(qtbot):
+    editor = make_editor(qtbot, MINE)
+    assert editor.unknown_label.isHidden()
+    editor.add_env_row("MIOPEN_FIND_MOD", "FAST")
+    assert editor.save_button.isEnabled() and editor.error_label.text() == ""
+    assert not editor.unknown_label.isHidden()
+    assert editor.unknown_label.text() == (
+        "Not in rocmpanel's catalogue, so not checked (a typo, or a variable rocmpanel does "
+        "not know): MIOPEN_FIND_MOD."
+    )
+    editor.env_table.setCurrentCell(2, 0)
+    editor.remove_env_row()
+    assert editor.unknown_label.isHidden() and editor.unknown_label.text() == ""
 
 
 def test_raw_yaml_round_trip_and_a_bad_text_keeps_the_raw_tab(qtbot):

@@ -9,17 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QAbstractButton, QLabel, QWidget
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui.background import wait_for_background
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.presets import Item, Preset, PresetStore, parse_preset
+from rocmpanel.jobs.preset_text import source_text
+from rocmpanel.jobs.presets import Effect, Item, Preset, PresetStore, parse_preset
 from rocmpanel.jobs.runner import JobManager
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.tuning.views import presets_panel
-from rocmpanel.tuning.views.preset_details import GREY
+from rocmpanel.tuning.views.items_panel import verdict_text
+from rocmpanel.tuning.views.preset_details import GREY, UNCHECKED, effect_text
 from rocmpanel.tuning.views.presets_panel import BUILTIN_REFUSED
 from rocmpanel.tuning.views.tab import TuningTab
 
@@ -33,6 +37,9 @@ RX7900 = Inventory(
         ),
     )
 )
+#: What the list shows on the RX 7900 (gfx1100, RDNA3): presets for any GPU or for RDNA3
+#: are marked as suiting it.
+SUITS = "  ✓"
 BUILTIN_NAMES = [
     "Safe defaults",
     "RDNA3 consumer",
@@ -42,6 +49,10 @@ BUILTIN_NAMES = [
     "Low VRAM / large model",
     "Throughput",
     "Debugging",
+]
+BUILTIN_LISTED = [
+    f"{name}  (built in){'' if name in ('RDNA2 consumer', 'RDNA4', 'CDNA3 (MI300)') else SUITS}"
+    for name in BUILTIN_NAMES
 ]
 TF32_HIGH = Preset(
     "tf32-high",
@@ -112,7 +123,15 @@ def test_the_list_shows_builtins_then_user_presets_and_unreadable_files(qtbot, c
     bad = folder / "broken.yaml"
     bad.write_text("id: broken\nname: Broken\narchs: [rdna9]\n")
     tab = make_tab(qtbot, ctx, folder, TF32_HIGH)
-    assert names(tab) == [f"{name}  (built in)" for name in BUILTIN_NAMES] + ["TF32 high"]
+    assert names(tab) == [*BUILTIN_LISTED, f"TF32 high{SUITS}"]
+    assert BUILTIN_LISTED[:3] == [
+        f"Safe defaults  (built in){SUITS}",
+        f"RDNA3 consumer  (built in){SUITS}",
+        "RDNA2 consumer  (built in)",
+    ]
+    assert tab.presets.list.item(1).toolTip().endswith("\nSuits your GPU (gfx1100).")
+    assert tab.presets.legend_label.text() == "✓ suits your GPU (gfx1100)"
+    assert tab.presets.legend_label.isVisibleTo(tab)
     assert tab.presets.problems_label.isVisibleTo(tab)
     assert tab.presets.problems_label.text() == (
         "These preset files could not be read and are left as they are:\n"
@@ -126,7 +145,7 @@ def test_the_list_shows_builtins_then_user_presets_and_unreadable_files(qtbot, c
     assert [tab.pages.tabText(i) for i in range(tab.pages.count())] == [
         "&Presets",
         "&Items: what each setting really does",
-        "&A/B benchmark",
+        "A/B benchmar&k",
     ]
 
 
@@ -135,6 +154,7 @@ def test_effects_on_a_gfx1100_grey_tf32_and_keep_the_rest(qtbot, ctx, folder):
     tab.presets.select("tf32-high")
     tree = tab.presets.details.items_tree
     rows = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    assert tree.wordWrap() and tree.textElideMode() == Qt.TextElideMode.ElideNone
     assert [(r.text(0), r.text(1), r.text(2)) for r in rows] == [
         ("MIOPEN_FIND_MODE", "FAST", "applies"),
         (
@@ -145,12 +165,16 @@ def test_effects_on_a_gfx1100_grey_tf32_and_keep_the_rest(qtbot, ctx, folder):
     ]
     assert rows[0].foreground(0).color() != GREY
     assert all(rows[1].foreground(c).color() == GREY for c in range(4))
-    assert rows[1].text(3) == "Allows TF32.\nSource: pt_matmul"
+    assert rows[1].text(3) == "Allows TF32.\nSource: pt_matmul"  # not a catalogue key: as is
+    assert [rows[1].toolTip(c) for c in range(4)] == [rows[1].text(c) for c in range(4)]
     tree.setCurrentItem(rows[1])
-    assert tab.presets.details.item_detail.text() == (
+    assert tab.presets.details.detail_text == (
         "torch: float32_matmul_precision = high: Allows TF32.\nSource: pt_matmul\n"
         "On this machine: no effect here: gfx1100 has no TF32 hardware: float32 matmuls "
         "stay full float32"
+    )
+    assert tab.presets.details.item_detail.text() == tab.presets.details.detail_text.replace(
+        "\n", "<br>"
     )
 
 
@@ -176,30 +200,104 @@ def test_use_for_jobs_saves_the_setting_and_updates_the_holder(qtbot, ctx, folde
     )
 
 
-def test_a_builtin_is_not_edited_or_deleted_a_copy_is_offered(qtbot, ctx, folder, asked):
+def test_a_builtin_cannot_be_edited_or_deleted_and_says_so(qtbot, ctx, folder, asked):
+    tab = make_tab(qtbot, ctx, folder, TF32_HIGH)
+    panel = tab.presets
+    panel.select("throughput")
+    for button in (panel.edit_button, panel.delete_button):
+        assert not button.isEnabled()
+        assert button.toolTip() == "built in: Duplicate it to change a copy"
+    assert panel.duplicate_button.isEnabled() and panel.export_button.isEnabled()
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key.Key_Delete)
+    assert panel.status.text() == (
+        "“Throughput” is built in and cannot be deleted: Duplicate it to change a copy."
+    )
+    qtbot.keyClick(panel.list, Qt.Key.Key_Return)  # Enter edits: refused the same way
+    assert panel.status.text() == BUILTIN_REFUSED.format(name="Throughput", what="edited")
+    assert asked.questions == [] and panel.editor is None
+    assert list(folder.glob("*.yaml")) == [folder / "tf32-high.yaml"]
+    panel.select("tf32-high")  # a user preset: both come back
+    assert panel.edit_button.isEnabled() and panel.delete_button.isEnabled()
+    assert panel.edit_button.toolTip() == "" and panel.delete_button.toolTip() == ""
+
+
+def test_use_for_jobs_on_a_preset_for_other_gpus_asks_first(qtbot, ctx, folder, asked):
     tab = make_tab(qtbot, ctx, folder)
-    tab.presets.select("throughput")
+    tab.presets.select("cdna3")
     asked.answer = False
-    tab.presets.edit_button.click()
-    refused = BUILTIN_REFUSED.format(name="Throughput", what="edited")
-    assert (
-        refused == "“Throughput” is built in and cannot be edited. Duplicate it to make your own."
-    )
-    assert asked.questions == [f"{refused}\n\nMake a copy now?"]
-    assert tab.presets.status.text() == refused and tab.presets.editor is None
-    tab.presets.list.setFocus()
-    qtbot.keyClick(tab.presets.list, Qt.Key.Key_Delete)
-    assert asked.questions[-1] == (
-        "“Throughput” is built in and cannot be deleted. Duplicate it to make your own."
-        "\n\nMake a copy now?"
-    )
-    assert not folder.exists() or list(folder.glob("*.yaml")) == []
+    tab.presets.use_button.click()
+    assert asked.questions == [
+        "CDNA3 (MI300) is meant for cdna3 GPUs; this machine's GPU is gfx1100. Use it anyway?"
+    ]
+    assert ctx.active_preset.ident == "" and Settings.load().general.active_preset == ""
     asked.answer = True
-    qtbot.keyClick(tab.presets.list, Qt.Key.Key_Return)  # Enter edits: refused, copy made
-    idle(qtbot, tab)
-    assert names(tab)[-1] == "Throughput (copy)"
-    assert tab.presets.selected_id() == "throughput-copy"
-    assert (folder / "throughput-copy.yaml").is_file()
+    tab.presets.use_button.click()
+    assert ctx.active_preset.ident == "cdna3"
+    tab.presets.select("rdna3-consumer")  # suits the gfx1100: no question
+    tab.presets.use_button.click()
+    assert len(asked.questions) == 2 and ctx.active_preset.ident == "rdna3-consumer"
+
+
+def test_without_a_known_gpu_nothing_is_marked_and_nothing_asked(qtbot, ctx, folder, asked):
+    ctx.inventory.set_current(Inventory(SystemInfo("linux")))
+    tab = make_tab(qtbot, ctx, folder)
+    assert names(tab) == [f"{name}  (built in)" for name in BUILTIN_NAMES]
+    assert not tab.presets.legend_label.isVisibleTo(tab)
+    tab.presets.select("cdna3")
+    tab.presets.use_button.click()
+    assert asked.questions == [] and ctx.active_preset.ident == "cdna3"
+    ctx.inventory.set_current(RX7900)  # found later: the marks follow
+    assert names(tab) == BUILTIN_LISTED
+
+
+def test_effects_read_in_words_with_sources_in_full(qtbot, ctx, folder):
+    ctx.inventory.set_current(Inventory(SystemInfo("linux")))  # no GPU known
+    preset = Preset(
+        "words",
+        "Words",
+        torch=(
+            Item("torch", "tunableop", {"enabled": True, "tuning": False}, "", "pt_tune"),
+            Item("torch", "float32_matmul_precision", "high", "TF32.", "https://example.org/tf32"),
+        ),
+    )
+    tab = make_tab(qtbot, ctx, folder, preset)
+    tab.presets.select("words")
+    details = tab.presets.details
+    assert details.description_label.text() == "No description."
+    tree = details.items_tree
+    rows = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    assert [(r.text(1), r.text(3)) for r in rows] == [
+        (
+            "on, saved results only",
+            "No description.\nSource: pytorch/pytorch aten/src/ATen/cuda/tunable/README.md",
+        ),
+        ("high", "TF32.\nSource: https://example.org/tf32"),
+    ]
+    assert rows[1].text(2) == "not checked: no AMD GPU detected"
+    assert rows[1].font(2).italic() and rows[1].foreground(2).color() == UNCHECKED
+    assert rows[1].foreground(0).color() != GREY  # marked, not greyed: it may apply
+    tree.setCurrentItem(rows[1])
+    assert details.item_detail.openExternalLinks()
+    assert '<a href="https://example.org/tf32">https://example.org/tf32</a>' in (
+        details.item_detail.text()
+    )
+
+
+def test_effect_texts_for_each_kind_of_effect():
+    item = Item("env", "MIOPEN_FIND_MODE", "FAST")
+    assert effect_text(Effect(item, True)) == "applies"
+    assert effect_text(Effect(item, True, "on gfx1100 only")) == "applies (on gfx1100 only)"
+    assert effect_text(Effect(item, False, "Linux only")) == "no effect here: Linux only"
+    assert effect_text(Effect(item, True, "the GPU is not known", checked=False)) == (
+        "not checked: the GPU is not known"
+    )
+    assert effect_text(Effect(item, True, "not checked: the GPU is not known")) == (
+        "not checked: the GPU is not known"
+    )
+    assert effect_text(Effect(item, True, "", checked=False)) == (
+        "not checked: what it depends on is not known here"
+    )
 
 
 def test_delete_asks_then_removes_and_an_active_preset_becomes_none(qtbot, ctx, folder, asked):
@@ -215,7 +313,7 @@ def test_delete_asks_then_removes_and_an_active_preset_becomes_none(qtbot, ctx, 
     qtbot.keyClick(tab.presets.list, Qt.Key.Key_Delete)
     idle(qtbot, tab)
     assert not (folder / "tf32-high.yaml").exists()
-    assert names(tab) == [f"{name}  (built in)" for name in BUILTIN_NAMES]
+    assert names(tab) == BUILTIN_LISTED
     message = (
         "Deleted “TF32 high”. It was the preset jobs ran under: they now run without a preset."
     )
@@ -245,7 +343,7 @@ def test_duplicate_export_and_import_through_the_store(qtbot, ctx, folder, tmp_p
     monkeypatch.setattr(presets_panel, "open_file_name", lambda _p: str(out))
     tab.presets.import_button.click()  # a clash of id and name gets a new one
     idle(qtbot, tab)
-    assert names(tab)[-2:] == ["RDNA3 consumer (copy)", "RDNA3 consumer (copy) (2)"]
+    assert names(tab)[-2:] == [f"RDNA3 consumer (copy){SUITS}", f"RDNA3 consumer (copy) (2){SUITS}"]
     assert tab.presets.selected_id() == "rdna3-consumer-copy-2"
 
     out.write_text("id: x\nname: X\narchs: [rdna9]\n")
@@ -277,7 +375,7 @@ def test_items_search_filters_and_shows_the_answer(qtbot, ctx, folder):
     items.select("enable-flash-sdp")
     shown = items.details.toPlainText()
     assert "torch.backends.cuda.enable_flash_sdp(True)" in shown
-    assert "Verdict: Useful: a preset setting does it" in shown
+    assert "Verdict: A preset setting does what you want: torch sdpa_backends" in shown
     assert "Preset setting: torch sdpa_backends" in shown
     assert items.add_button.isEnabled()
     items.search_edit.setText("texpr")
@@ -307,3 +405,81 @@ def test_add_to_preset_copies_a_builtin_then_opens_the_editor(qtbot, ctx, folder
     assert editor.env_table.item(row, 0).text() == "MIOPEN_FIND_MODE"
     assert editor.env_table.item(row, 1).text() == ""
     editor.reject()
+
+
+def test_verdicts_name_what_to_use_and_never_praise_a_debunked_snippet(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder)
+    items = {item.id: item for item in tab.items.items}
+    assert verdict_text(items["enable-flash-sdp"]) == (
+        "A preset setting does what you want: torch sdpa_backends"
+    )
+    assert verdict_text(items["texpr-fuser"]) == "Not useful on ROCm"
+    assert verdict_text(items["hipblaslt"]) == "Use with care"
+    assert {verdict_text(item).split(":")[0] for item in items.values()} == {
+        "A preset setting does what you want",
+        "Not useful on ROCm",
+        "Use with care",
+    }
+
+
+def test_tf32_finds_the_hipblaslt_item_and_its_sources_read_in_full(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder)
+    tab.items.search_edit.setText("tf32")
+    assert "hipblaslt" in tab.items.shown_ids()
+    assert tab.items.select("hipblaslt")
+    shown = tab.items.details.toPlainText()
+    assert source_text("pt_blas") != "pt_blas"  # a catalogue key, shown as its text
+    assert f"{source_text('pt_blas')}\n" in shown
+    assert "\npt_blas\n" not in shown
+    assert tab.items.details.openExternalLinks()
+
+
+WRAP = Qt.TextFlag.TextWordWrap
+MENU_LETTERS = ["f", "v", "h"]  # the main window's &File, &View, &Help
+
+
+def mnemonic(text: str) -> str | None:
+    """The letter after a single "&" (a "&&" is a literal ampersand)."""
+    index = text.replace("&&", "\0\0").find("&")
+    return text[index + 1].lower() if 0 <= index < len(text) - 1 else None
+
+
+def test_every_mnemonic_on_each_page_is_unique(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder)
+    tabs = [mnemonic(tab.pages.tabText(i)) for i in range(tab.pages.count())]
+    assert tabs == ["p", "i", "k"]
+    seen: dict[int, list[str]] = {}
+    for page in range(tab.pages.count()):
+        tab.pages.setCurrentIndex(page)
+        letters = list(MENU_LETTERS) + [letter for letter in tabs if letter]
+        for widget in tab.findChildren(QWidget):
+            if not widget.isVisibleTo(tab):
+                continue
+            labelled = isinstance(widget, QLabel) and widget.buddy() is not None
+            if isinstance(widget, QAbstractButton) or labelled:
+                letters.append(mnemonic(widget.text()) or "")
+        letters = [letter for letter in letters if letter]
+        seen[page] = letters
+        assert len(letters) == len(set(letters)), (page, sorted(letters))
+    assert {"a", "b", "t"} <= set(seen[2])  # A:, B:, Repe&titions
+    assert "d" in seen[1]  # A&dd to preset…
+
+
+def test_a_long_what_it_does_wraps_in_full_at_the_column_width(qtbot, ctx, folder):
+    tab = make_tab(qtbot, ctx, folder)
+    tab.resize(1000, 700)
+    tab.presets.select("throughput")
+    details = tab.presets.details
+    tree = details.items_tree
+    metrics = QFontMetrics(tree.font())
+    for index in range(tree.topLevelItemCount()):
+        row = tree.topLevelItem(index)
+        width = tree.header().sectionSize(3) - 8
+        needed = metrics.boundingRect(QRect(0, 0, width, 100_000), WRAP, row.text(3)).height()
+        assert needed > 2 * metrics.lineSpacing()  # several lines at this width
+        assert tree.visualItemRect(row).height() >= needed
+    tree.header().resizeSection(2, 400)  # a narrower text column: the rows grow with it
+    row = tree.topLevelItem(1)
+    width = tree.header().sectionSize(3) - 8
+    needed = metrics.boundingRect(QRect(0, 0, width, 100_000), WRAP, row.text(3)).height()
+    assert tree.visualItemRect(row).height() >= needed
