@@ -81,12 +81,15 @@ def preset_env(spec: JobSpec, platform: str, active: str | None = None) -> Env:
     the settings header, and the data dir for TunableOp's results. ``active``: the active
     preset's id (None: read from the saved settings). An explicit unknown ``spec.preset``
     raises PanelError; a preset store that cannot be read, or an active id that no longer
-    exists, only logs it: the job runs without a preset."""
+    exists, only logs it: the job runs without a preset. The settings file is read only for
+    a job under the active preset (``spec.preset`` None) when ``active`` is not given."""
     if spec.preset == presets.NO_PRESET:
         return {}
-    current = active if active is not None else _active_from_settings()
-    if spec.preset is None and not current:
-        return {}
+    current = ""
+    if spec.preset is None:  # only the active preset needs the settings file
+        current = active if active is not None else _active_from_settings()
+        if not current:
+            return {}
     try:
         preset = presets.resolve(spec.preset, current)
     except PanelError:

@@ -31,11 +31,9 @@ from rocmpanel.jobs.preset_schema import (
     Problem,
     dump_preset,
     name_key,
-    parse_preset,
-    parse_preset_list,
-    read_preset_file,
     visible,
 )
+from rocmpanel.jobs.preset_yaml import parse_preset, parse_preset_list, read_preset_file
 
 BUILTIN_FILE = "presets.yaml"
 BACKUPS_KEEP = 10
@@ -286,11 +284,13 @@ class PresetStore:
         return dataclasses.replace(preset, builtin=False, path=target)
 
     def delete(self, ident: str) -> None:
-        """Delete a user preset (backed up first); PanelError for a built-in."""
-        preset = self.get(ident)
-        if preset.builtin or preset.path is None:
-            raise PanelError(f"{preset.name!r} is a built-in preset and cannot be deleted.")
+        """Delete a user preset (backed up first); PanelError for a built-in. The preset is
+        looked up under the lock, so a save or rename by another process in between cannot
+        make it delete a file that no longer holds this preset."""
         with self._lock("Preset not deleted"):
+            preset = self.get(ident)
+            if preset.builtin or preset.path is None:
+                raise PanelError(f"{preset.name!r} is a built-in preset and cannot be deleted.")
             backup_file(preset.path, paths.backups_dir(), BACKUPS_KEEP)
             try:
                 preset.path.unlink()

@@ -8,21 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rocmpanel.jobs.preset_schema import ALLOC_KEYS, Item, Preset
-
-#: The preset architecture each gfx target belongs to, by (major, minor) of the target and,
-#: where a family shares them with others, its steps. RDNA2 gfx1030-1036, RDNA3 gfx110x
-#: and gfx115x, RDNA4 gfx120x, CDNA2 gfx90a, CDNA3 gfx942, CDNA4 gfx950 (LLVM AMDGPU
-#: processor table, llvm.org/docs/AMDGPUUsage.html). Anything else fits only "any".
-_FAMILIES: tuple[tuple[int, int, range | None, str], ...] = (
-    (10, 3, range(0, 7), "rdna2"),
-    (11, 0, None, "rdna3"),
-    (11, 5, None, "rdna3"),
-    (12, 0, None, "rdna4"),
-    (9, 0, range(10, 11), "cdna2"),
-    (9, 4, range(2, 3), "cdna3"),
-    (9, 5, range(0, 1), "cdna4"),
-)
+from rocmpanel.jobs.preset_schema import ALLOC_KEYS, Effect, Item, Preset
 
 
 def source_text(source: str) -> str:
@@ -36,6 +22,26 @@ def source_text(source: str) -> str:
     # is expanded, the rest stay as written.
     parts = [part.strip() for part in source.split(";")]
     return "; ".join(known.get(part, part) for part in parts if part) if source.strip() else ""
+
+
+NOT_CHECKED = "not checked: "
+NO_EFFECT = "no effect here: "
+#: Said when an effect was not checked and the rule gave no reason.
+UNKNOWN_HERE = "what it depends on is not known here"
+#: Said when an item has no effect and the rule gave no reason.
+NO_REASON = "it does not apply on this machine"
+
+
+def effect_text(effect: Effect) -> str:
+    """What an item does on this machine, for the CLI and the views alike: "applies" (with
+    its caution in brackets), "no effect here: why", or "not checked: why" when what it
+    depends on is not known here (``applies`` is then a guess, never shown as a fact)."""
+    note = effect.note.removeprefix(NOT_CHECKED)
+    if not effect.checked or effect.note.startswith(NOT_CHECKED):
+        return f"{NOT_CHECKED}{note or UNKNOWN_HERE}"
+    if not effect.applies:
+        return f"{NO_EFFECT}{effect.note or NO_REASON}"
+    return f"applies ({effect.note})" if effect.note else "applies"
 
 
 def _number(value: float | int) -> str:
@@ -85,18 +91,11 @@ def unknown_variables(preset: Preset) -> list[str]:
 
 def gfx_arch(gfx: str | None) -> str | None:
     """The preset architecture ("rdna3", "cdna3", ...) of a gfx target, or None when it
-    is not one a preset can name (or ``gfx`` is not a target name)."""
-    from rocmpanel.machine.gfx import parse_gfx
+    is not one a preset can name (or ``gfx`` is not a target name): machine/gfx.py's
+    family table, the one the knowledge base uses too."""
+    from rocmpanel.machine.gfx import preset_arch
 
-    version = parse_gfx(gfx)
-    if version is None:
-        return None
-    for major, minor, steps, arch in _FAMILIES:
-        if (version.major, version.minor) == (major, minor) and (
-            steps is None or version.step in steps
-        ):
-            return arch
-    return None
+    return preset_arch(gfx)
 
 
 def suits(preset: Preset, gfx: str | None) -> bool | None:

@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from rocmpanel.knowledge.community import Community, Harm, OverrideRule
 from rocmpanel.knowledge.torch_builds import TorchBuild
-from rocmpanel.machine.gfx import parse_gfx
+from rocmpanel.machine.gfx import family as gfx_family
 
 
 class KernelMode(str, Enum):
@@ -185,21 +185,8 @@ def decide(
 
 def family(gfx: str) -> str:
     """The architecture family a target belongs to, for messages ("RDNA2")."""
-    version = parse_gfx(gfx)
-    if version is None:
-        return "an unknown family"
-    known = {
-        (8, 0): "GCN 3/4",
-        (9, 0): "GCN5 / CDNA",
-        (9, 4): "CDNA3",
-        (9, 5): "CDNA4",
-        (10, 1): "RDNA1",
-        (10, 3): "RDNA2",
-        (11, 0): "RDNA3",
-        (11, 5): "RDNA3.5",
-        (12, 0): "RDNA4",
-    }
-    return known.get((version.major, version.minor), "an unknown family")
+    found = gfx_family(gfx)
+    return found.label if found is not None else "an unknown family"
 
 
 def _none_reason(gfx: str, os_name: str) -> str:

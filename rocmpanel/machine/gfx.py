@@ -78,3 +78,65 @@ def same_family(a: str, b: str) -> bool:
     """Whether two targets share major and minor (gfx1031 and gfx1030 do)."""
     va, vb = parse_gfx(a), parse_gfx(b)
     return va is not None and vb is not None and (va.major, va.minor) == (vb.major, vb.minor)
+
+
+@dataclass(frozen=True)
+class Family:
+    """The architecture family of a gfx target: ``label`` for messages ("RDNA3.5"), and
+    ``arch`` the preset architecture naming it ("rdna3"), None where no preset can."""
+
+    label: str
+    arch: str | None
+
+
+#: (major, minor, steps or None for every step, label, preset arch); the first match wins.
+#: From the LLVM AMDGPU processor table (llvm.org/docs/AMDGPUUsage.html, "Processors"):
+#: gfx908 is CDNA (MI100), gfx90a CDNA2, gfx940/gfx941/gfx942 CDNA3 (the MI300 targets;
+#: LLVM later folded gfx940/941 into gfx942), gfx950 CDNA4; the other gfx90x are GCN5
+#: (Vega); RDNA2 is gfx1030-1036, RDNA3 gfx110x, RDNA3.5 gfx115x (presets count it as
+#: rdna3), RDNA4 gfx120x.
+_FAMILIES: tuple[tuple[int, int, range | None, str, str | None], ...] = (
+    (8, 0, None, "GCN 3/4", None),
+    (9, 0, range(8, 9), "CDNA", None),
+    (9, 0, range(10, 11), "CDNA2", "cdna2"),
+    (9, 0, None, "GCN5", None),
+    (9, 4, range(0, 3), "CDNA3", "cdna3"),
+    (9, 5, range(0, 1), "CDNA4", "cdna4"),
+    (10, 1, None, "RDNA1", None),
+    (10, 3, range(0, 7), "RDNA2", "rdna2"),
+    (11, 0, None, "RDNA3", "rdna3"),
+    (11, 5, None, "RDNA3.5", "rdna3"),
+    (12, 0, None, "RDNA4", "rdna4"),
+)
+
+
+def family(gfx: str | None) -> Family | None:
+    """The family of the first gfx target named in ``gfx`` ("gfx90a:xnack-" -> CDNA2), or
+    None when it is not a target name or not in the table (gfx1250, gfx1037)."""
+    version = parse_gfx(gfx)
+    if version is None:
+        return None
+    for major, minor, steps, label, arch in _FAMILIES:
+        if (version.major, version.minor) == (major, minor) and (
+            steps is None or version.step in steps
+        ):
+            return Family(label, arch)
+    return None
+
+
+def preset_arch(gfx: str | None) -> str | None:
+    """The preset architecture ("rdna3", "cdna3", ...) of a gfx target, or None when no
+    preset architecture covers it (or ``gfx`` is not a target name)."""
+    found = family(gfx)
+    return found.arch if found is not None else None
+
+
+def arch_targets(arch: str) -> tuple[str, ...]:
+    """Every target name of a preset architecture whose steps the table lists
+    ("cdna3" -> gfx940, gfx941, gfx942); a family open to every step lists none."""
+    return tuple(
+        GfxVersion(major, minor, step).name
+        for major, minor, steps, _label, fam_arch in _FAMILIES
+        if fam_arch == arch and steps is not None
+        for step in steps
+    )

@@ -14,10 +14,11 @@ from typing import Any
 
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.jobs.job_env import result_preset
+from rocmpanel.jobs.presets import NO_PRESET as NO_PRESET  # its users import it from here
 from rocmpanel.jobs.protocol import CheckDone
 
 COMPLETED = "completed"  # ValidationRun.outcome of a run that went through every check
-NO_PRESET = "none"  # ValidationRun.preset of a run under no tuning preset (or from before them)
+# ValidationRun.preset of a run under no tuning preset (or from before them) is NO_PRESET.
 DAMAGED = "damaged"  # the outcome of a stored run that cannot be read back
 
 

@@ -14,247 +14,61 @@ shapes are described in docs/tuning-json.md. Results are kept one file each in
 
 from __future__ import annotations
 
-import csv
-import dataclasses
-import io
+import hashlib
 import json
-import logging
-import math
 import statistics
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from rocmpanel.base import paths
-from rocmpanel.base.atomic import backup_file, write_atomic
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.files import (
-    CONFIG_LIMIT,
-    NotRegularFileError,
-    TooLargeError,
-    read_bytes,
-    size_text,
-)
-from rocmpanel.base.locking import locked
 from rocmpanel.jobs.presets import NO_PRESET
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.tuning import bench_stats
+from rocmpanel.tuning.bench_store import (  # the contract's names, kept importable from here
+    BenchPlan,
+    BenchResult,
+    CaseResult,
+    check_out_folder,
+    export_result,
+    load_results,
+    read_result,
+    save_result,
+)
 
-log = logging.getLogger(__name__)
+__all__ = [
+    "CHAT_NEEDS_MODEL",
+    "DEVICES",
+    "MAX_REPS",
+    "MIN_REPS",
+    "WORKLOADS",
+    "ABRun",
+    "BenchPlan",
+    "BenchResult",
+    "CaseResult",
+    "check_out_folder",
+    "check_plan",
+    "env_hash",
+    "export_result",
+    "load_results",
+    "read_result",
+    "save_result",
+    "worker_args",
+]
 
 WORKLOADS: tuple[str, ...] = ("gemm", "sdpa", "alloc", "chat")
-
-
-@dataclass(frozen=True)
-class BenchPlan:
-    a: str  # preset id or "none"
-    b: str
-    workload: str  # one of WORKLOADS
-    reps: int = 5  # runs of each side
-    python: str = ""  # workload Python ("" = the panel's own)
-    device: str = "auto"  # "auto" | "cpu" | "cuda"
-    model: str = ""  # chat workload: the model folder
-    quick: bool = False  # small sizes (tests, CPU)
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """One measured case (e.g. "gemm 1024 bf16") over all runs of both sides."""
-
-    case: str
-    unit: str  # e.g. "TFLOP/s", "ms", "tok/s"
-    higher_is_better: bool
-    a: tuple[float, ...]
-    b: tuple[float, ...]
-    a_median: float
-    b_median: float
-    ratio: float  # b_median / a_median, oriented so > 1 means B is better
-    ratio_low: float  # spread of the ratio (see the module's method)
-    ratio_high: float
-    #: "B faster by 12 %" | "B 3.2× as fast" (above 2×) | "A faster by …" | "no measurable
-    #: difference" | "too few runs to name a winner (N per side; 5 needed)" (bench_stats.verdict)
-    verdict: str
-
-
-@dataclass
-class BenchResult:
-    plan: BenchPlan
-    a_name: str
-    b_name: str
-    device_label: str  # e.g. "CPU" or "AMD Radeon RX 7900 XTX (gfx1100)"
-    torch_version: str
-    started: float  # epoch seconds
-    finished: float
-    cases: list[CaseResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    id: str = ""  # set when saved
-
-    #: One record per finished worker run: side ("A"/"B"), run number, the preset the
-    #: worker reported (``{"id", "name"}`` or None), its preset settings and extras.
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    cancelled: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """The saved and ``--json`` shape (docs/tuning-json.md)."""
-        return {
-            "id": self.id,
-            "plan": dataclasses.asdict(self.plan),
-            "a_name": self.a_name,
-            "b_name": self.b_name,
-            "device_label": self.device_label,
-            "torch_version": self.torch_version,
-            "started": self.started,
-            "finished": self.finished,
-            "cancelled": self.cancelled,
-            "cases": [
-                {**dataclasses.asdict(c), "a": list(c.a), "b": list(c.b)} for c in self.cases
-            ],
-            "errors": list(self.errors),
-            "runs": [dict(r) for r in self.runs],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BenchResult:
-        """Read back :meth:`to_json`. ValueError naming the field on a bad shape: a field of
-        the wrong type, or a figure (values, medians, ratio and its spread) that is not a
-        finite number above zero, so the views never meet a None or a text as a figure."""
-        read = _Fields(data, "")
-        plan_data = read.mapping("plan")
-        plan_read = _Fields(plan_data, "plan.")
-        plan = BenchPlan(
-            a=plan_read.text("a"),
-            b=plan_read.text("b"),
-            workload=plan_read.text("workload"),
-            reps=plan_read.integer("reps"),
-            python=plan_read.text("python", ""),
-            device=plan_read.text("device", "auto"),
-            model=plan_read.text("model", ""),
-            quick=plan_read.flag("quick", False),
-        )
-        cases = [_case_from_json(item, f"cases[{n}]") for n, item in enumerate(read.items("cases"))]
-        return cls(
-            plan=plan,
-            a_name=read.text("a_name"),
-            b_name=read.text("b_name"),
-            device_label=read.text("device_label"),
-            torch_version=read.text("torch_version"),
-            started=read.number("started"),
-            finished=read.number("finished"),
-            cases=cases,
-            errors=[_text(e, f"errors[{n}]") for n, e in enumerate(read.items("errors", []))],
-            id=read.text("id", ""),
-            runs=[dict(_mapping(r, f"runs[{n}]")) for n, r in enumerate(read.items("runs", []))],
-            cancelled=read.flag("cancelled", False),
-        )
-
-
-def _text(value: object, where: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{where} must be a text; got {_shown(value)}")
-    return value
-
-
-def _mapping(value: object, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{where} must be a JSON object; got {_shown(value)}")
-    return value
-
-
-def _figure(value: object, where: str) -> float:
-    if not bench_stats.valid(value):
-        raise ValueError(f"{where} must be a finite number above zero; got {_shown(value)}")
-    return float(value)  # type: ignore[arg-type]
-
-
-def _shown(value: object) -> str:
-    """A bad value for a message: JSON's spelling (null, true), cut short."""
-    try:
-        text = json.dumps(value, allow_nan=True)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-_MISSING = object()
-
-
-class _Fields:
-    """Typed reads of one JSON object's fields; ``where`` prefixes the field names."""
-
-    def __init__(self, data: Mapping[str, Any], where: str) -> None:
-        self.data, self.where = data, where
-
-    def _get(self, key: str, default: object) -> object:
-        value = self.data.get(key, default)
-        if value is _MISSING:
-            raise ValueError(f"{self.where}{key} is missing")
-        return value
-
-    def text(self, key: str, default: object = _MISSING) -> str:
-        return _text(self._get(key, default), self.where + key)
-
-    def mapping(self, key: str) -> Mapping[str, Any]:
-        return _mapping(self._get(key, _MISSING), self.where + key)
-
-    def items(self, key: str, default: object = _MISSING) -> list[Any]:
-        value = self._get(key, default)
-        if not isinstance(value, list):
-            raise ValueError(f"{self.where}{key} must be a list; got {_shown(value)}")
-        return value
-
-    def flag(self, key: str, default: object = _MISSING) -> bool:
-        value = self._get(key, default)
-        if not isinstance(value, bool):
-            raise ValueError(f"{self.where}{key} must be true or false; got {_shown(value)}")
-        return value
-
-    def integer(self, key: str) -> int:
-        value = self._get(key, _MISSING)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"{self.where}{key} must be a whole number; got {_shown(value)}")
-        return value
-
-    def number(self, key: str) -> float:
-        """A finite number (a time: zero is allowed)."""
-        value = self._get(key, _MISSING)
-        if (
-            not isinstance(value, (int, float))
-            or isinstance(value, bool)
-            or not math.isfinite(value)
-        ):
-            raise ValueError(f"{self.where}{key} must be a finite number; got {_shown(value)}")
-        return float(value)
-
-    def figure(self, key: str) -> float:
-        return _figure(self._get(key, _MISSING), self.where + key)
-
-    def figures(self, key: str) -> tuple[float, ...]:
-        values = self.items(key)
-        if not values:
-            raise ValueError(f"{self.where}{key} is empty; a case has figures of both sides")
-        return tuple(_figure(v, f"{self.where}{key}[{n}]") for n, v in enumerate(values))
-
-
-def _case_from_json(item: object, where: str) -> CaseResult:
-    read = _Fields(_mapping(item, where), where + ".")
-    return CaseResult(
-        case=read.text("case"),
-        unit=read.text("unit"),
-        higher_is_better=read.flag("higher_is_better"),
-        a=read.figures("a"),
-        b=read.figures("b"),
-        a_median=read.figure("a_median"),
-        b_median=read.figure("b_median"),
-        ratio=read.figure("ratio"),
-        ratio_low=read.figure("ratio_low"),
-        ratio_high=read.figure("ratio_high"),
-        verdict=read.text("verdict"),
-    )
-
-
+#: Where a run may go: the GPU when torch sees one, the CPU, or the GPU ("cuda" is torch's
+#: device type for it on ROCm too: docs.pytorch.org notes/hip.html, "HIP Interfaces Reuse
+#: the CUDA Interfaces"). The CLI also takes "gpu" for "cuda", as ``chat --device`` does.
+DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 MIN_REPS, MAX_REPS = 2, 50
+#: The one text for a chat benchmark without a model (the CLI and the tab show it; the
+#: worker's copy in workers/bench.py says the same, tested).
+CHAT_NEEDS_MODEL = (
+    "The chat workload needs a model folder: choose a model in the Chat tab, or pass "
+    "--model DIR to `rocmpanel bench`."
+)
 
 
 def check_plan(plan: BenchPlan) -> None:
@@ -270,12 +84,10 @@ def check_plan(plan: BenchPlan) -> None:
         )
     if not plan.a or not plan.b:
         raise PanelError('Both sides of an A/B benchmark need a preset (or "none").')
-    if plan.device not in ("auto", "cpu", "cuda"):
+    if plan.device not in DEVICES:
         raise PanelError(f"Unknown device {plan.device!r}; choose auto, cpu or cuda.")
     if plan.workload == "chat" and not plan.model:
-        raise PanelError(
-            "The chat workload needs a model folder.", "Choose a model in the Chat tab first."
-        )
+        raise PanelError(CHAT_NEEDS_MODEL)
 
 
 def worker_args(plan: BenchPlan) -> tuple[str, ...]:
@@ -299,9 +111,51 @@ def _reported_id(summary: object) -> str | None:
     return None
 
 
+def _settings_of(data: Mapping[str, Any]) -> dict[str, str]:
+    """The preset's torch settings a worker reported, key -> value as JSON (its notes left
+    out: they say what was done, which may differ without the preset differing)."""
+    records = data.get("preset_settings")
+    found = {}
+    for record in records if isinstance(records, list) else []:
+        if isinstance(record, Mapping):
+            found[str(record.get("key"))] = json.dumps(record.get("value"), sort_keys=True)
+    return found
+
+
+def _differing(first: Mapping[str, object], later: Mapping[str, object]) -> list[str]:
+    """The names whose values differ between two mappings (one missing counts)."""
+    return sorted(k for k in {*first, *later} if first.get(k, _ABSENT) != later.get(k, _ABSENT))
+
+
+_ABSENT = object()
+
+
+def env_hash(env: Mapping[str, str | None]) -> str:
+    """First 12 hex digits of the SHA-256 of ``env`` (sorted JSON): kept with each run."""
+    text = json.dumps(dict(env), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What the first accepted run of a side ran under; later runs of it must match."""
+
+    number: int
+    settings: dict[str, str]
+    header_hash: object
+    env: dict[str, str | None] | None
+
+
 class ABRun:
     """Runs A, B, A, B, … ``plan.reps`` times each, one fresh worker per run, and collects
-    each case's figures per side. A failed run stops the run; what was measured is kept."""
+    each case's figures per side. A failed run stops the run; what was measured is kept.
+
+    Each run resolves its preset when its job starts (jobs/job_env.py), so a preset edited
+    during the run would be measured half old, half new. ``record`` therefore compares each
+    run of a side with that side's first run: the torch settings and header hash the worker
+    reports, and, when the driver passes it, the environment the run was launched with on
+    top of the panel's own (the preset's variables and header, the user's job variables).
+    A difference stops the run, naming what changed."""
 
     def __init__(self, plan: BenchPlan, a_name: str, b_name: str) -> None:
         check_plan(plan)
@@ -321,6 +175,7 @@ class ABRun:
         self._torch_version = ""
         self._started = time.time()
         self._finished: float | None = None
+        self._setups: dict[str, _Setup] = {}
 
     def _preset_of(self, side: str) -> str:
         return self.plan.a if side == "A" else self.plan.b
@@ -357,8 +212,10 @@ class ABRun:
         self._done += 1
         return side, (self._next + 1) // 2
 
-    def record(self, data: Mapping[str, Any]) -> None:
-        """The result event's data of the run ``next_spec`` last handed out."""
+    def record(self, data: Mapping[str, Any], env: Mapping[str, str | None] | None = None) -> None:
+        """The result event's data of the run ``next_spec`` last handed out. ``env``: the
+        launched JobSpec's env (what the jobs layer added: the preset's variables and
+        header, the user's job variables); None when the driver does not know it."""
         side, number = self._take_pending()
         where = f"Run {number} of {side} ({self._name_of(side)})"
         expected, reported = _expected_id(self._preset_of(side)), _reported_id(data.get("preset"))
@@ -377,6 +234,15 @@ class ABRun:
                 "used."
             )
             return
+        changed = self._changed_setup(side, number, data, env)
+        if changed:
+            self._stop(
+                f"{where} did not run under the same settings as run "
+                f"{self._setups[side].number} of {side}: {changed} changed in between (the "
+                "preset or the panel's job variables were edited during the benchmark); its "
+                "figures were not used. Run the benchmark again to compare."
+            )
+            return
         self._device_label, self._torch_version = label, version
         cases = data.get("cases")
         for item in cases if isinstance(cases, list) else []:
@@ -390,8 +256,31 @@ class ABRun:
                 "device": data.get("device"),
                 "threads": data.get("threads"),
                 "extra": data.get("extra", {}),
+                "preset_hash": data.get("preset_hash"),
+                "env_hash": env_hash(env) if env is not None else None,
             }
         )
+
+    def _changed_setup(
+        self, side: str, number: int, data: Mapping[str, Any], env: Mapping[str, str | None] | None
+    ) -> str:
+        """ "" when this run of ``side`` ran under what its first run did (the first run
+        sets it), else what changed in words ("the torch setting tunableop, MIOPEN_X")."""
+        settings = _settings_of(data)
+        header_hash = data.get("preset_hash")
+        setup = self._setups.get(side)
+        if setup is None:
+            self._setups[side] = _Setup(
+                number, settings, header_hash, dict(env) if env is not None else None
+            )
+            return ""
+        parts = [f"the torch setting {key}" for key in _differing(setup.settings, settings)]
+        if not parts and header_hash != setup.header_hash:
+            parts.append("its preset header")
+        if env is not None and setup.env is not None:
+            names = _differing(setup.env, env)
+            parts += names[:5] + ([f"{len(names) - 5} more variables"] if len(names) > 5 else [])
+        return ", ".join(parts)
 
     def _add_case(self, where: str, side: str, item: object) -> None:
         if not isinstance(item, Mapping) or not isinstance(item.get("case"), str):
@@ -437,6 +326,17 @@ class ABRun:
         return self._cancelled
 
     @property
+    def stopped(self) -> bool:
+        """Whether a failed or refused run stopped the benchmark before its end."""
+        return self._stopped
+
+    @property
+    def pending_side(self) -> str | None:
+        """ "A" or "B": the side of the run ``next_spec`` last handed out and not yet
+        recorded (or failed); None when no run is out."""
+        return self._pending
+
+    @property
     def progress(self) -> tuple[int, int]:
         """(runs finished, runs planned)."""
         return self._done, len(self._order)
@@ -480,165 +380,3 @@ class ABRun:
             runs=list(self._runs),
             cancelled=self._cancelled,
         )
-
-
-# -- keeping and exporting results ---------------------------------------------------------
-BACKUPS_KEEP = 5
-
-
-def bench_dir() -> Path:
-    return paths.data_dir() / "bench"
-
-
-def _new_id(result: BenchResult, folder: Path) -> str:
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(result.started))
-    base = f"{stamp}-{result.plan.workload}"
-    ident, n = base, 2
-    while (folder / f"{ident}.json").exists():
-        ident, n = f"{base}-{n}", n + 1
-    return ident
-
-
-def save_result(result: BenchResult, folder: Path | None = None) -> BenchResult:
-    """Keep it (data_dir()/bench/<id>.json, atomic); returns it with ``id`` set. A new
-    name each time: nothing saved before is overwritten. A result without a single case
-    measured on both sides is refused (PanelError): it would only clutter the list."""
-    if not result.cases:
-        raise PanelError(
-            "The benchmark result was not saved: no case was measured on both sides, so "
-            "there is nothing to compare. The run's errors say what stopped it."
-        )
-    folder = folder or bench_dir()
-    with locked(folder / "results", refused="The benchmark result was not saved"):
-        saved = dataclasses.replace(result, id=_new_id(result, folder))
-        text = json.dumps(saved.to_json(), indent=2, ensure_ascii=False)
-        write_atomic(folder / f"{saved.id}.json", text.encode("utf-8"))
-    return saved
-
-
-#: A saved result is a few KiB (50 runs a side with their preset records stay far below
-#: 1 MiB); a bigger file is not one the panel wrote.
-RESULT_LIMIT = CONFIG_LIMIT
-
-
-def read_result(path: Path) -> BenchResult:
-    """One saved result, read within :data:`RESULT_LIMIT` (regular files only, so a FIFO
-    never blocks); ValueError saying why it cannot be read."""
-    try:
-        data = json.loads(read_bytes(path, RESULT_LIMIT).decode("utf-8"))
-    except NotRegularFileError:
-        raise ValueError("it is not a regular file") from None
-    except TooLargeError:
-        raise ValueError(f"it is larger than {size_text(RESULT_LIMIT)}") from None
-    except OSError as exc:
-        raise ValueError(f"it cannot be read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError("it is not UTF-8 text") from None
-    except RecursionError:  # json.loads of a deeply nested [[[[…
-        raise ValueError("it nests too deeply to be a benchmark result") from None
-    except ValueError as exc:  # json.JSONDecodeError
-        raise ValueError(f"it is not valid JSON: {exc}") from None
-    if not isinstance(data, Mapping):
-        raise ValueError("it is not a JSON object")
-    try:
-        return BenchResult.from_json(data)
-    except ValueError as exc:
-        raise ValueError(f"it does not have the shape of a benchmark result: {exc}") from None
-
-
-def load_results(folder: Path | None = None) -> list[BenchResult]:
-    """Saved results, newest first; unreadable files are skipped (and logged)."""
-    folder = folder or bench_dir()
-    try:
-        files = sorted(folder.glob("*.json"))  # a FIFO or folder: read_result says so
-    except OSError as exc:
-        log.warning("benchmark results in %s cannot be listed: %s", folder, exc)
-        return []
-    results = []
-    for path in files:
-        try:
-            loaded = read_result(path)
-        except ValueError as exc:  # the file is left as it is
-            log.warning("skipped the benchmark result %s: %s", path, exc)
-            continue
-        results.append(dataclasses.replace(loaded, id=path.stem))
-    results.sort(key=lambda r: (r.started, r.id), reverse=True)
-    return results
-
-
-CSV_COLUMNS = (
-    "case",
-    "unit",
-    "higher_is_better",
-    "a_median",
-    "b_median",
-    "ratio",
-    "ratio_low",
-    "ratio_high",
-    "verdict",
-    "a_values",
-    "b_values",
-    "a_preset",
-    "b_preset",
-    "device",
-    "torch_version",
-)
-
-
-def to_csv(result: BenchResult) -> str:
-    """One row per case; each row also names both presets, the device and torch."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for c in result.cases:
-        writer.writerow(
-            (
-                c.case,
-                c.unit,
-                "yes" if c.higher_is_better else "no",
-                f"{c.a_median:.6g}",
-                f"{c.b_median:.6g}",
-                f"{c.ratio:.4f}",
-                f"{c.ratio_low:.4f}",
-                f"{c.ratio_high:.4f}",
-                c.verdict,
-                " ".join(f"{v:.6g}" for v in c.a),
-                " ".join(f"{v:.6g}" for v in c.b),
-                result.a_name,
-                result.b_name,
-                result.device_label,
-                result.torch_version,
-            )
-        )
-    return out.getvalue()
-
-
-def export_result(result: BenchResult, path: Path) -> None:
-    """Write .json or .csv (by suffix), atomically, into a folder that exists; a file
-    already there is backed up."""
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
-    elif suffix == ".csv":
-        text = to_csv(result)
-    else:
-        raise PanelError(
-            f"{path.name} cannot be written: a benchmark exports as .json or .csv.",
-            "Give the file one of those endings.",
-        )
-    check_out_folder(path)
-    backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
-    write_atomic(path, text.encode("utf-8"))
-
-
-def check_out_folder(path: Path) -> None:
-    """PanelError when ``path`` cannot be a file to write: its folder is missing (a typo is
-    more likely than a wish for new folders, so none is created) or it is a folder."""
-    folder = path.parent
-    if not folder.is_dir():
-        raise PanelError(
-            f"{path} cannot be written: the folder {folder} does not exist. Create it "
-            "first, or choose a file in a folder that exists."
-        )
-    if path.is_dir():
-        raise PanelError(f"{path} cannot be written: it is a folder. Give a file name.")

@@ -119,6 +119,11 @@ def figure(value: float) -> str:
     return text
 
 
+def ratio_text(ratio: float) -> str:
+    """A ratio as the tables write it: "2.08×", "254×" (:func:`figure` digits)."""
+    return f"{figure(ratio)}×"
+
+
 def spread_text(low: float, high: float) -> str:
     """The ratio's spread as "0.055×–254×"."""
-    return f"{figure(low)}×–{figure(high)}×"
+    return f"{ratio_text(low)}–{ratio_text(high)}"

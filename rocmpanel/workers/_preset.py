@@ -12,6 +12,7 @@ the worker.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -42,7 +43,7 @@ TUNABLEOP_FOLDER = "tunableop"
 
 _SDPA = ("flash", "mem_efficient", "math")
 
-_state: dict[str, Any] = {"header": None, "before": [], "records": []}
+_state: dict[str, Any] = {"header": None, "raw": None, "before": [], "records": []}
 
 
 def _record(key: str, value: Any, applied: bool, note: str) -> dict[str, Any]:
@@ -128,6 +129,11 @@ def _apply_tunableop(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         return _record("tunableop", value, False, "not a mapping (enabled, tuning)")
     if not value.get("enabled", False):
+        mine = os.environ.get("PYTORCH_TUNABLEOP_ENABLED")
+        if mine:  # the job's environment has it (the user's job variables): it wins
+            return _record(
+                "tunableop", value, mine == "0", f"kept your PYTORCH_TUNABLEOP_ENABLED={mine}"
+            )
         return _record("tunableop", value, True, "off (PYTORCH_TUNABLEOP_ENABLED left unset)")
     notes = [
         _set_unless_yours("PYTORCH_TUNABLEOP_ENABLED", "1"),
@@ -176,7 +182,8 @@ def before_torch() -> dict[str, Any] | None:
                 records.append(apply(settings[key]))
             except Exception as exc:  # one setting never stops the worker
                 records.append(_record(key, settings[key], False, f"{type(exc).__name__}: {exc}"))
-    _state.update(header=header, before=records, records=list(records))
+    raw = os.environ.get(HEADER_VAR) if header is not None else None
+    _state.update(header=header, raw=raw, before=records, records=list(records))
     return header
 
 
@@ -310,6 +317,15 @@ def summary() -> dict[str, Any] | None:
     if header is None:
         return None
     return {"id": str(header.get("id", "")), "name": str(header.get("name", ""))}
+
+
+def header_hash() -> str | None:
+    """First 12 hex digits of the SHA-256 of the header as read (its raw JSON), or None
+    without one: the panel compares it across the runs of one side of an A/B benchmark."""
+    raw = _state["raw"]
+    if raw is None:
+        return None
+    return hashlib.sha256(str(raw).encode("utf-8")).hexdigest()[:12]
 
 
 def log_applied(records: list[dict[str, Any]]) -> None:

@@ -8,7 +8,8 @@ environment; this script applies the preset's header before and after importing 
 (``_preset``), measures one workload and sends one result::
 
     {"cases": [{"case", "unit", "higher_is_better", "value"}], "device_label", "device",
-     "torch_version", "preset": {"id", "name"} | None, "preset_settings": [...], "extra"}
+     "torch_version", "preset": {"id", "name"} | None, "preset_hash": "<12 hex>" | None,
+     "preset_settings": [...], "extra"}
 
 Every case is a figure the panel compares across runs; sizes are fixed per mode so the two
 sides measure exactly the same work. A failure is an ``error`` event with a plain message
@@ -37,6 +38,12 @@ TARGET_S = {True: 0.05, False: 0.5}  # by --quick
 MAX_ITERS = 10_000
 # Greedy tokens the chat workload generates (after a 2-token warm-up).
 CHAT_TOKENS = {True: 16, False: 128}
+#: A copy of rocmpanel.tuning.bench.CHAT_NEEDS_MODEL (workers import no rocmpanel; a test
+#: ties the two).
+CHAT_NEEDS_MODEL = (
+    "The chat workload needs a model folder: choose a model in the Chat tab, or pass "
+    "--model DIR to `rocmpanel bench`."
+)
 CHAT_PROMPT = "Explain in one paragraph what a GPU does when it multiplies two matrices."
 
 
@@ -161,13 +168,30 @@ def run_sdpa(torch: Any, device: str, quick: bool) -> tuple[list[dict[str, Any]]
     return cases, {"sdpa_backends": sdpa_backends(torch)}
 
 
+#: Tensors one churn iteration allocates, and the exponent bound of their element counts
+#: (by --quick). Each count is 1, 3, 5 or 7 times 2**k, 10 <= k < top: from 1 Ki elements
+#: to 7 * 2**(top - 1): 3.5 Mi (14 MiB of float32) quick, 14 Mi (56 MiB) full.
+ALLOC_COUNT = {True: 64, False: 128}
+ALLOC_TOP = {True: 20, False: 22}
+FLOAT32_BYTES = 4
+
+
 def alloc_pattern(quick: bool) -> list[int]:
-    """Element counts of the tensors one iteration allocates: a fixed mix from 1 Ki to
-    16 Mi elements (float32), the same in every run."""
+    """Element counts of the float32 tensors one iteration allocates: a fixed mix (the same
+    in every run) of :data:`ALLOC_COUNT` tensors up to 7 * 2**(ALLOC_TOP - 1) elements.
+    Planned peak (:func:`alloc_peak_bytes`): 0.09 GiB quick, 0.83 GiB full, so a full run
+    fits an 8 GiB card with room for the allocator's rounding and other programs."""
     rng = random.Random(0)
-    count = 64 if quick else 256
-    top = 20 if quick else 24  # 2**20 (4 MiB) / 2**24 (64 MiB) elements
-    return [rng.choice((1, 3, 5, 7)) << rng.randrange(10, top) for _ in range(count)]
+    top = ALLOC_TOP[quick]
+    return [rng.choice((1, 3, 5, 7)) << rng.randrange(10, top) for _ in range(ALLOC_COUNT[quick])]
+
+
+def alloc_peak_bytes(sizes: list[int]) -> int:
+    """Bytes the tensors of one churn iteration hold at most (before the allocator rounds
+    them up): all of them at first; then the odd ones with the refill (every third size)."""
+    held_all = sum(sizes)
+    odd_and_refill = sum(sizes[1::2]) + sum(sizes[::3])
+    return max(held_all, odd_and_refill) * FLOAT32_BYTES
 
 
 def run_alloc(torch: Any, device: str, quick: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -239,11 +263,7 @@ def run_chat(
     from _chat_load import check_folder, dtype_keyword, leave_a_core_free, weight_kwargs
 
     if not model_dir:
-        raise BenchFailure(
-            "The chat workload needs a model folder (--model); choose a model in the Chat "
-            "tab or pass one.",
-            "no_model",
-        )
+        raise BenchFailure(CHAT_NEEDS_MODEL, "no_model")
     try:
         check_folder(Path(model_dir), trust_remote_code=False)
     except WorkerFailure as exc:
@@ -367,6 +387,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "torch_version": str(torch.__version__),
         "threads": int(torch.get_num_threads()),
         "preset": _preset.summary(),
+        "preset_hash": _preset.header_hash(),
         "preset_settings": settings,
         "extra": extra,
     }

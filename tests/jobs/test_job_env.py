@@ -207,3 +207,35 @@ def test_a_tunableop_preset_tells_the_worker_the_data_dir(monkeypatch) -> None:
     assert json.loads(env[HEADER_VAR] or "")["torch"] == {
         "tunableop": {"enabled": True, "tuning": True}
     }
+
+
+def _settings_never_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make Settings.load record each call (and fail the job's preset if it is used)."""
+    calls: list[str] = []
+
+    def load(*args: object, **kwargs: object) -> Settings:
+        calls.append("load")
+        raise PanelError("settings.yaml must not be read here")
+
+    monkeypatch.setattr(Settings, "load", load)
+    return calls
+
+
+@pytest.mark.parametrize("preset", ["mine", NO_PRESET])
+def test_a_job_naming_its_preset_never_reads_the_settings_file(
+    monkeypatch, saved_preset, preset: str
+) -> None:
+    calls = _settings_never_read(monkeypatch)
+    env = job_env_for(JobSpec("x", "probe", preset=preset), platform="linux")
+    assert calls == []
+    assert ("A" in env) is (preset == "mine")
+
+
+def test_the_settings_file_is_read_once_for_a_job_under_the_active_preset(
+    monkeypatch, saved_preset
+) -> None:
+    calls = _settings_never_read(monkeypatch)
+    assert job_env_for(JobSpec("x", "probe"), platform="linux", active="mine")["A"] == "preset"
+    assert calls == []  # the caller said which preset is active
+    assert job_env_for(JobSpec("x", "probe"), platform="linux") == {}
+    assert calls == ["load"]

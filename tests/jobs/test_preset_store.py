@@ -394,6 +394,39 @@ def test_delete_backs_up_and_refuses_built_ins(store: PresetStore) -> None:
     assert caught.value.message.startswith("There is no preset 'mine'. Known presets: ")
 
 
+def test_delete_looks_the_preset_up_under_the_lock(
+    store: PresetStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextlib import contextmanager
+
+    store.save(_preset())
+    events: list[str] = []
+    get = store.get
+
+    @contextmanager
+    def lock(refused: str):  # type: ignore[no-untyped-def]
+        events.append(f"lock: {refused}")
+        try:
+            yield
+        finally:
+            events.append("unlock")
+
+    def looked_up(ident: str) -> Preset:
+        events.append(f"get {ident}")
+        return get(ident)
+
+    monkeypatch.setattr(store, "_lock", lock)
+    monkeypatch.setattr(store, "get", looked_up)
+    store.delete("mine")
+    assert events == ["lock: Preset not deleted", "get mine", "unlock"]
+    assert list(store.root.glob("*.yaml")) == []
+    events.clear()
+    with pytest.raises(PanelError) as caught:
+        store.delete("debugging")
+    assert caught.value.message == "'Debugging' is a built-in preset and cannot be deleted."
+    assert events == ["lock: Preset not deleted", "get debugging", "unlock"]
+
+
 def test_duplicate_makes_a_free_id_and_name(store: PresetStore) -> None:
     first = store.duplicate("rdna3-consumer")
     assert (first.id, first.name, first.builtin) == (

@@ -8,13 +8,14 @@ import pytest
 from rocmpanel.envvars.catalogue import load_catalogue
 from rocmpanel.jobs.preset_text import (
     archs_text,
+    effect_text,
     gfx_arch,
     source_text,
     suits,
     unknown_variables,
     value_text,
 )
-from rocmpanel.jobs.presets import Item, Preset, builtin_presets
+from rocmpanel.jobs.presets import Effect, Item, Preset, builtin_presets
 
 # ---- source_text -----------------------------------------------------------------------------
 
@@ -143,6 +144,8 @@ ARCH_OF = [
     ("gfx90a", "cdna2"),
     ("gfx90a:sramecc+:xnack-", "cdna2"),
     ("gfx908", None),  # CDNA1 (MI100)
+    ("gfx940", "cdna3"),  # MI300A/X early steps: CDNA3 too
+    ("gfx941", "cdna3"),
     ("gfx942", "cdna3"),
     ("gfx950", "cdna4"),
     ("gfx906", None),
@@ -209,3 +212,36 @@ def test_the_builtins_suit_a_gfx1100() -> None:
 )
 def test_archs_text(archs: tuple[str, ...], text: str) -> None:
     assert archs_text(archs) == text
+
+
+# ---- effect_text -----------------------------------------------------------------------------
+_FIND = Item("env", "MIOPEN_FIND_MODE", "FAST")
+
+
+@pytest.mark.parametrize(
+    ("effect", "text"),
+    [
+        (Effect(_FIND, True), "applies"),
+        (Effect(_FIND, True, "on gfx1100 only"), "applies (on gfx1100 only)"),
+        (Effect(_FIND, False, "Linux only"), "no effect here: Linux only"),
+        (Effect(_FIND, False), "no effect here: it does not apply on this machine"),
+        (
+            Effect(_FIND, True, "the GPU is not known", checked=False),
+            "not checked: the GPU is not known",
+        ),
+        # the rule may already start its note with "not checked: ": said once, not twice
+        (
+            Effect(_FIND, True, "not checked: the GPU is not known", checked=False),
+            "not checked: the GPU is not known",
+        ),
+        (Effect(_FIND, True, "not checked: no GPU"), "not checked: no GPU"),
+        (
+            Effect(_FIND, True, "", checked=False),
+            "not checked: what it depends on is not known here",
+        ),
+        # an unchecked "no effect" is a guess too: "not checked" wins
+        (Effect(_FIND, False, "Linux only", checked=False), "not checked: Linux only"),
+    ],
+)
+def test_effect_text_says_applies_no_effect_or_not_checked(effect, text):
+    assert effect_text(effect) == text

@@ -12,7 +12,7 @@ import unicodedata
 import pytest
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.jobs import preset_schema
+from rocmpanel.jobs import preset_yaml
 from rocmpanel.jobs.presets import (
     HEADER_VAR,
     NO_PRESET,
@@ -224,9 +224,9 @@ BROKEN = [
     ),
     (
         "env int",
-        HEAD + "env:\n  PYTORCH_TUNABLEOP_ENABLED:\n    value: 1\n",
+        HEAD + "env:\n  AMD_LOG_LEVEL:\n    value: 1\n",
         5,
-        "env.PYTORCH_TUNABLEOP_ENABLED.value",
+        "env.AMD_LOG_LEVEL.value",
         'an environment value must be text, got the number 1: write "1" in quotes',
     ),
     (
@@ -288,6 +288,14 @@ BROKEN = [
         "env.PYTORCH_HIP_ALLOC_CONF",
         "set the allocator through the `alloc` torch setting; the worker writes it to the "
         "variable name its torch reads",
+    ),
+    (
+        "tunableop variable",
+        HEAD + 'env:\n  PYTORCH_TUNABLEOP_ENABLED: "1"\n',
+        4,
+        "env.PYTORCH_TUNABLEOP_ENABLED",
+        "set TunableOp through the `tunableop` torch setting; the worker sets this variable "
+        "from it",
     ),
     (
         "header variable",
@@ -512,7 +520,7 @@ def test_nesting_up_to_the_limit_reaches_the_schema_one_more_is_refused() -> Non
 def test_a_recursion_error_is_a_preset_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the depth limit (or with little stack left) the composer's RecursionError
     still ends as a PresetError, never reaching the caller."""
-    monkeypatch.setattr(preset_schema, "MAX_DEPTH", 10**9)
+    monkeypatch.setattr(preset_yaml, "MAX_DEPTH", 10**9)
     with pytest.raises(PresetError) as caught:
         parse_preset(HEAD + "description: " + "[" * 100_000 + "\n", "d.yaml")
     assert caught.value.message == "d.yaml: file: nests too deeply to be a preset"
@@ -1243,3 +1251,38 @@ def test_resolve_follows_the_active_preset_and_none(caplog: pytest.LogCaptureFix
     assert caught.value.message.startswith(
         "There is no preset 'gone'. Known presets: safe-defaults, "
     )
+
+
+@pytest.mark.parametrize(
+    "name", ["PYTORCH_TUNABLEOP_ENABLED", "PYTORCH_TUNABLEOP_TUNING", "PYTORCH_TUNABLEOP_FILENAME"]
+)
+def test_the_tunableop_variables_the_worker_sets_are_refused(name: str) -> None:
+    with pytest.raises(PresetError) as caught:
+        parse_preset(f'{HEAD}env:\n  {name}: "0"\n', "my.yaml")
+    assert (caught.value.line, caught.value.field, caught.value.problem) == (
+        4,
+        f"env.{name}",
+        "set TunableOp through the `tunableop` torch setting; the worker sets this variable "
+        "from it",
+    )
+
+
+def test_other_tunableop_variables_stay_allowed() -> None:
+    preset = parse_preset(f'{HEAD}env:\n  PYTORCH_TUNABLEOP_VERBOSE: "1"\n', "my.yaml")
+    assert [(i.key, i.value) for i in preset.env] == [("PYTORCH_TUNABLEOP_VERBOSE", "1")]
+
+
+def test_tf32_targets_are_every_cdna3_and_cdna4_target() -> None:
+    from rocmpanel.jobs.presets import TF32_GFX
+
+    assert TF32_GFX == ("gfx940", "gfx941", "gfx942", "gfx950")
+
+
+@pytest.mark.parametrize(
+    ("gfx", "applies"), [("gfx940", True), ("gfx941", True), ("gfx90a", False)]
+)
+def test_high_matmul_precision_on_the_first_mi300_targets(gfx: str, applies: bool) -> None:
+    preset = Preset("t", "T", torch=(Item("torch", "float32_matmul_precision", "high"),))
+    [effect] = item_effects(preset, Target("linux", gfx, "2.13.0+rocm7.2", "7.2"))
+    note = "" if applies else f"{gfx} has no TF32 hardware: float32 matmuls stay full float32"
+    assert (effect.applies, effect.note, effect.checked) == (applies, note, True)

@@ -95,10 +95,12 @@ def test_the_button_opens_the_tuning_tab_and_follows_use_for_jobs(qtbot) -> None
     tab.presets.select("throughput")
     tab.presets.use_button.click()
     assert win.status_preset.text() == "Preset: Throughput"
-    assert Settings.load().general.active_preset == "throughput"
+    # The choice is saved in the background: the file follows shortly.
+    qtbot.waitUntil(lambda: Settings.load().general.active_preset == "throughput", timeout=10_000)
     tab.presets.stop_button.click()
     assert win.status_preset.text() == "Preset: none"
     assert wait_for_background(10_000)
+    assert Settings.load().general.active_preset == ""
 
 
 def test_the_button_says_so_when_there_is_no_tuning_tab(qtbot) -> None:

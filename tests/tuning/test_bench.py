@@ -18,14 +18,15 @@ from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
 from rocmpanel.tuning import bench_stats
 from rocmpanel.tuning.bench import (
-    CSV_COLUMNS,
     ABRun,
     BenchPlan,
     BenchResult,
+    env_hash,
     export_result,
     load_results,
     save_result,
 )
+from rocmpanel.tuning.bench_store import CSV_COLUMNS
 
 PLAN = BenchPlan(a="none", b="one-thread", workload="gemm", reps=2, quick=True, device="cpu")
 PRESETS = {"A": None, "B": {"id": "one-thread", "name": "One thread"}}
@@ -146,6 +147,12 @@ def test_figures_have_3_significant_digits(value: float, text: str) -> None:
     assert bench_stats.figure(value) == text
 
 
+def test_ratio_text() -> None:
+    assert bench_stats.ratio_text(2.0833) == "2.08×"
+    assert bench_stats.ratio_text(254.311) == "254×"
+    assert bench_stats.ratio_text(0.05512) == "0.0551×"
+
+
 def test_spread_text() -> None:
     assert bench_stats.spread_text(0.055, 254.311) == "0.055×–254×"
 
@@ -243,7 +250,10 @@ def test_unknown_workload_and_chat_without_a_model_are_refused() -> None:
     )
     with pytest.raises(PanelError) as caught:
         ABRun(dataclasses_replace(PLAN, workload="chat"), "a", "b")
-    assert caught.value.message == "The chat workload needs a model folder."
+    assert caught.value.message == (
+        "The chat workload needs a model folder: choose a model in the Chat tab, or pass "
+        "--model DIR to `rocmpanel bench`."
+    )
     chat = ABRun(dataclasses_replace(PLAN, workload="chat", model="/m"), "a", "b")
     spec = chat.next_spec()
     assert spec is not None
@@ -321,6 +331,121 @@ def test_bad_figures_are_left_out_and_named() -> None:
         "Run 1 of A (none): g: 0.0 is not a figure above zero; left out.",
         "Run 1 of A (none) sent a case the panel cannot read: 'garbage'.",
     ]
+
+
+def setting(key: str, value: object, note: str = "done") -> dict[str, Any]:
+    return {"key": key, "value": value, "applied": True, "note": note}
+
+
+def b_run(settings: list[dict[str, Any]], header_hash: str | None = "abc") -> dict[str, Any]:
+    return worker_result("B", g=2.0) | {"preset_settings": settings, "preset_hash": header_hash}
+
+
+def run_to_second_b(first: dict[str, Any], env: dict[str, str | None] | None = None) -> ABRun:
+    """A run with A 1, B 1 (``first``, launched with ``env``) and A 2 recorded; B 2 out."""
+    run = ABRun(PLAN, "none", "One thread")
+    run.next_spec()
+    run.record(worker_result("A", g=1.0), env={})
+    run.next_spec()
+    run.record(first, env=env)
+    run.next_spec()
+    run.record(worker_result("A", g=1.1), env={})
+    assert run.next_spec() is not None
+    return run
+
+
+SAME_AS_RUN_1 = (
+    "Run 2 of B (One thread) did not run under the same settings as run 1 of B: {} changed "
+    "in between (the preset or the panel's job variables were edited during the benchmark); "
+    "its figures were not used. Run the benchmark again to compare."
+)
+
+
+@pytest.mark.parametrize(
+    ("second", "changed"),
+    [
+        (b_run([setting("cpu_threads", 2)]), "the torch setting cpu_threads"),
+        (b_run([setting("cpu_threads", 1), setting("cudnn_benchmark", True)]),
+         "the torch setting cudnn_benchmark"),
+        (b_run([]), "the torch setting cpu_threads"),
+        (b_run([setting("cpu_threads", 1)], header_hash="def"), "its preset header"),
+    ],
+)  # fmt: skip
+def test_a_side_whose_preset_changed_during_the_run_stops_it(
+    second: dict[str, Any], changed: str
+) -> None:
+    run = run_to_second_b(b_run([setting("cpu_threads", 1)]))
+    run.record(second)
+    assert run.stopped and run.pending_side is None
+    assert run.next_spec() is None
+    result = run.result()
+    assert result.errors == [SAME_AS_RUN_1.format(changed)]
+    assert [(c.a, c.b) for c in result.cases] == [((1.0, 1.1), (2.0,))]
+    assert len(result.runs) == 3
+
+
+def test_a_later_run_that_only_says_something_else_is_counted() -> None:
+    """The notes say what was done ("kept your ..."): only the settings themselves count."""
+    run = run_to_second_b(b_run([setting("cpu_threads", 1, "set")]), env={"X": "1"})
+    run.record(b_run([setting("cpu_threads", 1, "another note")]), env={"X": "1"})
+    assert not run.stopped and run.result().errors == []
+    assert [r["preset_hash"] for r in run.result().runs] == [None, "abc", None, "abc"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "changed"),
+    [
+        ({"MIOPEN_FIND_MODE": "FAST"}, {"MIOPEN_FIND_MODE": "NORMAL"}, "MIOPEN_FIND_MODE"),
+        ({}, {"HSA_X": "1"}, "HSA_X"),  # a first run launched with nothing added counts too
+        ({"HSA_X": "1"}, {"HSA_X": None}, "HSA_X"),  # unset by the user's job variables
+        (
+            {f"V{n}": "1" for n in range(7)},
+            {f"V{n}": "2" for n in range(7)},
+            "V0, V1, V2, V3, V4, 2 more variables",
+        ),
+    ],
+)
+def test_a_side_launched_with_other_variables_stops_the_run(
+    first: dict[str, str | None], second: dict[str, str | None], changed: str
+) -> None:
+    settings = [setting("cpu_threads", 1)]
+    run = run_to_second_b(b_run(settings), env=first)
+    run.record(b_run(settings), env=second)
+    assert run.result().errors == [SAME_AS_RUN_1.format(changed)]
+
+
+def test_without_the_launched_env_only_the_workers_report_is_compared() -> None:
+    settings = [setting("cpu_threads", 1)]
+    run = run_to_second_b(b_run(settings), env=None)
+    run.record(b_run(settings), env={"ANY": "1"})
+    assert not run.stopped
+    assert run.result().runs[1]["env_hash"] is None
+    assert run.result().runs[3]["env_hash"] == env_hash({"ANY": "1"})
+
+
+def test_env_hash_is_12_hex_digits_of_the_sorted_json() -> None:
+    import hashlib
+
+    expected = hashlib.sha256(b'{"A":"1","B":null}').hexdigest()[:12]
+    assert env_hash({"B": None, "A": "1"}) == expected
+    assert env_hash({}) == hashlib.sha256(b"{}").hexdigest()[:12]
+
+
+def test_pending_side_is_the_side_handed_out_until_it_is_recorded_or_failed() -> None:
+    run = ABRun(PLAN, "none", "One thread")
+    assert run.pending_side is None
+    run.next_spec()
+    assert run.pending_side == "A"
+    run.record(worker_result("A", g=1.0))
+    assert run.pending_side is None
+    run.next_spec()
+    assert run.pending_side == "B"
+    run.failed("it crashed")
+    assert run.pending_side is None
+    other = ABRun(PLAN, "none", "One thread")
+    other.next_spec()
+    other.cancel()
+    assert other.pending_side is None
 
 
 def test_record_without_a_run_handed_out_is_a_bug() -> None:
@@ -551,3 +676,10 @@ def dataclasses_replace(plan: BenchPlan, **changes: Any) -> BenchPlan:
     import dataclasses
 
     return dataclasses.replace(plan, **changes)
+
+
+def test_the_readme_and_the_json_docs_give_the_winner_runs_of_bench_stats() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for doc in ("README.md", "docs/tuning-json.md"):
+        text = " ".join((root / doc).read_text(encoding="utf-8").replace("**", "").split())
+        assert f"only with {bench_stats.WINNER_RUNS} or more runs of each side" in text, doc

@@ -85,7 +85,7 @@ def test_list_json_and_an_unreadable_user_file(capsys: pytest.CaptureFixture[str
 def test_show_prints_each_item_with_why_source_and_effect(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rocmpanel.tuning import cli
+    from rocmpanel.tuning import presets_cli as cli
 
     monkeypatch.setattr(cli, "this_target", lambda: Target(platform="linux", gfx=None))
     code, out, err = run(capsys, "presets", "show", "Debugging")
@@ -118,7 +118,7 @@ def test_show_values_in_words_sources_spelled_out_and_three_kinds_of_effect(
 ) -> None:
     from rocmpanel.jobs import presets
     from rocmpanel.jobs.presets import Effect
-    from rocmpanel.tuning import cli
+    from rocmpanel.tuning import presets_cli as cli
 
     user_preset(SHOWN, "shown")
     monkeypatch.setattr(cli, "this_target", lambda: Target(platform="linux", gfx="gfx1100"))
@@ -155,7 +155,7 @@ def test_show_json_marks_what_has_no_effect_on_the_gpu(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rocmpanel.jobs.presets import item_effects
-    from rocmpanel.tuning import cli
+    from rocmpanel.tuning import presets_cli as cli
 
     target = Target(platform="linux", gfx="gfx1100")
     monkeypatch.setattr(cli, "this_target", lambda: target)
@@ -275,7 +275,11 @@ def test_use_sets_the_active_preset_list_marks_it_and_none_clears_it(
     user_preset()
     code, out, err = run(capsys, "presets", "use", "One thread")
     assert (code, err) == (0, "")
-    assert out == "Jobs started from now on run under One thread (one-thread).\n"
+    assert out == (
+        "Jobs the command line starts from now on, and the panel's from its next start, run "
+        "under One thread (one-thread). In a panel that is running, choose it in the Tuning "
+        "tab.\n"
+    )
     assert Settings.load().general.active_preset == "one-thread"
     code, out, _ = run(capsys, "presets", "list")
     assert out.splitlines()[-1] == "one-thread      One thread (user; any; 1 item)  [active]"
@@ -283,7 +287,11 @@ def test_use_sets_the_active_preset_list_marks_it_and_none_clears_it(
     code, out, _ = run(capsys, "presets", "list", "--json")
     assert json.loads(out)["active"] == "one-thread"
     code, out, err = run(capsys, "presets", "use", "NONE")
-    assert (code, out, err) == (0, "Jobs started from now on run without a preset.\n", "")
+    assert (code, err) == (0, "")
+    assert out == (
+        "Jobs the command line starts from now on, and the panel's from its next start, run "
+        "without a preset. In a panel that is running, choose it in the Tuning tab.\n"
+    )
     assert Settings.load().general.active_preset == ""
     code, out, _ = run(capsys, "presets", "list")
     assert "[active]" not in out
@@ -336,15 +344,17 @@ def test_export_refuses_a_missing_folder_and_creates_none(
         main(["presets", "export", "debugging", "--out", str(target)])
     assert caught.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"rocmpanel presets export: error: argument --out: the folder {target.parent} does "
-        "not exist: create it first or choose a file in a folder that exists"
+        f"rocmpanel presets export: error: argument --out: {target} cannot be written: the "
+        f"folder {target.parent} does not exist. Create it first, or choose a file in a "
+        "folder that exists."
     )
     assert not (tmp_path / "no").exists()
     with pytest.raises(SystemExit) as caught:
         main(["presets", "export", "debugging", "--out", str(tmp_path)])
     assert caught.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"rocmpanel presets export: error: argument --out: {tmp_path} is a folder: give a file name"
+        f"rocmpanel presets export: error: argument --out: {tmp_path} cannot be written: it "
+        "is a folder. Give a file name."
     )
 
 
@@ -356,8 +366,9 @@ def test_bench_out_in_a_missing_folder_is_refused_before_anything_runs(
         main(["bench", "--a", "none", "--b", "none", "--workload", "gemm", "--out", str(target)])
     assert caught.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"rocmpanel bench: error: argument --out: the folder {target.parent} does not exist: "
-        "create it first or choose a file in a folder that exists"
+        f"rocmpanel bench: error: argument --out: {target} cannot be written: the folder "
+        f"{target.parent} does not exist. Create it first, or choose a file in a folder that "
+        "exists."
     )
     assert fake_jobs.started == [] and not (tmp_path / "no").exists()
 
@@ -380,7 +391,7 @@ def test_bench_unknown_preset_lists_the_known_ones_with_none(
         (["--reps", "1"], "argument --reps: 1 is below the minimum 2"),
         (["--reps", "51"], "argument --reps: 51 is above the maximum 50"),
         (["--workload", "fft"], "argument --workload: invalid choice: 'fft'"),
-        (["--device", "gpu"], "argument --device: invalid choice: 'gpu'"),
+        (["--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
     ],
 )
 def test_bench_wrong_arguments_are_argparse_errors(
@@ -399,8 +410,8 @@ def test_bench_chat_without_a_model(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "bench", "--a", "none", "--b", "none", "--workload", "chat")
     assert code == 2
     assert err == (
-        "rocmpanel bench: The chat workload needs a model folder: pass --model DIR or choose "
-        "a model in the Chat tab.\n"
+        "rocmpanel bench: The chat workload needs a model folder: choose a model in the Chat "
+        "tab, or pass --model DIR to `rocmpanel bench`.\n"
     )
 
 
@@ -478,6 +489,8 @@ class FakeJob:
         item = FakeJob.script.pop(0)
         if item is KeyboardInterrupt:
             raise KeyboardInterrupt
+        if not isinstance(item, JobOutcome):  # a step to take while the run is out
+            item = item()
         assert isinstance(item, JobOutcome)
         return item
 
@@ -671,3 +684,76 @@ def test_bench_out_must_be_json_or_csv(capsys: pytest.CaptureFixture[str]) -> No
         "argument --out: 'r.txt' does not end in .json or .csv: a benchmark result is "
         "written as one of those"
     ) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("word", "device"), [("gpu", "cuda"), ("GPU", "cuda"), ("cuda", "cuda"), ("CPU", "cpu")]
+)
+def test_bench_device_takes_the_words_chat_takes(
+    capsys: pytest.CaptureFixture[str], fake_jobs: type[FakeJob], word: str, device: str
+) -> None:
+    fake_jobs.script = [ok(None, 1.0), ok(None, 2.0), ok(None, 1.1), ok(None, 2.1)]
+    code, _, err = run(
+        capsys, "bench", "--a", "none", "--b", "none", "--workload", "gemm", "--reps", "2",
+        "--device", word,
+    )  # fmt: skip
+    assert code == 0, err
+    assert {job.argv[3:7] for job in fake_jobs.started} == {
+        ("--workload", "gemm", "--device", device)
+    }
+    [saved] = load_results()
+    assert saved.plan.device == device
+
+
+def test_a_preset_edited_during_the_run_stops_it_naming_what_changed(
+    capsys: pytest.CaptureFixture[str], fake_jobs: type[FakeJob]
+) -> None:
+    path = user_preset(ONE_THREAD.replace("torch:", "env:\n  MIOPEN_FIND_MODE: FAST\ntorch:"))
+
+    def edit_then_finish() -> JobOutcome:
+        path.write_text(
+            ONE_THREAD.replace("torch:", "env:\n  MIOPEN_FIND_MODE: NORMAL\ntorch:"),
+            encoding="utf-8",
+        )
+        return ok(ONE, 2.0)
+
+    fake_jobs.script = [ok(None, 1.0), edit_then_finish, ok(None, 1.1), ok(ONE, 2.1)]
+    code, _, err = run(
+        capsys, "bench", "--a", "none", "--b", "one-thread", "--workload", "gemm", "--reps", "2"
+    )
+    assert code == 1
+    assert len(fake_jobs.started) == 4
+    assert [job.env.get("MIOPEN_FIND_MODE") for job in fake_jobs.started] == [
+        None, "FAST", None, "NORMAL"
+    ]  # fmt: skip
+    assert (
+        "rocmpanel bench: Run 2 of B (One thread) did not run under the same settings as run 1 "
+        "of B: MIOPEN_FIND_MODE changed in between (the preset or the panel's job variables "
+        "were edited during the benchmark); its figures were not used. Run the benchmark "
+        "again to compare.\n"
+    ) in err
+    [saved] = load_results()
+    assert [(c.a, c.b) for c in saved.cases] == [((1.0, 1.1), (2.0,))]
+    assert [r["env_hash"] is not None for r in saved.runs] == [True, True, True]
+
+
+def test_presets_show_judges_the_first_discrete_gpu_as_the_tab_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from rocmpanel.machine import inventory
+    from rocmpanel.machine.gpu_model import GpuInfo
+    from rocmpanel.tuning import presets_cli
+
+    igpu = GpuInfo("Radeon 780M", gfx="gfx1103", integrated=True)
+    dgpu = GpuInfo("Radeon RX 7900 XTX", gfx="gfx1100", integrated=False)
+    detected = SimpleNamespace(gpus=(igpu, dgpu))  # the laptop whose iGPU is listed first
+    monkeypatch.setattr(inventory, "detect_inventory", lambda: detected)
+    assert presets_cli.this_target().gfx == "gfx1100"
+
+    def broken() -> object:
+        raise OSError("no sysfs")
+
+    monkeypatch.setattr(inventory, "detect_inventory", broken)
+    assert presets_cli.this_target().gfx is None

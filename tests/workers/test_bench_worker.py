@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,6 +16,9 @@ from rocmpanel.jobs.presets import HEADER_VAR
 from rocmpanel.jobs.process import JobOutcome, JobProcess, JobState
 from rocmpanel.jobs.protocol import LogLine, Progress
 from rocmpanel.jobs.spec import JobSpec, prepare
+from rocmpanel.tuning import bench
+
+WORKERS = Path(__file__).resolve().parents[2] / "rocmpanel" / "workers"
 
 pytestmark = pytest.mark.torch
 
@@ -59,6 +64,7 @@ def test_gemm_quick_on_cpu_without_a_preset() -> None:
     assert {c["unit"] for c in data["cases"]} == {"TFLOP/s"}
     assert all(c["higher_is_better"] is True for c in data["cases"])
     assert data["preset"] is None and data["preset_settings"] == []
+    assert data["preset_hash"] is None
     steps = [e.step for e in events if isinstance(e, Progress)]
     assert steps[:2] == ["Importing torch", "GEMM 128 fp32"] and steps[-1] == "Done"
 
@@ -73,6 +79,7 @@ def test_gemm_runs_under_the_preset_in_its_header() -> None:
     data = outcome.result
     assert data is not None
     assert data["preset"] == {"id": "one-thread", "name": "One thread"}
+    assert data["preset_hash"] == hashlib.sha256(header.encode()).hexdigest()[:12]
     assert data["threads"] == 1
     assert data["device"] == "cpu"  # auto on a CPU torch
     [setting] = data["preset_settings"]
@@ -130,8 +137,8 @@ def test_chat_without_a_model_says_so() -> None:
     assert outcome.state is JobState.FAILED and outcome.exit_code == 1
     assert outcome.error is not None and outcome.error.kind == "no_model"
     assert outcome.error.message == (
-        "The chat workload needs a model folder (--model); choose a model in the Chat tab "
-        "or pass one."
+        "The chat workload needs a model folder: choose a model in the Chat tab, or pass "
+        "--model DIR to `rocmpanel bench`."
     )
 
 
@@ -163,3 +170,57 @@ def test_a_python_without_torch(python_without_torch: str) -> None:
     assert outcome.error.message.endswith(
         "install PyTorch in the PyTorch tab or pick another workload Python."
     )
+
+
+# -- pure parts, without torch ---------------------------------------------------------------
+@pytest.fixture
+def worker(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """workers/bench.py as a module (its main() is not run)."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(WORKERS))
+    import bench as worker_bench  # type: ignore[import-not-found]
+
+    return importlib.reload(worker_bench)
+
+
+@pytest.mark.parametrize(
+    ("quick", "count", "largest", "peak"),
+    [
+        (True, 64, 3_670_016, 99_590_144),  # 3.5 Mi elements (14 MiB); 0.09 GiB
+        (False, 128, 14_680_064, 893_128_704),  # 14 Mi elements (56 MiB); 0.83 GiB
+    ],
+)
+def test_the_alloc_workload_holds_at_most_its_planned_peak(
+    worker: ModuleType, quick: bool, count: int, largest: int, peak: int
+) -> None:
+    sizes = worker.alloc_pattern(quick)
+    assert sizes == worker.alloc_pattern(quick)  # the same mix in every run
+    assert len(sizes) == count
+    assert max(sizes) == largest and max(sizes) <= 7 << (worker.ALLOC_TOP[quick] - 1)
+    assert min(sizes) >= 1024
+    assert worker.alloc_peak_bytes(sizes) == peak
+    assert peak < 1 << 30  # a full run fits an 8 GiB card with room to spare
+
+
+def test_alloc_peak_is_the_larger_of_all_held_and_the_odd_ones_with_the_refill(
+    worker: ModuleType,
+) -> None:
+    assert worker.alloc_peak_bytes([4, 1, 1]) == 6 * 4  # all 6; odd 1 + refill 4 = 5
+    assert worker.alloc_peak_bytes([1, 2, 3, 4]) == 11 * 4  # all 10; odd 6 + refill 5 = 11
+    assert worker.alloc_peak_bytes([]) == 0
+
+
+def _constant(name: str) -> object:
+    tree = ast.parse((WORKERS / "bench.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    pytest.fail(f"bench.py has no constant {name}")
+
+
+def test_the_workers_copies_equal_the_panels() -> None:
+    assert _constant("WORKLOADS") == bench.WORKLOADS
+    assert _constant("CHAT_NEEDS_MODEL") == bench.CHAT_NEEDS_MODEL

@@ -232,6 +232,43 @@ def test_tunableop_off_sets_nothing(preset: ModuleType, monkeypatch: pytest.Monk
     }
 
 
+@pytest.mark.parametrize(("mine", "applied"), [("1", False), ("0", True)])
+def test_tunableop_off_keeps_the_jobs_own_variable_and_says_so(
+    preset: ModuleType, monkeypatch: pytest.MonkeyPatch, mine: str, applied: bool
+) -> None:
+    monkeypatch.setenv("PYTORCH_TUNABLEOP_ENABLED", mine)
+    set_header(monkeypatch, {"tunableop": {"enabled": False}})
+    preset.before_torch()
+    assert os.environ["PYTORCH_TUNABLEOP_ENABLED"] == mine
+    assert "PYTORCH_TUNABLEOP_TUNING" not in os.environ
+    [record] = preset.report()["preset_settings"]
+    assert record == {
+        "key": "tunableop",
+        "value": {"enabled": False},
+        "applied": applied,  # "1" keeps TunableOp on: the preset's "off" did not happen
+        "note": f"kept your PYTORCH_TUNABLEOP_ENABLED={mine}",
+    }
+
+
+def test_header_hash_is_the_sha256_of_the_raw_header_cut_to_12_digits(
+    preset: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    assert preset.header_hash() is None
+    raw = '{"id":"mine","name":"My preset","torch":{"cudnn_benchmark":true}}'
+    monkeypatch.setenv("ROCMPANEL_PRESET", raw)
+    preset.before_torch()
+    assert preset.header_hash() == hashlib.sha256(raw.encode()).hexdigest()[:12]
+    assert len(preset.header_hash()) == 12
+    monkeypatch.setenv("ROCMPANEL_PRESET", raw.replace("true", "false"))
+    preset.before_torch()
+    assert preset.header_hash() != hashlib.sha256(raw.encode()).hexdigest()[:12]
+    monkeypatch.setenv("ROCMPANEL_PRESET", "not json")
+    preset.before_torch()
+    assert preset.header_hash() is None  # a header that was not read is no preset
+
+
 class FakeTorch:
     """The parts of torch after_torch touches, recording each call."""
 

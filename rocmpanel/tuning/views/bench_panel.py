@@ -11,7 +11,6 @@ saving and exporting go through ``run_in_background`` (disk reads and locks).
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +19,8 @@ from PySide6.QtGui import QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -40,39 +36,22 @@ from rocmpanel.gui.report import report, user_message
 from rocmpanel.jobs.presets import NO_PRESET, Preset, PresetStore
 from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.runner import Job
-from rocmpanel.jobs.spec import JobSpec
-from rocmpanel.tuning.bench import (
-    ABRun,
-    BenchPlan,
-    BenchResult,
-    export_result,
-    load_results,
-    save_result,
-)
-from rocmpanel.tuning.views.bench_table import (
-    WORKLOAD_LABELS,
-    BenchTable,
-    errors_text,
-    result_label,
-    result_tooltip,
-    summary_text,
-)
+from rocmpanel.tuning.bench import MAX_REPS, MIN_REPS, ABRun, BenchPlan, BenchResult
+from rocmpanel.tuning.views.bench_saved import SavedResults
+from rocmpanel.tuning.views.bench_table import WORKLOAD_LABELS, ResultView
 
 if TYPE_CHECKING:  # pyqtgraph is imported with the chart, when the first result shows
     from rocmpanel.tuning.views.bench_chart import BenchChart
 
 log = logging.getLogger(__name__)
 
-DEVICES: tuple[tuple[str, str], ...] = (
-    ("auto", "Auto (the GPU if torch sees one)"),
-    ("cpu", "CPU"),
-)
+DEVICES = (("auto", "Auto (the GPU if torch sees one)"), ("cpu", "CPU"))
 NO_PRESET_LABEL = "No preset"
 DEMO_REASON = "This is a demo: benchmarks run on a real machine's workload Python."
 NO_CHAT_MODEL = "Chat decode needs a chat model: choose one in the Chat tab first."
 NO_GPU_NOTE = "No AMD GPU was found: the benchmark runs on the CPU and its figures say CPU."
 REPS_DEFAULT = 5
-REPS_RANGE = (2, 50)
+REPS_RANGE = (MIN_REPS, MAX_REPS)
 
 
 def load_presets() -> list[Preset]:
@@ -88,14 +67,10 @@ class BenchPanel(QWidget):
         self.ctx = ctx
         self.run: ABRun | None = None
         self.job: Job | None = None
-        self.shown: BenchResult | None = None
-        self.chart: BenchChart | None = None
         self._cancelled = False
         self._presets_loaded = False
         self._shown_once = False
         self._presets_error = ""  # why the presets could not be listed
-        self._side = ""
-        self._plan = BenchPlan(NO_PRESET, NO_PRESET, "gemm")  # the running plan
 
         self.a_combo = QComboBox()
         self.b_combo = QComboBox()
@@ -135,31 +110,13 @@ class BenchPanel(QWidget):
         policy.setRetainSizeWhenHidden(True)
         self.progress.setSizePolicy(policy)
         self.progress.hide()
-        self.summary_label = QLabel("Pick two presets and a workload, then Run A/B.")
-        self.summary_label.setWordWrap(True)
-        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)  # preset names are user text
-        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label = QLabel("")
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.error_label.setStyleSheet("color: #c62828")
-        self.error_label.hide()
-        self.table = BenchTable()
-        self.chart_slot = QVBoxLayout()
-        self.chart_slot.setContentsMargins(0, 0, 0, 0)
-        self.chart_placeholder = QLabel("The chart appears here after a run.")
-        self.chart_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.chart_slot.addWidget(self.chart_placeholder)
+        self.result_view = ResultView()
+        self.summary_label = self.result_view.summary_label
+        self.error_label = self.result_view.error_label
+        self.table = self.result_view.table
 
-        self.saved_list = QListWidget()
-        self.saved_list.setWordWrap(True)  # a long pair of names wraps, never scrolls off
-        self.saved_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.saved_list.setTextElideMode(Qt.TextElideMode.ElideNone)
-        self.saved_list.currentItemChanged.connect(self._on_saved_list_current_item_changed)
-        self.export_button = QPushButton("&Export…")
-        self.export_button.setToolTip("Save the result shown as .json or .csv")
-        self.export_button.setEnabled(False)
-        self.export_button.clicked.connect(self.export_shown)
+        self.saved = SavedResults(ctx, self.error_label)
+        self.saved.chosen.connect(self._on_saved_chosen)
 
         controls = QHBoxLayout()
         for caption, widget in (
@@ -178,29 +135,9 @@ class BenchPanel(QWidget):
         controls.addWidget(self.run_button)
         controls.addWidget(self.cancel_button)
 
-        chart_box = QWidget()
-        chart_box.setLayout(self.chart_slot)
-        results = QSplitter(Qt.Orientation.Vertical)
-        results.addWidget(chart_box)
-        results.addWidget(self.table)
-        results.setStretchFactor(0, 3)
-        results.setStretchFactor(1, 2)
-        results.setSizes([480, 220])  # the table's size hint would take most of the height
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.summary_label)
-        left_layout.addWidget(self.error_label)
-        left_layout.addWidget(results, 1)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(QLabel("Saved results"))
-        right_layout.addWidget(self.saved_list, 1)
-        right_layout.addWidget(self.export_button)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
+        splitter.addWidget(self.result_view)
+        splitter.addWidget(self.saved)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
@@ -221,7 +158,7 @@ class BenchPanel(QWidget):
         calls this when it is shown: presets or the chat model may have changed)."""
         self._update_controls()
         run_in_background(load_presets, self._on_presets_loaded, owner=self, what="listing presets")
-        self.reload_results()
+        self.saved.reload()
 
     def showEvent(self, event: QShowEvent) -> None:
         """Shown again (the tab or its page): the presets or the chat model may have
@@ -257,7 +194,7 @@ class BenchPanel(QWidget):
             combo.blockSignals(False)
         if first:  # A: no preset; B: the active one, else the first listed
             self.a_combo.setCurrentIndex(0)
-            active = self.ctx.settings.general.active_preset
+            active = self.ctx.active_preset.ident  # what jobs run under
             index = self.b_combo.findData(active) if active else -1
             if index < 0 and self.b_combo.count() > 1:
                 index = 1
@@ -296,7 +233,7 @@ class BenchPanel(QWidget):
             notes.append(NO_GPU_NOTE)
         if not self._quick_chosen:
             self.quick_check.setChecked(self._no_gpu())
-        running = self._busy()
+        running = self.run is not None
         self.run_button.setEnabled(not running and not self.ctx.demo)
         if self.ctx.demo:
             self.run_button.setToolTip(DEMO_REASON)
@@ -312,15 +249,12 @@ class BenchPanel(QWidget):
             self.quick_check,
         ):
             widget.setEnabled(not running)
-        self._show_note(" ".join(notes))
+        self.note_label.setText(" ".join(notes))
+        self.note_label.setVisible(bool(notes))
 
     @Slot()
     def _on_quick_check_clicked(self) -> None:
         self._quick_chosen = True
-
-    def _show_note(self, text: str) -> None:
-        self.note_label.setText(text)
-        self.note_label.setVisible(bool(text))
 
     def plan(self) -> BenchPlan:
         """What the controls ask for."""
@@ -337,13 +271,10 @@ class BenchPanel(QWidget):
         )
 
     # -- running -----------------------------------------------------------------------
-    def _busy(self) -> bool:
-        return self.run is not None
-
     @Slot()
     def start(self) -> None:
         """Start an A/B run with the chosen presets and workload."""
-        if self._busy() or self.ctx.demo:
+        if self.run is not None or self.ctx.demo:
             return
         plan = self.plan()
         try:
@@ -353,7 +284,6 @@ class BenchPanel(QWidget):
             self.error_label.show()
             return
         self.run = run
-        self._plan = plan
         self._cancelled = False
         self.error_label.hide()
         self.summary_label.setText(
@@ -367,16 +297,6 @@ class BenchPanel(QWidget):
         self._update_controls()
         self._start_next()
 
-    def _side_of(self, spec: JobSpec, finished: int) -> str:
-        """ "A" or "B": by the spec's preset, or by the A B A B order when both are equal."""
-        plan = self._plan
-        if plan.a != plan.b:
-            if spec.preset == plan.a:
-                return "A"
-            if spec.preset == plan.b:
-                return "B"
-        return "A" if finished % 2 == 0 else "B"
-
     def _start_next(self) -> None:
         run = self.run
         assert run is not None
@@ -385,8 +305,7 @@ class BenchPanel(QWidget):
             self._finish()
             return
         finished, planned = run.progress
-        self._side = self._side_of(spec, finished)
-        self.progress.setFormat(f"run {finished + 1} of {planned} ({self._side})")
+        self.progress.setFormat(f"run {finished + 1} of {planned} ({run.pending_side})")
         self.progress.setValue(finished)
         try:
             job = self.ctx.jobs.start(spec)
@@ -400,16 +319,20 @@ class BenchPanel(QWidget):
 
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
-        self.job = None
+        job, self.job = self.job, None
         run = self.run
         if run is None:
             return
-        if self._cancelled or outcome.state is JobState.CANCELLED:
+        if outcome.state is JobState.CANCELLED and not self._cancelled:
+            self._cancelled = True  # the jobs strip's Cancel ends it as the panel's does
+            run.cancel()
+        if self._cancelled:
             self._finish()
             return
         if outcome.was_successful() and outcome.result is not None:
             try:
-                run.record(dict(outcome.result))
+                # The launched environment too: a preset edited mid-run stops the run.
+                run.record(dict(outcome.result), env=job.spec.env if job is not None else None)
             except (PanelError, ValueError, KeyError, TypeError) as exc:
                 log.warning("benchmark result not readable: %r", exc)
                 run.failed(f"it sent a result the panel cannot read ({user_message(exc)}).")
@@ -446,110 +369,28 @@ class BenchPanel(QWidget):
         self.show_result(result)
         if self._cancelled:
             self.ctx.notify("A/B benchmark cancelled; the runs measured so far are kept.")
-        if not result.cases:
-            return
-        run_in_background(
-            partial(save_result, result),
-            self._on_result_saved,
-            owner=self,
-            what="saving the benchmark result",
-        )
-
-    def _on_result_saved(self, saved: BenchResult | None, error: BaseException | None) -> None:
-        if error is not None or saved is None:
-            if error is not None:  # the result stays shown; only the list misses it
-                report(error, "Saving the benchmark result")
-            return
-        if self.shown is not None and self.shown.started == saved.started:
-            self.shown = saved
-        self.reload_results(select=saved.id)
+        self.saved.save(result)
 
     # -- showing -----------------------------------------------------------------------
     def show_result(self, result: BenchResult) -> None:
-        """Show ``result``: the sentence, the chart, the table."""
-        self.shown = result
-        self.summary_label.setText(summary_text(result))
-        errors = errors_text(result)
-        self.error_label.setText(errors)
-        self.error_label.setVisible(bool(errors))
-        self.table.show_result(result)
-        self._chart().show_result(result)
-        self.export_button.setEnabled(bool(result.cases))
+        """Show ``result``: the sentence, the chart, the table; Export writes it."""
+        self.result_view.show_result(result)
+        self.saved.set_shown(result)
 
-    def _chart(self) -> BenchChart:
-        if self.chart is None:
-            from rocmpanel.tuning.views.bench_chart import BenchChart
+    @property
+    def shown(self) -> BenchResult | None:
+        """The result shown (the saved one once it is saved): what Export writes."""
+        return self.saved.shown
 
-            self.chart = BenchChart()
-            self.chart_slot.removeWidget(self.chart_placeholder)
-            self.chart_placeholder.deleteLater()
-            self.chart_slot.addWidget(self.chart)
-        return self.chart
+    @property
+    def chart(self) -> BenchChart | None:
+        """The chart, once a result was shown (pyqtgraph loads with the first)."""
+        return self.result_view.chart
 
-    def reload_results(self, select: str | None = None) -> None:
-        """List the saved results (read in the background)."""
-        run_in_background(
-            load_results,
-            partial(self._on_results_loaded, select),
-            owner=self,
-            what="listing saved benchmark results",
-        )
-
-    def _on_results_loaded(
-        self, select: str | None, results: list[BenchResult] | None, error: BaseException | None
-    ) -> None:
-        if error is not None or results is None:
-            if error is not None:
-                report(error, "Listing the saved benchmark results")
-            return
-        self.saved_list.blockSignals(True)
-        self.saved_list.clear()
-        for result in results:
-            item = QListWidgetItem(result_label(result))
-            item.setToolTip(result_tooltip(result))
-            item.setData(Qt.ItemDataRole.UserRole, result)
-            self.saved_list.addItem(item)
-            if select is not None and result.id == select:
-                self.saved_list.setCurrentItem(item)
-        self.saved_list.blockSignals(False)
-
-    @Slot(object, object)
-    def _on_saved_list_current_item_changed(
-        self, item: QListWidgetItem | None, _previous: object
-    ) -> None:
-        if item is None or self._busy():  # a running benchmark keeps its view
-            return
-        self.show_result(item.data(Qt.ItemDataRole.UserRole))
-
-    # -- exporting ---------------------------------------------------------------------
-    @Slot()
-    def export_shown(self) -> None:
-        """Ask where, then write the shown result as .json or .csv (in the background)."""
-        result = self.shown
-        if result is None:
-            return
-        name = f"bench-{result.id or 'result'}.json"
-        path, chosen = QFileDialog.getSaveFileName(
-            self, "Export the benchmark result", name, "JSON (*.json);;CSV (*.csv)"
-        )
-        if not path:
-            return
-        target = Path(path)
-        if target.suffix.lower() not in (".json", ".csv"):
-            target = target.with_suffix(".csv" if "csv" in chosen.lower() else ".json")
-        run_in_background(
-            partial(export_result, result, target),
-            partial(self._on_exported, target),
-            owner=self,
-            what="exporting the benchmark result",
-        )
-
-    def _on_exported(self, target: Path, _none: object, error: BaseException | None) -> None:
-        if error is not None:
-            report(error, "Exporting the benchmark result", label=self.error_label)
-            self.error_label.show()
-            return
-        self.ctx.notify(f"Benchmark result exported to {target}.")
+    @Slot(object)
+    def _on_saved_chosen(self, result: BenchResult) -> None:
+        if self.run is None:  # a running benchmark keeps its view
+            self.show_result(result)
 
     def shutdown(self) -> None:
         """Stop a running benchmark (the tab or the window is closing)."""

@@ -9,50 +9,46 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from rocmpanel.tuning.bench import BenchResult, CaseResult
-from rocmpanel.tuning.bench_stats import spread_text
+from rocmpanel.tuning.bench_stats import NO_DIFFERENCE, figure, ratio_text, spread_text
+
+if TYPE_CHECKING:  # pyqtgraph is imported with the chart, when the first result shows
+    from rocmpanel.tuning.views.bench_chart import BenchChart
 
 COLUMNS = ("Case", "A median", "B median", "B vs A", "Spread", "Verdict")
-NO_DIFFERENCE = "no measurable difference"
+MISSING = "—"  # a figure a saved result lacks
 
 
-def format_value(value: float) -> str:
-    """A figure with about three significant digits ("—" when there is none)."""
-    if not isinstance(value, float | int) or not math.isfinite(value):
-        return "—"
-    size = abs(value)
-    if size >= 100:
-        return f"{value:.0f}"
-    if size >= 10:
-        return f"{value:.1f}"
-    if size >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
-
-
-def format_ratio(value: float) -> str:
-    return "—" if not math.isfinite(value) else f"{value:.2f}×"
+def _figure(value: float) -> str:
+    """As the command line writes it (bench_stats.figure); "—" when there is none."""
+    return figure(value) if math.isfinite(value) else MISSING
 
 
 def case_cells(case: CaseResult) -> tuple[str, ...]:
-    """The table row of one case."""
+    """The table row of one case, its figures written as ``rocmpanel bench`` writes them."""
     unit = f" {case.unit}" if case.unit else ""
-    a = format_value(case.a_median)
-    b = format_value(case.b_median)
-    spread = (
-        spread_text(case.ratio_low, case.ratio_high)
-        if math.isfinite(case.ratio_low) and math.isfinite(case.ratio_high)
-        else "—"
-    )
+    a, b = _figure(case.a_median), _figure(case.b_median)
+    finite = all(math.isfinite(v) for v in (case.ratio, case.ratio_low, case.ratio_high))
     return (
         case.case,
-        a + unit if a != "—" else a,
-        b + unit if b != "—" else b,
-        format_ratio(case.ratio),
-        spread,
+        a + unit if a != MISSING else a,
+        b + unit if b != MISSING else b,
+        ratio_text(case.ratio) if finite else MISSING,  # as the CLI writes the ratio
+        spread_text(case.ratio_low, case.ratio_high) if finite else MISSING,
         sentence_case(case.verdict),
     )
 
@@ -157,3 +153,58 @@ class BenchTable(QTableWidget):
             )
             for row in range(self.rowCount())
         ]
+
+
+class ResultView(QWidget):
+    """The result shown: its sentence, what went wrong, the chart (made with the first
+    result: pyqtgraph loads then) over the table."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chart: BenchChart | None = None
+        self.summary_label = QLabel("Pick two presets and a workload, then Run A/B.")
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)  # preset names are user text
+        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label = QLabel("")
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.setStyleSheet("color: #c62828")
+        self.error_label.hide()
+        self.table = BenchTable()
+        self.chart_slot = QVBoxLayout()
+        self.chart_slot.setContentsMargins(0, 0, 0, 0)
+        self.chart_placeholder = QLabel("The chart appears here after a run.")
+        self.chart_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.chart_slot.addWidget(self.chart_placeholder)
+        chart_box = QWidget()
+        chart_box.setLayout(self.chart_slot)
+        results = QSplitter(Qt.Orientation.Vertical)
+        results.addWidget(chart_box)
+        results.addWidget(self.table)
+        results.setStretchFactor(0, 3)
+        results.setStretchFactor(1, 2)
+        results.setSizes([480, 220])  # the table's size hint would take most of the height
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.error_label)
+        layout.addWidget(results, 1)
+
+    def show_result(self, result: BenchResult) -> None:
+        self.summary_label.setText(summary_text(result))
+        errors = errors_text(result)
+        self.error_label.setText(errors)
+        self.error_label.setVisible(bool(errors))
+        self.table.show_result(result)
+        self._chart().show_result(result)
+
+    def _chart(self) -> BenchChart:
+        if self.chart is None:
+            from rocmpanel.tuning.views.bench_chart import BenchChart
+
+            self.chart = BenchChart()
+            self.chart_slot.removeWidget(self.chart_placeholder)
+            self.chart_placeholder.deleteLater()
+            self.chart_slot.addWidget(self.chart)
+        return self.chart

@@ -21,13 +21,12 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.envvars.checks import current_platform
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.preset_text import source_text, value_text
+from rocmpanel.jobs.preset_text import NOT_CHECKED, effect_text, source_text, value_text
 from rocmpanel.jobs.presets import Effect, Item, Preset, Target, item_effects
 
 GREY = QColor("#8a8a8a")
 #: An effect that could not be checked here: not greyed (it may apply), but marked.
 UNCHECKED = QColor("#8a5a00")
-NOT_CHECKED = "not checked: "
 NO_DESCRIPTION = "No description."
 URL_RE = re.compile(r"https?://[^\s<>\"')\]]+")
 NOTHING_SET = "This preset sets nothing: jobs run as they would without one."
@@ -44,17 +43,6 @@ def machine_target(ctx: AppContext) -> Target:
     hip = data.get("torch_hip") or None
     hip_version = ".".join(str(hip).split(".")[:2]) if hip else None
     return Target(current_platform(), gfx or None, torch_version, hip_version)
-
-
-def effect_text(effect: Effect) -> str:
-    """What an item does on this machine: "applies", "no effect here: why", or "not
-    checked: why" when what it depends on is not known here (a guess, not a fact)."""
-    if not effect.applies:
-        return f"no effect here: {effect.note}"
-    note = effect.note.removeprefix(NOT_CHECKED)
-    if not effect.checked or effect.note.startswith(NOT_CHECKED):
-        return f"{NOT_CHECKED}{note or 'what it depends on is not known here'}"
-    return f"applies ({effect.note})" if effect.note else "applies"
 
 
 def what_text(item: Item) -> str:

@@ -64,6 +64,7 @@ UNKNOWN_NOTE = (
     "know): {names}."
 )
 SAVE_KEYS = ("Ctrl+S", "Ctrl+Return")
+SAVING = "Saving…"
 
 
 def tuning_item_text(kind: str, key: str) -> str | None:
@@ -97,6 +98,7 @@ class PresetEditor(QDialog):
         self.explained: QMessageBox | None = None
         self.current: Preset | None = None
         self.error = ""
+        self._saving = False
         self.setWindowTitle(f"Edit preset: {original.name}" if original else "New preset")
         self.resize(760, 640)
 
@@ -399,8 +401,28 @@ class PresetEditor(QDialog):
         self.error_label.setText(text)
 
     def set_saving(self, saving: bool) -> None:
+        """While the owner saves, nothing can change or close the dialog: the owner's
+        answer (:meth:`accept` or :meth:`show_error`) needs it to still exist."""
+        self._saving = saving
+        self.buttons.setEnabled(not saving)
         self.save_button.setEnabled(not saving and self.current is not None)
         self.tabs.setEnabled(not saving)
+        self.error_label.setStyleSheet("color: gray;" if saving else "color: #b00020;")
+        if saving:
+            self.show_error(SAVING)  # a state, not an error: grey
+        elif self.error == SAVING:
+            self.show_error("")
+
+    @property
+    def saving(self) -> bool:
+        return self._saving
+
+    def reject(self) -> None:
+        """Cancel, Escape or the window's close button: refused while the save runs (the
+        preset may already be written; the dialog closes when the save answers)."""
+        if self._saving:
+            return
+        super().reject()
 
     @Slot(int)
     def _on_tabs_current_changed(self, index: int) -> None:

@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.envvars.checks import current_platform
+from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.status_line import StatusLine
 from rocmpanel.jobs.preset_text import suits
@@ -137,7 +139,7 @@ class PresetsPanel(QWidget):
         self.use_button = self._button("&Use for jobs", self.use_selected)
         self.stop_button = self._button("S&top using", self.stop_using)
         self.new_button = self._button("&New…", self.new_preset)
-        self.duplicate_button = self._button("Dupli&cate", self.duplicate_selected)
+        self.duplicate_button = self._button("Dupli&cate", lambda: self.duplicate_selected())
         self.edit_button = self._button("&Edit…", self.edit_selected)
         self.delete_button = self._button("De&lete", self.delete_selected)
         self.import_button = self._button("I&mport…", self.import_preset)
@@ -184,10 +186,15 @@ class PresetsPanel(QWidget):
         return button
 
     # -- reading -------------------------------------------------------------------------
-    def refresh(self, select: str | None = None, message: str = "") -> bool:
+    def refresh(
+        self,
+        select: str | None = None,
+        message: str = "",
+        then: Callable[[], None] | None = None,
+    ) -> bool:
         """Read the store again (in the background); ``select``: the id to select then,
         ``message``: what to say then (a message shown before the read would be replaced
-        by it)."""
+        by it), ``then``: what to do once the list shows what was read (not on an error)."""
         self._select_after = select or self.selected_id()
         self._message_after = message
 
@@ -195,9 +202,11 @@ class PresetsPanel(QWidget):
             presets = self.store.all()
             return presets, list(self.store.problems)
 
-        return self.status.run("Reading the presets", work, self._on_read)
+        return self.status.run("Reading the presets", work, partial(self._on_read, then))
 
-    def _on_read(self, result: Any, error: BaseException | None) -> None:
+    def _on_read(
+        self, then: Callable[[], None] | None, result: Any, error: BaseException | None
+    ) -> None:
         if error is not None or result is None:
             self.status.show_error(error or PanelError("The presets could not be read."))
             return
@@ -206,6 +215,8 @@ class PresetsPanel(QWidget):
         if self._message_after:
             self.status.show_message(self._message_after)
         self.presets_changed.emit(list(self.presets))
+        if then is not None:
+            then()
 
     def _fill_list(self) -> None:
         wanted = self._select_after
@@ -309,21 +320,39 @@ class PresetsPanel(QWidget):
         )
         self._update_buttons()
 
-    def set_active(self, preset: Preset | None) -> bool:
-        """Make ``preset`` (None: no preset) the one every job runs under, and keep it in
-        the settings; False when the settings could not be saved (nothing changes)."""
+    def set_active(self, preset: Preset | None) -> None:
+        """Make ``preset`` (None: no preset) the one every job runs under: the holder (and
+        so the status bar) follows at once, the settings file is written in the background
+        (its lock may wait on a command line holding it). When it cannot be written, the
+        error is shown and the holder and the setting go back to what they were."""
         ident = preset.id if preset is not None else ""
         general = self.ctx.settings.general
-        before = general.active_preset
+        holder = self.ctx.active_preset
+        before = (general.active_preset, holder.ident, holder.name)
         general.active_preset = ident
-        try:
-            self.ctx.settings.save()
-        except PanelError as exc:
-            general.active_preset = before
-            self.status.show_error(exc, "Saving the active preset")
-            return False
-        self.ctx.active_preset.set(ident, preset.name if preset is not None else "")
-        return True
+        holder.set(ident, preset.name if preset is not None else "")
+        run_in_background(
+            self.ctx.settings.save,
+            partial(self._on_active_saved, ident, before),
+            owner=self,
+            what="saving the active preset",
+        )
+
+    def _on_active_saved(
+        self,
+        chosen: str,
+        before: tuple[str, str, str],
+        _notes: object,
+        error: BaseException | None,
+    ) -> None:
+        if error is None:
+            return
+        self.status.show_error(error, "Saving the active preset")
+        if self.ctx.active_preset.ident != chosen:
+            return  # chosen again since: that choice stands (its own save answers for it)
+        setting, ident, name = before
+        self.ctx.settings.general.active_preset = setting
+        self.ctx.active_preset.set(ident, name)
 
     def use_selected(self) -> None:
         """Make the selected preset the active one; one meant for other GPUs asks first."""
@@ -335,12 +364,12 @@ class PresetsPanel(QWidget):
             question = NOT_MEANT.format(name=preset.name, archs=archs_words(preset.archs), gfx=gfx)
             if not ask(self, "Preset for other GPUs", question):
                 return
-        if self.set_active(preset):
-            self.status.show_message(f"Jobs started from now on run under “{preset.name}”.")
+        self.set_active(preset)
+        self.status.show_message(f"Jobs started from now on run under “{preset.name}”.")
 
     def stop_using(self) -> None:
-        if self.set_active(None):
-            self.status.show_message("Jobs started from now on run without a preset.")
+        self.set_active(None)
+        self.status.show_message("Jobs started from now on run without a preset.")
 
     # -- managing presets --------------------------------------------------------------
     def _refused(self, preset: Preset, what: str) -> None:
@@ -389,17 +418,23 @@ class PresetsPanel(QWidget):
         replace = editor.original.id if editor.original is not None else None
 
         def done(result: Any, error: BaseException | None) -> None:
+            # The editor refuses to close while saving, but Qt may still have deleted it
+            # (its parent closed): the list and the active preset never depend on it.
+            alive = isValid(editor)
             if error is not None:
-                editor.show_error(self.status.show_error(error, "Saving the preset"))
-                editor.set_saving(False)
+                message = self.status.show_error(error, "Saving the preset")
+                if alive:
+                    editor.set_saving(False)
+                    editor.show_error(message)
                 return
             saved: Preset = result
-            editor.set_saving(False)
-            editor.accept()
             holder = self.ctx.active_preset
             if replace is not None and holder.ident == replace:
                 self.set_active(saved)  # the active preset was renamed: follow it
             self.refresh(saved.id, f"Saved “{saved.name}” ({saved.path}).")
+            if alive:
+                editor.set_saving(False)
+                editor.accept()
 
         editor.set_saving(True)
         if not self.status.run(
@@ -408,18 +443,25 @@ class PresetsPanel(QWidget):
             editor.set_saving(False)
             editor.show_error("The presets are busy: save again in a moment.")
 
-    def duplicate_selected(self) -> None:
+    def duplicate_selected(self, then: Callable[[Preset], None] | None = None) -> bool:
+        """Copy the selected preset; ``then(copy)`` runs once the list shows the copy
+        selected (never when the copy fails). False when nothing started (no selection,
+        or the presets are busy)."""
         preset = self.selected()
         if preset is None:
-            return
-        self._store_call(
+            return False
+        return self._store_call(
             "Duplicating the preset",
             partial(self.store.duplicate, preset.id),
-            self._after_added,
+            partial(self._after_added, then=then),
         )
 
-    def _after_added(self, preset: Preset) -> None:
-        self.refresh(preset.id, f"Added “{preset.name}” ({preset.path}).")
+    def _after_added(self, preset: Preset, then: Callable[[Preset], None] | None = None) -> None:
+        self.refresh(
+            preset.id,
+            f"Added “{preset.name}” ({preset.path}).",
+            partial(then, preset) if then is not None else None,
+        )
 
     def delete_selected(self) -> None:
         preset = self.selected()
@@ -439,7 +481,8 @@ class PresetsPanel(QWidget):
 
     def _after_deleted(self, preset: Preset) -> None:
         message = f"Deleted “{preset.name}”."
-        if self.ctx.active_preset.ident == preset.id and self.set_active(None):
+        if self.ctx.active_preset.ident == preset.id:
+            self.set_active(None)
             message += " It was the preset jobs ran under: they now run without a preset."
             self.ctx.notify(message)
         self.refresh(message=message)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from functools import partial
 from typing import ClassVar
 
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.presets import PresetStore
+from rocmpanel.jobs.presets import Preset, PresetStore
 from rocmpanel.tuning.views import presets_panel
 from rocmpanel.tuning.views.items_panel import ItemsPanel
 from rocmpanel.tuning.views.presets_panel import PresetsPanel
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 ADD_TO_BUILTIN = (
     "“{name}” is built in and cannot be changed. Make a copy of it and add {key} to the copy?"
 )
+BUSY = "The presets are busy: ask to add the setting again in a moment."
 
 
 class TuningTab(QWidget):
@@ -46,8 +48,6 @@ class TuningTab(QWidget):
         self.bench: QWidget | None = self._build_bench(ctx)
         if self.bench is not None:
             self.pages.addTab(self.bench, "A/B benchmar&k")
-        self._pending_add: tuple[str, str] | None = None
-        self.presets.presets_changed.connect(self._on_presets_changed)
         layout = QVBoxLayout(self)
         layout.addWidget(self.pages)
 
@@ -73,24 +73,21 @@ class TuningTab(QWidget):
                 self, "Built-in preset", ADD_TO_BUILTIN.format(name=preset.name, key=key)
             ):
                 return
-            self._pending_add = (kind, key)
             self.pages.setCurrentWidget(self.presets)
-            self.presets.duplicate_selected()  # the copy is selected after the next read
+            if not self.presets.duplicate_selected(partial(self._add_to_copy, kind, key)):
+                self.presets.status.show_message(BUSY, error=True)
             return
         self.pages.setCurrentWidget(self.presets)
         editor = self.presets.edit_preset(preset.id)
         if editor is not None:
             editor.add_setting(kind, key)
 
-    @Slot(list)
-    def _on_presets_changed(self, _presets: list[object]) -> None:
-        pending, self._pending_add = self._pending_add, None
-        preset = self.presets.selected()
-        if pending is None or preset is None or preset.builtin:
-            return
-        editor = self.presets.edit_preset(preset.id)
+    def _add_to_copy(self, kind: str, key: str, copy: Preset) -> None:
+        """The copy of a built-in is listed and selected: open the editor on it with the
+        setting the items panel asked for (the request travels with this one duplicate)."""
+        editor = self.presets.edit_preset(copy.id)
         if editor is not None:
-            editor.add_setting(*pending)
+            editor.add_setting(kind, key)
 
     def shutdown(self) -> None:
         """Close open dialogs; a benchmark running is stopped by its panel."""

@@ -30,7 +30,7 @@ from rocmpanel.machine.gpu_model import SystemInfo
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.tuning.bench import BenchPlan, BenchResult
 from rocmpanel.tuning.bench_stats import spread_text
-from rocmpanel.tuning.views import bench_panel
+from rocmpanel.tuning.views import bench_panel, bench_saved
 from rocmpanel.tuning.views.bench_panel import (
     DEMO_REASON,
     NO_CHAT_MODEL,
@@ -124,6 +124,7 @@ def make_panel(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         inventory: Inventory | None = None,
         jobs: JobManager | None = None,
         real_store: bool = False,
+        active: str = "",
     ) -> BenchPanel:
         if real_store:
             monkeypatch.setattr(bench_panel, "load_presets", real_load_presets)
@@ -135,6 +136,7 @@ def make_panel(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         ctx = AppContext(
             settings or Settings.load(), manager, messages.append, inventory=holder, demo=demo
         )
+        ctx.active_preset.set(active)
         panel = BenchPanel(ctx)
         panel.messages = messages  # type: ignore[attr-defined]
         qtbot.addWidget(panel)
@@ -159,13 +161,13 @@ def run_to_end(qtbot, panel: BenchPanel, saved: int = 1) -> None:
     """Run and wait until the run has ended and the saved list shows ``saved`` results."""
     panel.run_button.click()
     qtbot.waitUntil(lambda: panel.run is None, timeout=60_000)
-    qtbot.waitUntil(lambda: panel.saved_list.count() == saved, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.saved.list.count() == saved, timeout=10_000)
 
 
 def test_defaults_a_is_no_preset_b_the_active_preset(make_panel) -> None:
     settings = Settings.load()
-    settings.general.active_preset = "slow"
-    panel = make_panel(settings=settings)
+    settings.general.active_preset = "fast"  # the file may say otherwise: jobs use the holder
+    panel = make_panel(settings=settings, active="slow")
     assert [panel.a_combo.itemText(i) for i in range(3)] == ["No preset", "Fast", "Slow"]
     assert panel.a_combo.currentData() == "none"
     assert panel.b_combo.currentData() == "slow"
@@ -203,9 +205,9 @@ def test_a_two_rep_run_alternates_and_shows_table_sentence_chart_and_saved_file(
     assert not panel.progress.isVisible()
     rows = panel.table.rows()
     assert [row[:4] for row in rows] == [
-        ("gemm 128 fp32", "1.05 TFLOP/s", "2.10 TFLOP/s", "2.00×"),
-        ("gemm 256 fp32", "1.10 TFLOP/s", "1.20 TFLOP/s", "1.09×"),
-    ]
+        ("gemm 128 fp32", "1.05 TFLOP/s", "2.1 TFLOP/s", "2×"),
+        ("gemm 256 fp32", "1.1 TFLOP/s", "1.2 TFLOP/s", "1.09×"),
+    ]  # as `rocmpanel bench` writes them (bench_stats.figure)
     cases = panel.shown.cases  # type: ignore[union-attr]
     # worst B over best A .. best B over worst A; the text as bench_stats formats it
     assert [(c.ratio_low, c.ratio_high) for c in cases] == [
@@ -229,7 +231,7 @@ def test_a_two_rep_run_alternates_and_shows_table_sentence_chart_and_saved_file(
     data = json.loads(saved[0].read_text(encoding="utf-8"))
     assert data["id"] == saved[0].stem == panel.shown.id  # type: ignore[union-attr]
     assert [c["case"] for c in data["cases"]] == ["gemm 128 fp32", "gemm 256 fp32"]
-    assert panel.saved_list.currentItem() is not None
+    assert panel.saved.list.currentItem() is not None
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
 
 
@@ -256,12 +258,12 @@ def test_cancel_mid_run_keeps_the_finished_runs(qtbot, make_panel) -> None:
     assert panel.cancel_button.isEnabled()
     panel.cancel_button.click()
     qtbot.waitUntil(lambda: panel.run is None, timeout=30_000)
-    qtbot.waitUntil(lambda: panel.saved_list.count() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.saved.list.count() == 1, timeout=10_000)
     assert not job.running
     assert len(panel.ctx.jobs.specs) == 3  # no run after the cancel
     assert [row[:3] for row in panel.table.rows()] == [
-        ("gemm 128 fp32", "1.00 TFLOP/s", "2.00 TFLOP/s"),
-        ("gemm 256 fp32", "1.00 TFLOP/s", "2.00 TFLOP/s"),
+        ("gemm 128 fp32", "1 TFLOP/s", "2 TFLOP/s"),
+        ("gemm 256 fp32", "1 TFLOP/s", "2 TFLOP/s"),
     ]
     shown = panel.shown
     assert shown is not None and [(c.a, c.b) for c in shown.cases] == [((1.0,), (2.0,))] * 2
@@ -271,6 +273,30 @@ def test_cancel_mid_run_keeps_the_finished_runs(qtbot, make_panel) -> None:
     )
     assert panel.messages == ["A/B benchmark cancelled; the runs measured so far are kept."]
     assert panel.run_button.isEnabled()
+
+
+def test_a_run_cancelled_from_the_jobs_strip_ends_as_the_panels_cancel(qtbot, make_panel) -> None:
+    panel = make_panel({"none": [ok(1.0, 1.0), {"hang": True}], "fast": [ok(2.0, 2.0)]})
+    choose(panel, "none", "fast", 2)
+    panel.run_button.click()
+    qtbot.waitUntil(lambda: len(panel.ctx.jobs.specs) == 3, timeout=30_000)
+    job = panel.job
+    assert job is not None
+    qtbot.waitUntil(lambda: any(line.message == "hanging" for line in job.log), timeout=30_000)
+    job.cancel()  # the chip's Cancel in the jobs strip: the job's own
+    qtbot.waitUntil(lambda: panel.run is None, timeout=30_000)
+    qtbot.waitUntil(lambda: panel.saved.list.count() == 1, timeout=10_000)
+    assert len(panel.ctx.jobs.specs) == 3  # no run after the cancel
+    shown = panel.shown
+    assert shown is not None and shown.cancelled
+    assert shown.errors == [
+        "Cancelled after 2 of 4 runs; the figures are from the runs that finished."
+    ]
+    assert panel.error_label.text() == shown.errors[0]
+    assert panel.messages == ["A/B benchmark cancelled; the runs measured so far are kept."]
+    saved = json.loads(next((paths.data_dir() / "bench").glob("*.json")).read_text("utf-8"))
+    assert saved["cancelled"] is True
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
 
 
 def test_a_failed_run_stops_and_shows_its_message(qtbot, make_panel) -> None:
@@ -430,26 +456,26 @@ def test_a_saved_result_is_listed_shown_and_exported(
     run_to_end(qtbot, panel)
 
     again = make_panel()  # a fresh panel lists it and shows it when selected
-    qtbot.waitUntil(lambda: again.saved_list.count() == 1, timeout=10_000)
-    assert again.shown is None and not again.export_button.isEnabled()
-    again.saved_list.setCurrentRow(0)
+    qtbot.waitUntil(lambda: again.saved.list.count() == 1, timeout=10_000)
+    assert again.shown is None and not again.saved.export_button.isEnabled()
+    again.saved.list.setCurrentRow(0)
     assert again.shown is not None
     assert again.table.rows() == panel.table.rows()
-    entry = again.saved_list.item(0)
+    entry = again.saved.list.item(0)
     assert entry.text() == result_label(again.shown)
     assert entry.toolTip() == result_tooltip(again.shown)
-    assert again.saved_list.wordWrap()  # a long entry wraps instead of scrolling off
-    assert again.saved_list.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
-    assert again.export_button.isEnabled()
+    assert again.saved.list.wordWrap()  # a long entry wraps instead of scrolling off
+    assert again.saved.list.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert again.saved.export_button.isEnabled()
 
     target = tmp_path / "out" / "ab"
     target.parent.mkdir()
     monkeypatch.setattr(
-        bench_panel.QFileDialog,
+        bench_saved.QFileDialog,
         "getSaveFileName",
         lambda *_args: (str(target), "CSV (*.csv)"),
     )
-    again.export_button.click()
+    again.saved.export_button.click()
     csv = target.with_suffix(".csv")
     qtbot.waitUntil(
         lambda: again.messages == [f"Benchmark result exported to {csv}."], timeout=5000
@@ -482,7 +508,7 @@ def test_a_real_cpu_run_of_the_bench_worker_under_a_user_preset(qtbot, make_pane
     panel.quick_check.setChecked(True)
     panel.run_button.click()
     qtbot.waitUntil(lambda: panel.run is None, timeout=120_000)
-    qtbot.waitUntil(lambda: panel.saved_list.count() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.saved.list.count() == 1, timeout=10_000)
     shown = panel.shown
     assert shown is not None
     assert shown.errors == []

@@ -4,11 +4,13 @@ dialog that persists a preset's variables through the environment editor."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QTableWidgetItem
+from PySide6.QtWidgets import QDialogButtonBox, QLabel, QTableWidgetItem
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.envvars.store import make_stores
@@ -218,7 +220,7 @@ def test_new_preset_saved_through_the_panel_creates_the_file(qtbot, ctx, tmp_pat
     editor = panel.editor
     assert editor is not None
     editor.name_edit.setText("My tune")
-    editor.add_env_row("PYTORCH_TUNABLEOP_ENABLED", "1")
+    editor.add_env_row("MIOPEN_FIND_MODE", "FAST")
     editor.torch_form.threads.box.setChecked(True)
     editor.torch_form.threads.spin.setValue(6)
     editor.torch_form.tunableop_combo.setCurrentText("enabled, known shapes only")
@@ -228,7 +230,7 @@ def test_new_preset_saved_through_the_panel_creates_the_file(qtbot, ctx, tmp_pat
     qtbot.waitUntil(lambda: not panel.busy(), timeout=10_000)
     saved = parse_preset((tmp_path / "presets" / "my-tune.yaml").read_text(), "my-tune.yaml")
     assert [(i.key, i.value) for i in saved.items()] == [
-        ("PYTORCH_TUNABLEOP_ENABLED", "1"),
+        ("MIOPEN_FIND_MODE", "FAST"),
         ("cpu_threads", 6),
         ("tunableop", {"enabled": True, "tuning": False}),
     ]
@@ -294,3 +296,74 @@ def test_the_question_mark_shows_what_the_items_say(qtbot):
         "The tuning items say nothing about NOT_A_TUNING_VARIABLE."
     )
     editor.explained.close()
+
+
+def test_cancel_while_saving_waits_then_the_list_and_a_renamed_active_preset_follow(
+    qtbot, ctx, tmp_path: Path, monkeypatch
+):
+    """Cancel, Escape and the close button are refused while the save runs (the preset may
+    already be on disk); when it answers, the list shows the renamed preset, the active
+    preset follows it, and the editor closes."""
+    folder = tmp_path / "presets"
+    store = PresetStore(folder)
+    store.save(Preset("mine", "Mine", env=(Item("env", "MIOPEN_FIND_MODE", "FAST"),)))
+    ctx.active_preset.set("mine", "Mine")
+    ctx.settings.general.active_preset = "mine"
+    panel = PresetsPanel(ctx, store)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitUntil(lambda: not panel.busy(), timeout=10_000)
+    gate = threading.Event()
+    real_save = PresetStore.save
+
+    def slow_save(self: PresetStore, preset: Preset, **kwargs: object) -> Preset:
+        assert gate.wait(10)
+        return real_save(self, preset, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PresetStore, "save", slow_save)
+    editor = panel.edit_preset("mine")
+    assert editor is not None
+    editor.name_edit.setText("Renamed")
+    editor.save_button.click()
+    cancel = editor.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert editor.saving and not cancel.isEnabled() and not editor.save_button.isEnabled()
+    assert editor.error_label.text() == "Saving…"
+    editor.reject()  # what Cancel and the close button call
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    assert editor.isVisible() and editor.result() == 0
+    gate.set()
+    with qtbot.waitSignal(editor.accepted, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: not panel.busy(), timeout=10_000)
+    assert [p.id for p in panel.presets if not p.builtin] == ["renamed"]
+    assert panel.selected_id() == "renamed"
+    assert (ctx.active_preset.ident, ctx.active_preset.name) == ("renamed", "Renamed")
+    assert panel.status.text() == f"Saved “Renamed” ({folder / 'renamed.yaml'})."
+    qtbot.waitUntil(lambda: not shiboken6.isValid(editor), timeout=10_000)  # closed, deleted
+
+
+def test_a_save_answered_after_the_editor_is_gone_still_updates_the_list(
+    qtbot, ctx, tmp_path: Path, monkeypatch
+):
+    """Qt deletes the editor (its window closed some other way) while the save runs: the
+    answer never touches it, and the list still shows the saved preset."""
+    panel = PresetsPanel(ctx, PresetStore(tmp_path / "presets"))
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: not panel.busy(), timeout=10_000)
+    gate = threading.Event()
+    real_save = PresetStore.save
+
+    def slow_save(self: PresetStore, preset: Preset, **kwargs: object) -> Preset:
+        assert gate.wait(10)
+        return real_save(self, preset, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PresetStore, "save", slow_save)
+    panel.new_button.click()
+    editor = panel.editor
+    assert editor is not None
+    editor.name_edit.setText("Kept")
+    editor.save_button.click()
+    shiboken6.delete(editor)
+    gate.set()
+    qtbot.waitUntil(lambda: not panel.busy() and panel.selected_id() == "kept", timeout=10_000)
+    assert panel.status.text() == f"Saved “Kept” ({tmp_path / 'presets' / 'kept.yaml'})."

@@ -13,17 +13,18 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QAbstractButton, QLabel, QWidget
 
+from rocmpanel.base.errors import PanelError
 from rocmpanel.base.settings import Settings
-from rocmpanel.gui.background import wait_for_background
+from rocmpanel.gui.background import pending_count, wait_for_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.preset_text import source_text
-from rocmpanel.jobs.presets import Effect, Item, Preset, PresetStore, parse_preset
+from rocmpanel.jobs.presets import Item, Preset, PresetStore, parse_preset
 from rocmpanel.jobs.runner import JobManager
 from rocmpanel.machine.gpu_model import GpuInfo, SystemInfo
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.tuning.views import presets_panel
 from rocmpanel.tuning.views.items_panel import verdict_text
-from rocmpanel.tuning.views.preset_details import GREY, UNCHECKED, effect_text
+from rocmpanel.tuning.views.preset_details import GREY, UNCHECKED
 from rocmpanel.tuning.views.presets_panel import BUILTIN_REFUSED
 from rocmpanel.tuning.views.tab import TuningTab
 
@@ -186,18 +187,42 @@ def test_use_for_jobs_saves_the_setting_and_updates_the_holder(qtbot, ctx, folde
     assert not tab.presets.stop_button.isEnabled()
     tab.presets.use_button.click()
     assert ctx.settings.general.active_preset == "rdna3-consumer"
-    assert Settings.load().general.active_preset == "rdna3-consumer"  # on disk
     assert (ctx.active_preset.ident, ctx.active_preset.name) == ("rdna3-consumer", "RDNA3 consumer")
+    assert wait_for_background(10_000)  # the settings file is written off the GUI thread
+    qtbot.waitUntil(lambda: pending_count() == 0, timeout=10_000)
+    assert Settings.load().general.active_preset == "rdna3-consumer"  # on disk
     assert changes == ["Preset: RDNA3 consumer"]
     assert tab.presets.active_label.text() == "Jobs run under the preset “RDNA3 consumer”."
     assert not tab.presets.use_button.isEnabled() and tab.presets.stop_button.isEnabled()
     assert tab.presets.status.text() == "Jobs started from now on run under “RDNA3 consumer”."
     tab.presets.stop_button.click()
-    assert Settings.load().general.active_preset == ""
     assert changes == ["Preset: RDNA3 consumer", "Preset: none"]
+    qtbot.waitUntil(lambda: pending_count() == 0, timeout=10_000)
+    assert Settings.load().general.active_preset == ""
     assert tab.presets.active_label.text() == (
         "Jobs run without a preset (their environment as it is)."
     )
+
+
+def test_a_failed_save_of_the_active_preset_is_reported_and_the_holder_goes_back(
+    qtbot, ctx, folder, monkeypatch
+):
+    tab = make_tab(qtbot, ctx, folder)
+    changes: list[str] = []
+    ctx.active_preset.changed.connect(lambda: changes.append(ctx.active_preset.label()))
+
+    def refuse(*_args: object, **_kwargs: object) -> list[str]:
+        raise PanelError("Settings not saved: the disk is full.")
+
+    monkeypatch.setattr(Settings, "save", refuse)
+    tab.presets.select("rdna3-consumer")
+    tab.presets.use_button.click()
+    assert changes == ["Preset: RDNA3 consumer"]  # at once, before the file is written
+    qtbot.waitUntil(lambda: pending_count() == 0, timeout=10_000)
+    assert changes == ["Preset: RDNA3 consumer", "Preset: none"]
+    assert ctx.settings.general.active_preset == ""
+    assert tab.presets.status.text() == "Settings not saved: the disk is full."
+    assert tab.presets.use_button.isEnabled() and not tab.presets.stop_button.isEnabled()
 
 
 def test_a_builtin_cannot_be_edited_or_deleted_and_says_so(qtbot, ctx, folder, asked):
@@ -281,22 +306,6 @@ def test_effects_read_in_words_with_sources_in_full(qtbot, ctx, folder):
     assert details.item_detail.openExternalLinks()
     assert '<a href="https://example.org/tf32">https://example.org/tf32</a>' in (
         details.item_detail.text()
-    )
-
-
-def test_effect_texts_for_each_kind_of_effect():
-    item = Item("env", "MIOPEN_FIND_MODE", "FAST")
-    assert effect_text(Effect(item, True)) == "applies"
-    assert effect_text(Effect(item, True, "on gfx1100 only")) == "applies (on gfx1100 only)"
-    assert effect_text(Effect(item, False, "Linux only")) == "no effect here: Linux only"
-    assert effect_text(Effect(item, True, "the GPU is not known", checked=False)) == (
-        "not checked: the GPU is not known"
-    )
-    assert effect_text(Effect(item, True, "not checked: the GPU is not known")) == (
-        "not checked: the GPU is not known"
-    )
-    assert effect_text(Effect(item, True, "", checked=False)) == (
-        "not checked: what it depends on is not known here"
     )
 
 
@@ -405,6 +414,27 @@ def test_add_to_preset_copies_a_builtin_then_opens_the_editor(qtbot, ctx, folder
     assert editor.env_table.item(row, 0).text() == "MIOPEN_FIND_MODE"
     assert editor.env_table.item(row, 1).text() == ""
     editor.reject()
+
+
+def test_a_failed_copy_drops_the_add_request_and_no_later_refresh_takes_it(
+    qtbot, ctx, folder, asked, monkeypatch
+):
+    tab = make_tab(qtbot, ctx, folder, TF32_HIGH)
+
+    def refuse(_self: PresetStore, _ident: str) -> Preset:
+        raise PanelError("Preset not copied: the disk is full.")
+
+    monkeypatch.setattr(PresetStore, "duplicate", refuse)
+    tab.presets.select("safe-defaults")
+    tab.items.search_edit.setText("MIOPEN_FIND_MODE")
+    assert tab.items.select("miopen-find-mode")
+    tab.items.add_button.click()
+    idle(qtbot, tab)
+    assert tab.presets.status.text() == "Preset not copied: the disk is full."
+    tab.presets.select("tf32-high")  # a user preset selected, then an unrelated read
+    assert tab.presets.refresh()
+    idle(qtbot, tab)
+    assert tab.presets.editor is None
 
 
 def test_verdicts_name_what_to_use_and_never_praise_a_debunked_snippet(qtbot, ctx, folder):
