@@ -148,3 +148,27 @@ def test_a_saved_preset_whose_file_is_damaged_says_why_not_gone(qtbot) -> None:
     assert message.startswith("The tuning preset “mine” chosen for jobs cannot be used: ")
     assert "mine.yaml, line 3: archs" in message and "no longer exists" not in message
     assert message.endswith(": jobs run without a preset. Choose one in the Tuning tab.")
+
+
+def test_use_for_jobs_in_the_tuning_tab_reaches_the_next_job(qtbot, tmp_path: Path) -> None:
+    """End to end: the user picks a preset in the Tuning tab, presses "Use for jobs", and
+    the next job the window starts runs with its variable and its header."""
+    PresetStore().save(ENV_PRESET)
+    worker = tmp_path / "report_env.py"
+    worker.write_text(REPORT_ENV)
+    win = make_window(qtbot, Settings.load(), tabs=(AlphaTab, TuningTab))
+    win.show()
+    qtbot.mouseClick(win.status_preset, Qt.MouseButton.LeftButton)
+    tab = win.tab("Tuning")
+    assert isinstance(tab, TuningTab)
+    qtbot.waitUntil(lambda: not tab.presets.busy(), timeout=10_000)
+    tab.presets.select("find-fast")
+    tab.presets.use_button.click()
+    assert win.status_preset.text() == "Preset: Find fast"
+    job = win.jobs.start(JobSpec("report", worker))
+    with qtbot.waitSignal(job.finished, timeout=30_000):
+        pass
+    assert job.outcome is not None and job.outcome.result is not None
+    assert job.outcome.result["find"] == "FAST"
+    assert json.loads(job.outcome.result["header"])["id"] == "find-fast"
+    assert wait_for_background(10_000)
