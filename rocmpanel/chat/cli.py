@@ -420,8 +420,6 @@ def _converse(
     sampling: Sampling,
     loaded_data: Mapping[str, Any],
 ) -> None:
-    from rocmpanel.jobs.job_env import result_preset
-
     stream = not args.json
     one_shot = args.prompt is not None
     while True:
@@ -460,7 +458,8 @@ def _converse(
                 sys.stdout.write("\n")
                 sys.stdout.flush()
             # The preset the model runs under ends the line, so two runs can be compared.
-            preset = result_preset(loaded_data) or "none"
+            loaded = session.loaded  # parsed once from the worker's "loaded" event
+            preset = (loaded.preset if loaded is not None else None) or "none"
             print(f"[{reply.figures.summary()} · preset: {preset}]", file=sys.stderr)
         if one_shot:
             return

@@ -50,12 +50,7 @@ def register(subparsers: Any) -> None:
         description="Show a preset's items, each with what it does, its source and whether "
         "it applies on this machine's GPU.",
     )
-    p_show.add_argument(
-        "name",
-        metavar="NAME",
-        type=nonempty("the preset", has_default=False),
-        help="the preset's id or name",
-    )
+    _add_name(p_show)
     p_show.add_argument("--json", action="store_true", help="print the preset as JSON")
     p_show.set_defaults(func=run_show)
 
@@ -68,12 +63,7 @@ def register(subparsers: Any) -> None:
         'choice: choose the preset in its Tuning tab (Use for jobs). "none" runs jobs '
         "without a preset.",
     )
-    p_use.add_argument(
-        "name",
-        metavar="NAME",
-        type=nonempty("the preset", has_default=False),
-        help='the preset\'s id or name, or "none"',
-    )
+    _add_name(p_use, or_none=True)
     p_use.set_defaults(func=run_use)
 
     p_validate = sub.add_parser(
@@ -95,12 +85,7 @@ def register(subparsers: Any) -> None:
         description="Write a preset (built-in or yours) as a preset file that `rocmpanel "
         "presets validate` and the Tuning tab's import read back.",
     )
-    p_export.add_argument(
-        "name",
-        metavar="NAME",
-        type=nonempty("the preset", has_default=False),
-        help="the preset's id or name",
-    )
+    _add_name(p_export)
     p_export.add_argument(
         "--out",
         required=True,
@@ -110,6 +95,16 @@ def register(subparsers: Any) -> None:
     )
     p_export.add_argument("--json", action="store_true", help="print what was written as JSON")
     p_export.set_defaults(func=run_export)
+
+
+def _add_name(parser: argparse.ArgumentParser, *, or_none: bool = False) -> None:
+    """The NAME argument of show, use and export."""
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        type=nonempty("the preset", has_default=False),
+        help="the preset's id or name" + (', or "none"' if or_none else ""),
+    )
 
 
 def out_file(text: str) -> Path:
@@ -246,7 +241,7 @@ def this_target() -> Target:
 
 def run_show(args: argparse.Namespace) -> int:
     from rocmpanel.base.errors import PanelError
-    from rocmpanel.jobs.preset_text import effect_text, source_text, value_text
+    from rocmpanel.jobs.preset_text import archs_text, effect_text, source_text, value_text
     from rocmpanel.jobs.presets import item_effects
 
     store = open_store()
@@ -267,7 +262,7 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     kind = "built-in" if preset.builtin else f"user preset, {preset.path}"
     print(f"{preset.name} ({preset.id}; {kind})")
-    print(f"Suits: {', '.join(preset.archs)}")
+    print(f"Suits: {archs_text(preset.archs)}")
     if preset.description:
         print(preset.description)
     where = target.gfx or "GPU not detected"

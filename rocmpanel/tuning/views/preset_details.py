@@ -21,7 +21,13 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.envvars.checks import current_platform
 from rocmpanel.gui.context import AppContext
-from rocmpanel.jobs.preset_text import NOT_CHECKED, effect_text, source_text, value_text
+from rocmpanel.jobs.preset_text import (
+    NOT_CHECKED,
+    archs_text,
+    effect_text,
+    source_text,
+    value_text,
+)
 from rocmpanel.jobs.presets import Effect, Item, Preset, Target, item_effects
 
 GREY = QColor("#8a8a8a")
@@ -148,7 +154,7 @@ class PresetDetails(QWidget):
         kind = "built in" if preset.builtin else f"your preset ({preset.path})"
         self.title_label.setText(f"{preset.name} — {kind}")
         self.description_label.setText(preset.description or NO_DESCRIPTION)
-        self.archs_label.setText("Suits: " + ", ".join(preset.archs))
+        self.archs_label.setText("Suits: " + archs_text(preset.archs))
         try:
             effects = item_effects(preset, target)
         except Exception:
