@@ -23,6 +23,10 @@ WORKER_ALLOWED = {
     "numpy",
     "_wire",
     "huggingface_hub",
+    # the HTTP server of the chat worker (workers/_serve_*.py), imported only when serving
+    "fastapi",
+    "starlette",
+    "uvicorn",
 }
 
 

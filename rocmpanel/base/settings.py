@@ -357,6 +357,16 @@ class ChatSettings(Section):
         -1, "chat_seed", "Seed", "-1: random.", minimum=-1, maximum=2**31 - 1, visible=False
     )
     system_prompt: str = option("", "chat_system_prompt", "System prompt", visible=False)
+    serve_port: int = option(
+        8000,
+        "chat_serve_port",
+        "Serve port",
+        "The port the Chat tab's OpenAI-compatible server listens on (127.0.0.1); "
+        "0: any free port.",
+        minimum=0,
+        maximum=65_535,
+        visible=False,
+    )
 
 
 @dataclass

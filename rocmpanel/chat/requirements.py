@@ -55,9 +55,19 @@ REQUIREMENTS: tuple[Requirement, ...] = (
 )
 
 
+# Serving the loaded model over HTTP (issue 15) is optional: the chat works without these,
+# so they are checked apart (:func:`missing_for_serve`). Floors and their sources: the "llm"
+# install profile (resources/install_profiles.yaml, fastapi_0_110 and uvicorn_0_22).
+SERVE_REQUIREMENTS: tuple[Requirement, ...] = (
+    Requirement("fastapi", "0.110", "the OpenAI-compatible HTTP API"),
+    Requirement("uvicorn", "0.29", "runs the HTTP API in the chat worker"),
+)
+
+
 def distributions() -> tuple[str, ...]:
-    """Every distribution named in the table, once, in table order (what to ask about)."""
-    return tuple(dict.fromkeys(r.name for r in REQUIREMENTS))
+    """Every distribution named in both tables, once, in table order (what to ask about:
+    one read of ``workers/packages.py`` answers the chat's and the server's needs)."""
+    return tuple(dict.fromkeys(r.name for r in (*REQUIREMENTS, *SERVE_REQUIREMENTS)))
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
@@ -87,21 +97,33 @@ class Missing:
         return f"{self.name} {self.installed} (needs {self.minimum} or newer)"
 
 
+def _unmet(versions: Mapping[str, str | None], req: Requirement) -> Missing | None:
+    installed = versions.get(req.name)
+    if installed is None:
+        return Missing(req.name, req.minimum, None)
+    if req.minimum and version_tuple(installed) < version_tuple(req.minimum):
+        return Missing(req.name, req.minimum, installed)
+    return None
+
+
 def missing_for(
     versions: Mapping[str, str | None], precision: Precision, device: Device
 ) -> tuple[Missing, ...]:
     """The requirements of ``precision`` on ``device`` (GPU or CPU) that ``versions`` (name →
     installed version or None) does not meet, in table order."""
-    found: list[Missing] = []
-    for req in REQUIREMENTS:
-        if precision not in req.precisions or device not in req.devices:
-            continue
-        installed = versions.get(req.name)
-        if installed is None:
-            found.append(Missing(req.name, req.minimum, None))
-        elif req.minimum and version_tuple(installed) < version_tuple(req.minimum):
-            found.append(Missing(req.name, req.minimum, installed))
-    return tuple(found)
+    found = (
+        _unmet(versions, req)
+        for req in REQUIREMENTS
+        if precision in req.precisions and device in req.devices
+    )
+    return tuple(m for m in found if m is not None)
+
+
+def missing_for_serve(versions: Mapping[str, str | None]) -> tuple[Missing, ...]:
+    """What serving the loaded model needs beyond the chat (fastapi, uvicorn) and
+    ``versions`` lacks; :func:`describe_missing` words it with the same fix."""
+    found = (_unmet(versions, req) for req in SERVE_REQUIREMENTS)
+    return tuple(m for m in found if m is not None)
 
 
 def describe_missing(

@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "rocmpanel.monitor.cli",
     "rocmpanel.pytorch.cli",
     "rocmpanel.chat.cli",
+    "rocmpanel.chat.serve_cli",
     "rocmpanel.tuning.cli",
     "rocmpanel.setup.probe_cli",
     "rocmpanel.knowledge.cli",

@@ -14,13 +14,21 @@ import gc
 import threading
 import time
 import traceback
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import _preset
 import _wire
 from _chat_errors import WorkerFailure, is_oom
-from _chat_generate import ReplyReport, build_prompt, decode_speed, finish_reason, stop_criteria
+from _chat_generate import (
+    GenerationRun,
+    ReplyReport,
+    build_prompt,
+    decode_speed,
+    finish_reason,
+    stop_criteria,
+)
 from _chat_load import (
     FALLBACK_TEMPLATE,
     LOAD_END,
@@ -36,8 +44,8 @@ from _chat_load import (
     weight_kwargs,
 )
 from _chat_memory import rss_bytes
-from _chat_requests import GenerateCommand, LoadCommand
-from _chat_stream import TokenBatcher, flush_each_token
+from _chat_requests import GenerateCommand, LoadCommand, Sampling
+from _chat_stream import OnText, TokenBatcher, flush_each_token
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,8 @@ class ChatEngine:
         self.precision = ""
         self.context_length = 0
         self.path = ""
+        self.trust_remote_code = False  # the load's choice; the server's tokenizer follows it
+        self.loaded_at = 0  # unix time of the load (the served model's "created")
 
     @property
     def on_gpu(self) -> bool:
@@ -145,6 +155,7 @@ class ChatEngine:
         context = cmd.context_length or max_positions
         self.model, self.tokenizer, self.device = model, tokenizer, device
         self.precision, self.path = cmd.precision, folder
+        self.trust_remote_code, self.loaded_at = cmd.trust_remote_code, int(time.time())
         self.context_length = max(16, min(context, max_positions))
         on_gpu = device == "gpu"
         report = LoadReport(
@@ -186,22 +197,79 @@ class ChatEngine:
         """
         if self.model is None:
             raise WorkerFailure("No model is loaded.", "no_model")
+        max_new = min(cmd.max_new_tokens, max(1, self.context_length - 8))
+        encoded, prompt_tokens = build_prompt(
+            self.tokenizer, cmd.messages, cmd.system, self.context_length, max_new
+        )
+        batcher = TokenBatcher(cmd.request_id)
+        if self.on_gpu:
+            self.torch.cuda.reset_peak_memory_stats()
+        run = self._generate(encoded, max_new, cmd.sampling, stop, batcher.on_text, batcher.flush)
+        if self.on_gpu:
+            peak, kind = self.torch.cuda.max_memory_allocated(), "vram"
+        else:
+            peak, kind = rss_bytes()[1], "rss"
+        return ReplyReport(
+            request_id=cmd.request_id,
+            text=batcher.text,
+            prompt_tokens=prompt_tokens,
+            new_tokens=run.new_tokens,
+            ttft_s=None if run.first_at is None else run.first_at - run.started,
+            tokens_per_s=decode_speed(run.new_tokens, run.first_at, run.ended),
+            total_s=run.ended - run.started,
+            peak_memory_bytes=peak,
+            memory_kind=kind,
+            device=self.device,
+            precision=self.precision,
+            stopped=stop.is_set(),
+            finish=run.finish,
+        )
+
+    def generate_ids(
+        self,
+        input_ids: Sequence[int],
+        max_new: int,
+        sampling: Sampling,
+        stop: threading.Event,
+        on_text: OnText,
+    ) -> GenerationRun:
+        """Continue ``input_ids`` by up to ``max_new`` tokens, handing ``on_text`` the text
+        of every token (the HTTP server's requests come tokenized). Main thread only, like
+        :meth:`generate`; ``stop`` ends it within a token."""
+        if self.model is None:
+            raise WorkerFailure("No model is loaded.", "no_model")
+        torch = self.torch
+        ids = torch.tensor([list(input_ids)], dtype=torch.long)
+        encoded = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        return self._generate(encoded, max(1, max_new), sampling, stop, on_text, lambda: None)
+
+    def _generate(
+        self,
+        encoded: Mapping[str, Any],
+        max_new: int,
+        sampling: Sampling,
+        stop: threading.Event,
+        on_text: OnText,
+        on_failure: Callable[[], None],
+    ) -> GenerationRun:
+        """``model.generate`` with text out of every token; failures as WorkerFailure."""
         torch, model, tokenizer = self.torch, self.model, self.tokenizer
         import transformers
 
-        max_new = min(cmd.max_new_tokens, max(1, self.context_length - 8))
-        encoded, prompt_tokens = build_prompt(
-            tokenizer, cmd.messages, cmd.system, self.context_length, max_new
-        )
+        prompt_tokens = int(encoded["input_ids"].shape[-1])
         encoded = {k: v.to(model.device) for k, v in encoded.items()}
-        if cmd.sampling.seed is not None:
-            transformers.set_seed(cmd.sampling.seed)
+        if sampling.seed is not None:
+            transformers.set_seed(sampling.seed)
         streamer = transformers.TextStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
+        first: list[float] = []
+
+        def text_out(text: str, stream_end: bool = False, tokens: int = 1) -> None:
+            if text and not first:
+                first.append(time.perf_counter())
+            on_text(text, stream_end=stream_end, tokens=tokens)
+
         started = time.perf_counter()
-        batcher = TokenBatcher(cmd.request_id)
-        flush_each_token(streamer, batcher.on_text)
-        if self.on_gpu:
-            torch.cuda.reset_peak_memory_stats()
+        flush_each_token(streamer, text_out)
         try:
             with torch.inference_mode():
                 ids = model.generate(
@@ -210,10 +278,10 @@ class ChatEngine:
                     streamer=streamer,
                     stopping_criteria=stop_criteria(transformers, torch, stop),
                     pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
-                    **cmd.sampling.generate_kwargs(),
+                    **sampling.generate_kwargs(),
                 )
         except Exception as exc:
-            batcher.flush()
+            on_failure()
             trace = traceback.format_exc()
             if is_oom(exc):
                 message = f"Out of memory while generating: {exc}"
@@ -226,24 +294,12 @@ class ChatEngine:
             ) from exc
         ended = time.perf_counter()
         new_tokens = int(ids.shape[-1]) - prompt_tokens
-        first_at = batcher.first_at
-        if self.on_gpu:
-            peak, kind = torch.cuda.max_memory_allocated(), "vram"
-        else:
-            peak, kind = rss_bytes()[1], "rss"
         last = int(ids[0, -1]) if new_tokens > 0 else None
-        return ReplyReport(
-            request_id=cmd.request_id,
-            text=batcher.text,
+        return GenerationRun(
             prompt_tokens=prompt_tokens,
             new_tokens=new_tokens,
-            ttft_s=None if first_at is None else first_at - started,
-            tokens_per_s=decode_speed(new_tokens, first_at, ended),
-            total_s=ended - started,
-            peak_memory_bytes=peak,
-            memory_kind=kind,
-            device=self.device,
-            precision=self.precision,
-            stopped=stop.is_set(),
+            started=started,
+            first_at=first[0] if first else None,
+            ended=ended,
             finish=finish_reason(stop.is_set(), last, tokenizer.eos_token_id),
         )

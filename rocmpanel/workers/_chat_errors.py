@@ -27,7 +27,7 @@ class WorkerFailure(Exception):
 # The distributions the chat imports, by import name (the same as the distribution name for
 # each of them); the panel's table of versions is rocmpanel/chat/requirements.py, and
 # tests/workers/test_chat_worker_logic.py checks this copy names the same ones.
-KNOWN_PACKAGES = (
+CHAT_PACKAGES = (
     "torch",
     "transformers",
     "accelerate",
@@ -35,6 +35,8 @@ KNOWN_PACKAGES = (
     "tokenizers",
     "bitsandbytes",
 )
+SERVE_PACKAGES = ("fastapi", "uvicorn")  # imported only when serving starts (_serve_front)
+KNOWN_PACKAGES = CHAT_PACKAGES + SERVE_PACKAGES
 
 
 def missing_package(exc: ImportError, detail: str = "") -> WorkerFailure | None:

@@ -102,6 +102,19 @@ class ReplyReport:
         }
 
 
+@dataclass(frozen=True)
+class GenerationRun:
+    """One ``model.generate`` call: token counts and perf_counter times (``first_at``:
+    when the first text came out, None when none did), and why it ended."""
+
+    prompt_tokens: int
+    new_tokens: int
+    started: float
+    first_at: float | None
+    ended: float
+    finish: str  # "stop" (the stop event), "eos" or "length"
+
+
 def decode_speed(new_tokens: int, first_at: float | None, ended: float) -> float | None:
     """Tokens per second after the first (the first one includes the prefill)."""
     decode_s = ended - first_at if first_at is not None else 0.0

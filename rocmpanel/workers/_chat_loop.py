@@ -9,6 +9,9 @@ outcome into events: a ``result`` for load and unload, a ``reply`` for generate,
 import of the chat's packages that failed). After a failed generate or unload the worker
 keeps running; after a failed load it exits with :data:`LOAD_FAILED_EXIT` (its one error
 event says why), so the panel's job ends as failed and nothing half-imported lingers.
+With a :class:`~_serve_front.ServeControl`, ``serve`` is queued like a load, ``serve_stop``
+acts at once, HTTP requests arrive as ``http`` items of the same queue, and ``load``,
+``unload``, ``exit`` and the end of stdin stop the server first.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import _wire
 from _chat_engine import ChatEngine
 from _chat_errors import OOM_SUGGESTION, WorkerFailure, is_oom, missing_package
 from _chat_requests import GenerateCommand, LoadCommand
+from _serve_front import ServeControl
 
-QUEUED_OPS = ("load", "generate", "unload")
+QUEUED_OPS = ("load", "generate", "unload", "serve")
 LOAD_FAILED_EXIT = 3  # the exit code of a worker whose load failed
 
 
@@ -37,6 +41,7 @@ class Queued:
     op: str
     command: Mapping[str, Any]
     stop: threading.Event = field(default_factory=threading.Event)
+    job: Any = None  # op "http": the HTTP request's HttpJob (_serve_bridge)
 
 
 class StopEvents:
@@ -63,9 +68,13 @@ class StopEvents:
 
 
 def read_commands(
-    lines: Iterable[str], commands: queue.Queue[Queued | None], stops: StopEvents
+    lines: Iterable[str],
+    commands: queue.Queue[Queued | None],
+    stops: StopEvents,
+    control: ServeControl | None = None,
 ) -> None:
-    """The stdin reader (its own thread): queue work, act on ``stop`` at once."""
+    """The stdin reader (its own thread): queue work, act on ``stop`` and ``serve_stop`` at
+    once. ``stop`` reaches the chat's replies only: HTTP requests have events of their own."""
     try:
         for line in lines:
             line = line.strip()
@@ -79,6 +88,12 @@ def read_commands(
                 continue
             if op == "stop":
                 stops.stop_all()
+            elif op == "serve_stop":
+                if control is None:
+                    stopped = {"kind": "serve_stopped", "reason": "not_serving"}
+                    _wire.result({**stopped, "served_requests": 0})
+                else:
+                    control.stop("asked")
             elif op == "exit":
                 break
             elif op in QUEUED_OPS:
@@ -87,13 +102,29 @@ def read_commands(
                 _wire.error(f"Unknown command {op!r}.", kind="bad_command")
     finally:
         # exit, or the panel went away (end of stdin): finish what runs, then leave.
-        stops.stop_all()
-        commands.put(None)
+        # The panel may be gone (kill -9): then saying so fails on the dead pipe, and the
+        # main thread must still be told to end, or the worker would wait forever.
+        try:
+            if control is not None:
+                control.stop("exit", quiet=True)
+        except Exception:  # the panel went away; nobody is left to tell
+            pass
+        finally:
+            stops.stop_all()
+            commands.put(None)
 
 
-def run_command(engine: ChatEngine, item: Queued) -> None:
+def run_command(engine: ChatEngine, item: Queued, control: ServeControl | None = None) -> None:
     """Run one queued command and send its outcome."""
-    if item.op == "load":
+    if control is not None and item.op in ("load", "unload") and control.serving:
+        control.stop(item.op)  # the served model goes: its server first
+    if item.op == "http" and control is not None:
+        control.run_job(engine, item.job)
+    elif item.op == "serve":
+        if control is None:
+            raise WorkerFailure("This worker cannot serve.", "serve_failed")
+        control.start(engine, item.command)
+    elif item.op == "load":
         _wire.result(engine.load(LoadCommand.parse(item.command)).as_result())
     elif item.op == "generate":
         reply = engine.generate(GenerateCommand.parse(item.command), item.stop)
@@ -102,18 +133,30 @@ def run_command(engine: ChatEngine, item: Queued) -> None:
         _wire.result({"kind": "unloaded", "had_model": engine.unload()})
 
 
-def serve(engine: ChatEngine, commands: queue.Queue[Queued | None], stops: StopEvents) -> int:
+def serve(
+    engine: ChatEngine,
+    commands: queue.Queue[Queued | None],
+    stops: StopEvents,
+    control: ServeControl | None = None,
+) -> int:
     """Run queued commands one at a time until the reader says there are no more (0) or a
-    load fails (:data:`LOAD_FAILED_EXIT`, after its error event); the exit code."""
+    load fails (:data:`LOAD_FAILED_EXIT`, after its error event); the exit code. HTTP
+    requests of ``control``'s server join the same queue (op ``http``)."""
+    if control is not None:
+        control.commands = commands
+        control.make_item = lambda job: Queued("http", {}, job.stop, job)
     while True:
         item = commands.get()
         if item is None:
+            if control is not None:
+                control.stop("exit", quiet=True)
             return 0
         try:
-            run_command(engine, item)
+            run_command(engine, item, control)
         except WorkerFailure as exc:
             _report(item, exc.message, exc.kind, exc.detail, **exc.fields)
             if item.op == "load":
+                _stop_serving(control)
                 return LOAD_FAILED_EXIT
         except Exception as exc:
             detail = traceback.format_exc()
@@ -127,9 +170,15 @@ def serve(engine: ChatEngine, commands: queue.Queue[Queued | None], stops: StopE
             else:
                 _report(item, f"{type(exc).__name__}: {exc}", item.op, detail)
             if item.op == "load":
+                _stop_serving(control)
                 return LOAD_FAILED_EXIT
         finally:
             stops.done(item.stop)
+
+
+def _stop_serving(control: ServeControl | None) -> None:
+    if control is not None:
+        control.stop("exit", quiet=True)
 
 
 def _report(item: Queued, message: str, kind: str, detail: str, **fields: object) -> None:

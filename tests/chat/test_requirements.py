@@ -8,10 +8,12 @@ import pytest
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.chat.requirements import (
     REQUIREMENTS,
+    SERVE_REQUIREMENTS,
     Missing,
     describe_missing,
     distributions,
     missing_for,
+    missing_for_serve,
     version_tuple,
 )
 
@@ -22,6 +24,8 @@ ALL = {
     "safetensors": "0.8.0",
     "tokenizers": "0.23.3",
     "bitsandbytes": "0.50.2",
+    "fastapi": "0.165.0",
+    "uvicorn": "0.55.0",
 }
 
 
@@ -33,6 +37,8 @@ def test_every_distribution_is_asked_about_once() -> None:
         "safetensors",
         "tokenizers",
         "bitsandbytes",
+        "fastapi",
+        "uvicorn",
     )
 
 
@@ -90,7 +96,48 @@ def test_transformers_minimum_at_its_boundary() -> None:
 
 
 def test_an_empty_python_lacks_everything_in_table_order() -> None:
-    assert [m.name for m in missing_for({}, Precision.NF4, Device.GPU)] == list(distributions())
+    chat = [m.name for m in missing_for({}, Precision.NF4, Device.GPU)]
+    serve = [m.name for m in missing_for_serve({})]
+    assert (chat, serve) == (list(distributions())[:-2], ["fastapi", "uvicorn"])
+
+
+def test_the_chat_does_not_need_the_server_packages() -> None:
+    without = {**ALL, "fastapi": None, "uvicorn": None}
+    for precision in Precision:
+        for device in (Device.GPU, Device.CPU):
+            assert missing_for(without, precision, device) == ()
+    assert missing_for_serve(without) == (
+        Missing("fastapi", "0.110", None),
+        Missing("uvicorn", "0.29", None),
+    )
+
+
+@pytest.mark.parametrize(
+    ("fastapi", "uvicorn", "missing"),
+    [
+        ("0.110.0", "0.29.0", ()),
+        ("0.109.2", "0.29.0", (Missing("fastapi", "0.110", "0.109.2"),)),
+        ("0.110.0", "0.28.1", (Missing("uvicorn", "0.29", "0.28.1"),)),
+        ("0.165.0", None, (Missing("uvicorn", "0.29", None),)),
+    ],
+)
+def test_the_server_packages_at_their_floors(
+    fastapi: str, uvicorn: str | None, missing: tuple[Missing, ...]
+) -> None:
+    versions = {**ALL, "fastapi": fastapi, "uvicorn": uvicorn}
+    assert missing_for_serve(versions) == missing
+
+
+def test_missing_server_packages_get_the_same_fix() -> None:
+    missing = missing_for_serve({"fastapi": "0.100.0"})
+    assert describe_missing(missing) == (
+        "The workload Python lacks fastapi 0.100.0 (needs 0.110 or newer), uvicorn. "
+        "The button “Install missing packages” installs them."
+    )
+    assert describe_missing(missing, gui=False) == (
+        "The workload Python lacks fastapi 0.100.0 (needs 0.110 or newer), uvicorn. "
+        "Install them: pip install -U fastapi uvicorn."
+    )
 
 
 def test_the_fix_for_missing_torch_is_the_pytorch_tab() -> None:
@@ -144,7 +191,7 @@ def test_the_floors_agree_with_the_llm_install_profile() -> None:
         floors[spec.name] = next((s.version for s in spec.specifier if s.operator == ">="), None)
     on_gpu = {
         r.name: r.minimum
-        for r in REQUIREMENTS
+        for r in (*REQUIREMENTS, *SERVE_REQUIREMENTS)
         if r.name != "torch" and Device.GPU in r.devices and Precision.NF4 in r.precisions
     }
     assert on_gpu == floors

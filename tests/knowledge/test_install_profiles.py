@@ -17,6 +17,8 @@ CHAT = (
     "accelerate>=1.1.0",
     "safetensors",
     "tokenizers",
+    "fastapi>=0.110",
+    "uvicorn>=0.29",
 )
 BNB = "bitsandbytes>=0.50"
 NO_4BIT = (
@@ -79,7 +81,8 @@ def test_rdna3_linux_gets_the_chat_stack_and_bitsandbytes_after_torch(manifest: 
     )
     assert p.command == (
         torch_only.command + " && python -m pip install 'transformers>=4.45' "
-        "'accelerate>=1.1.0' safetensors tokenizers 'bitsandbytes>=0.50' "
+        "'accelerate>=1.1.0' safetensors tokenizers 'fastapi>=0.110' 'uvicorn>=0.29' "
+        "'bitsandbytes>=0.50' "
         "--index-url https://pypi.org/simple"
     )
     assert p.four_bit_gpu is True
@@ -94,7 +97,7 @@ def test_rdna3_linux_gets_the_chat_stack_and_bitsandbytes_after_torch(manifest: 
         "transformers>=4.45: loads the model and its tokenizer (the chat worker supports 4.45 "
         "and later, transformers 5 included)"
     )
-    assert p.download_bytes == torch_only.download_bytes + 150_000_000  # 60 + 90 MB estimates
+    assert p.download_bytes == torch_only.download_bytes + 155_000_000  # 65 + 90 MB estimates
     assert any("github.com/unslothai/unsloth/pull/7535" in s for s in p.sources)
 
 

@@ -69,7 +69,13 @@ def test_only_the_missing_packages_are_installed_from_pypi(monkeypatch) -> None:
         "/envs/a/bin/python", "llm", os_name="linux", gfx="gfx1100", mirrors=MIRRORS
     )
     assert asked == ["/envs/a/bin/python"]
-    assert plan.missing == ("transformers>=4.45", "accelerate>=1.1.0", "bitsandbytes>=0.50")
+    assert plan.missing == (
+        "transformers>=4.45",
+        "accelerate>=1.1.0",
+        "fastapi>=0.110",
+        "uvicorn>=0.29",
+        "bitsandbytes>=0.50",
+    )
     # the installed torch is pinned in the same call: pip must not swap it for PyPI's
     assert plan.pip_args == (
         *plan.missing,
@@ -80,7 +86,8 @@ def test_only_the_missing_packages_are_installed_from_pypi(monkeypatch) -> None:
     assert plan.note == "4-bit on the GPU: available (gfx1100, torch built for ROCm 7.2)."
     spec = packages_job_spec(plan)
     assert (spec.name, spec.worker, spec.python) == (
-        "install transformers>=4.45, accelerate>=1.1.0, bitsandbytes>=0.50",
+        "install transformers>=4.45, accelerate>=1.1.0, fastapi>=0.110, uvicorn>=0.29, "
+        "bitsandbytes>=0.50",
         "pip_install",
         "/envs/a/bin/python",
     )
@@ -116,6 +123,8 @@ def test_an_installed_package_older_than_its_requirement_is_missing(
             "safetensors": "0.8.0",
             "tokenizers": "0.23",
             "bitsandbytes": "0.50.2",
+            "fastapi": "0.165.0",
+            "uvicorn": "0.55.0",
         },
     )
     plan = plan_packages(
@@ -137,6 +146,8 @@ def test_an_old_accelerate_and_bitsandbytes_are_missing(monkeypatch) -> None:
             "safetensors": "0.8.0",
             "tokenizers": "0.23",
             "bitsandbytes": "0.49.2",  # broken ROCm 4-bit decode
+            "fastapi": "0.110.0",
+            "uvicorn": "0.29.0",
         },
     )
     plan = plan_packages(
@@ -148,7 +159,14 @@ def test_an_old_accelerate_and_bitsandbytes_are_missing(monkeypatch) -> None:
 def test_a_cpu_torch_gets_no_bitsandbytes_and_the_panels_own_python_is_named(monkeypatch) -> None:
     _with_installed(monkeypatch, {"torch": "2.13.0+cpu"})
     plan = plan_packages("", "llm", os_name="linux", gfx="gfx1100", mirrors=MIRRORS)
-    assert plan.missing == ("transformers>=4.45", "accelerate>=1.1.0", "safetensors", "tokenizers")
+    assert plan.missing == (
+        "transformers>=4.45",
+        "accelerate>=1.1.0",
+        "safetensors",
+        "tokenizers",
+        "fastapi>=0.110",
+        "uvicorn>=0.29",
+    )
     assert plan.note == (
         "4-bit on the GPU: not available with a torch built without ROCm (a CPU or CUDA "
         "build), so bitsandbytes is not installed. Chat still works on the CPU."
@@ -249,6 +267,8 @@ def test_plan_json_shows_the_profiles_packages(capsys) -> None:
         "accelerate>=1.1.0",
         "safetensors",
         "tokenizers",
+        "fastapi>=0.110",
+        "uvicorn>=0.29",
         "bitsandbytes>=0.50",
     ]
     # gfx906's torch is built for ROCm 6.3: no bitsandbytes library for it
@@ -261,6 +281,8 @@ def test_plan_json_shows_the_profiles_packages(capsys) -> None:
         "accelerate>=1.1.0",
         "safetensors",
         "tokenizers",
+        "fastapi>=0.110",
+        "uvicorn>=0.29",
     ]
     assert main([*base, "--os", "linux", "--json", "--profile", "pytorch"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -48,6 +48,7 @@ from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Sampling
 from rocmpanel.chat.views.check_summary import ColouredLabel, check_summary
 from rocmpanel.chat.views.packages_box import PackagesBox
 from rocmpanel.chat.views.sampling_box import SamplingBox, int_spin
+from rocmpanel.chat.views.serve_panel import ServePanel
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -173,6 +174,9 @@ class ModelPanel(QWidget):
         self.status_label.setWordWrap(True)
         box_column.addWidget(self.status_label)
         layout.addWidget(model_box)
+        # Next to the loaded model: serving it over HTTP (the tab routes its events).
+        self.serve_panel = ServePanel(ctx, self.packages_box)
+        layout.addWidget(self.serve_panel)
 
         self.sampling_box = SamplingBox()
         layout.addWidget(self.sampling_box)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QSplitter, QVBox
 from rocmpanel.base.errors import PanelError
 from rocmpanel.chat.memory_estimate import Fit
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Reply
+from rocmpanel.chat.serve_protocol import is_serve_error
 from rocmpanel.chat.session import ChatSession, Failure
 from rocmpanel.chat.store import Conversation, title_from
 from rocmpanel.chat.views.figures import LiveFigures, rss_text, vram_text
@@ -100,6 +101,7 @@ class ChatTab(QWidget):
         self.model_panel = ModelPanel(self.ctx)
         self.model_panel.load_requested.connect(self.load_model)
         self.model_panel.unload_requested.connect(self.unload_model)
+        self.serve_panel = self.model_panel.serve_panel
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -121,6 +123,7 @@ class ChatTab(QWidget):
     def _update_buttons(self) -> None:
         s = self.session
         self.composer.update_buttons(s.can_send, s.can_stop, s.can_regenerate, s.can_edit)
+        self.serve_panel.set_model(s.worker, s.loaded.path if s.loaded is not None else None)
 
     # -- the worker --------------------------------------------------------------------
     def _start_worker(self, allow_hub: bool) -> None:
@@ -165,6 +168,7 @@ class ChatTab(QWidget):
             return
         if was_generating:
             self._abandon_reply()
+        self.serve_panel.model_gone("load")  # the worker stops its server before loading
         job = self.job
         if job is not None:
             job.set_cancel_label("Cancel")  # cancelling a load stops it
@@ -178,6 +182,7 @@ class ChatTab(QWidget):
     def unload_model(self) -> None:
         was_generating = self.session.generating
         self.session.unload()
+        self.serve_panel.model_gone("unload")
         if was_generating:
             self._abandon_reply()
         self.model_panel.set_loaded(None)
@@ -220,7 +225,7 @@ class ChatTab(QWidget):
 
     @Slot(object)
     def _on_job_result(self, result: Result) -> None:
-        if not self._from_current_job():
+        if not self._from_current_job() or self.serve_panel.on_result(result):
             return
         loaded = self.session.on_result(result)
         if loaded is not None:
@@ -274,6 +279,9 @@ class ChatTab(QWidget):
     def _on_job_error(self, error: WorkerError) -> None:
         if not self._from_current_job():
             return
+        if is_serve_error(error):  # the model stays: not the chat's failure
+            self.serve_panel.on_error(error)
+            return
         # The hook may be filled in after the tab was built: ask it now.
         self.session.can_install = self.ctx.install_packages is not None
         failure = self.session.on_error(error)
@@ -292,6 +300,8 @@ class ChatTab(QWidget):
         if not isinstance(job, Job):
             return
         unloaded = outcome.state is JobState.CANCELLED and job.cancel_label == "Unload"
+        if job is self.serve_panel.worker:
+            self.serve_panel.model_gone("exit")
         failure = self.session.on_worker_exit(job, outcome)
         if failure is None:
             return  # one we ended on purpose, or a failed load (its error said why)
@@ -460,6 +470,7 @@ class ChatTab(QWidget):
         waiting for it here). Store calls still queued run on: the window's close waits
         for background calls."""
         self.live_label.stop("")
+        self.serve_panel.shutdown()
         self.model_panel.save_settings(replace_damaged=False)
         job = self.session.drop_worker()
         if isinstance(job, Job):

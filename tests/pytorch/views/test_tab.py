@@ -556,11 +556,12 @@ def test_the_profile_defaults_to_local_llm_and_switching_replans(qtbot, ctx):
     assert plan is not None and plan.profile == "llm"
     assert tab.planner.command_edit.text().endswith(
         "&& python -m pip install 'transformers>=4.45' 'accelerate>=1.1.0' safetensors "
-        "tokenizers 'bitsandbytes>=0.50' --index-url https://pypi.org/simple"
+        "tokenizers 'fastapi>=0.110' 'uvicorn>=0.29' 'bitsandbytes>=0.50' "
+        "--index-url https://pypi.org/simple"
     )
     assert tab.planner.packages_label.text() == (
         "transformers&gt;=4.45, accelerate&gt;=1.1.0, safetensors, tokenizers, "
-        "bitsandbytes&gt;=0.50<br>"
+        "fastapi&gt;=0.110, uvicorn&gt;=0.29, bitsandbytes&gt;=0.50<br>"
         "<span style='color:#2e7d32'>4-bit on the GPU: available (gfx1100, torch built for "
         "ROCm 7.2).</span>"
     )
@@ -587,7 +588,8 @@ def test_a_gfx906_plan_says_4bit_is_not_available(qtbot, ctx):
         tab.planner.replan()
     assert tab.planner.plan is not None and tab.planner.plan.rocm_build == "6.3"
     assert tab.planner.packages_label.text() == (
-        "transformers&gt;=4.45, accelerate&gt;=1.1.0, safetensors, tokenizers<br>"
+        "transformers&gt;=4.45, accelerate&gt;=1.1.0, safetensors, tokenizers, "
+        "fastapi&gt;=0.110, uvicorn&gt;=0.29<br>"
         "<span style='color:#8d5b00'>4-bit on the GPU: not available for gfx906 with torch "
         "built for ROCm 6.3 on Linux, so bitsandbytes is not installed: its PyPI wheels for "
         "Linux have no ROCm 6.3 kernels for gfx906. Chat still works in bf16/fp16 on the GPU "
