@@ -164,13 +164,18 @@ class WorkerModel:
             self.job.cancel()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def add_model_args(parser: argparse.ArgumentParser) -> None:
+    """The options that choose or build the model (shared with benchmarks/serve.py)."""
     parser.add_argument("--model", type=Path, default=None, help="model folder (default: build)")
     parser.add_argument("--hidden", type=int, default=256, help="hidden size of the built model")
     parser.add_argument("--layers", type=int, default=4, help="layers of the built model")
     parser.add_argument("--precision", default="fp32", choices=[p.value for p in Precision])
     parser.add_argument("--device", default="cpu", choices=("auto", "gpu", "cpu", "cuda"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    add_model_args(parser)
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()

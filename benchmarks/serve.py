@@ -54,7 +54,6 @@ def _load_chat_bench() -> ModuleType:
 
 bench_chat = _load_chat_bench()
 
-from rocmpanel.base.enums import Precision  # noqa: E402
 from rocmpanel.chat.serve_protocol import ServeRequest  # noqa: E402
 from rocmpanel.jobs.process import JobOutcome  # noqa: E402
 from rocmpanel.jobs.protocol import Result, WorkerError  # noqa: E402
@@ -67,11 +66,7 @@ CHAT_PATH = "/v1/chat/completions"
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--model", type=Path, default=None, help="model folder (default: build)")
-    parser.add_argument("--hidden", type=int, default=256, help="hidden size of the built model")
-    parser.add_argument("--layers", type=int, default=4, help="layers of the built model")
-    parser.add_argument("--precision", default="fp32", choices=[p.value for p in Precision])
-    parser.add_argument("--device", default="cpu", choices=("auto", "gpu", "cpu", "cuda"))
+    bench_chat.add_model_args(parser)
     parser.add_argument("--tokens", type=int, default=128, help="new tokens per request")
     parser.add_argument("--runs", type=int, default=7, help="paired raw/HTTP runs")
     parser.add_argument("--rounds", type=int, default=3, help=f"rounds of {CLIENTS} clients")

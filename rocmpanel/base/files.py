@@ -31,7 +31,10 @@ class TooLargeError(OSError):
     """The file is larger than the cap for its kind."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of ``mode`` (from ``stat`` or ``lstat``) is, for messages: "a folder"..."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -59,7 +62,7 @@ def read_bytes(path: Path | str, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(f"{path} is {_kind(info.st_mode)}, not a regular file")
+            raise NotRegularFileError(f"{path} is {kind_of(info.st_mode)}, not a regular file")
         if info.st_size > limit:  # procfs/sysfs files say 0 and are read to their end
             raise TooLargeError(f"{path} is larger than {size_text(limit)}")
         chunks: list[bytes] = []

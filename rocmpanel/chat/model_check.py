@@ -383,9 +383,16 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
     else:
         try:
             loaded = _load_json(config_path)
-            config = loaded if isinstance(loaded, dict) else {}
         except PanelError as exc:
             problems.append(exc.message)
+        else:
+            if isinstance(loaded, dict):
+                config = loaded
+            else:
+                problems.append(
+                    "config.json holds no settings object (a JSON object is expected): this "
+                    "is not a Hugging Face model folder."
+                )
     architectures = config.get("architectures")
     architecture = (
         str(architectures[0]) if isinstance(architectures, list) and architectures else None

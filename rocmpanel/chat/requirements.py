@@ -11,6 +11,7 @@ failed on an import the same way.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -127,13 +128,18 @@ def missing_for_serve(versions: Mapping[str, str | None]) -> tuple[Missing, ...]
 
 
 def describe_missing(
-    missing: tuple[Missing, ...], *, gui: bool = True, can_install: bool = True
+    missing: tuple[Missing, ...],
+    *,
+    gui: bool = True,
+    can_install: bool = True,
+    python: str = "",
 ) -> str:
     """What is missing and the fix, in a sentence or two ("" when nothing is missing).
 
     torch comes from the PyTorch tab's plan (the build must match the GPU); the others from
     the "PyTorch + local LLM" install profile, through the Chat tab's "Install missing
-    packages" button (``can_install``: the panel offers it). ``gui`` False: the CLI's words."""
+    packages" button (``can_install``: the panel offers it). ``gui`` False: the CLI's words,
+    with ``python`` (the workload interpreter) running pip when it is given."""
     if not missing:
         return ""
     torch = [m for m in missing if m.name == TORCH]
@@ -157,6 +163,7 @@ def describe_missing(
         elif gui:
             fix = "Install them into the workload Python."
         else:
-            fix = "Install them: pip install -U " + " ".join(m.name for m in others) + "."
+            pip = f"{shlex.quote(python)} -m pip" if python else "pip"
+            fix = f"Install them: {pip} install -U " + " ".join(m.name for m in others) + "."
         parts.append(f"{lacks} {names}. {fix}")
     return " ".join(parts)

@@ -111,7 +111,7 @@ def _options() -> list[tuple[str, dict[str, Any]]]:
         ("--cors-origin", {"type": _origin, "action": "append", "default": [],
             "metavar": "ORIGIN", "help": "let web pages from this origin call the API "
             "(repeat for more; default: none)"}),
-        ("--max-queue", {"type": cliargs.integer(0, 1024), "default": 16, "metavar": "N",
+        ("--max-queue", {"type": cliargs.integer(1, 1024), "default": 16, "metavar": "N",
             "help": "requests that may wait for the model; one more gets 429 (default 16)"}),
         ("--timeout", {"type": cliargs.number(1, 86400), "default": 300.0,
             "metavar": "SECONDS", "help": "longest a request may wait and run (default 300)"}),
@@ -191,6 +191,9 @@ def _print_vllm(args: argparse.Namespace) -> int:
     from rocmpanel.chat.vllm import command_lines, for_this_machine
 
     command = for_this_machine(args.model, port=args.port or 8000, host=args.host)
+    if args.port == 0:
+        print(f"{PROG}: --port 0 (any free port) is rocmpanel's; vLLM's line uses 8000.",
+              file=sys.stderr)  # fmt: skip
     print("\n".join(command_lines(command)))
     return 0
 
@@ -235,13 +238,13 @@ def run(args: argparse.Namespace) -> int:
         return _fail(problem, 2)
     if args.vllm:
         return _print_vllm(args)
-    try:
-        key, key_source = _the_key(args)
-    except PanelError as exc:
-        return _fail(exc.message, 1)
     port_problem = _port_problem(args.host, args.port)
     if port_problem is not None:
         return _fail(port_problem, 1)
+    try:  # after the port check: a refused run must not have replaced the key (--new-key)
+        key, key_source = _the_key(args)
+    except PanelError as exc:
+        return _fail(exc.message, 1)
     from rocmpanel.chat.serve_protocol import is_loopback
 
     if not is_loopback(args.host):
@@ -276,7 +279,7 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
     if not ok:
         return _fail(why, 2)
     python = args.python if args.python is not None else settings.general.workload_python
-    missing = _missing_server_packages(python)
+    missing = _missing_packages(python, precision, where)
     if missing:
         return _fail(missing, 1)
     try:
@@ -286,12 +289,14 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
         return _fail(exc.message, 2)
     session = ChatSession(gui=False)
     session.use_worker(worker.job, False)
+    loading = True
     try:
         with _stop_on_signals(worker):
             try:
                 load = LoadRequest(args.model, precision, device, context, args.trust_remote_code)
                 session.load(load)
                 loaded, _data = _wait_for_load(session, worker, True)
+                loading = False
                 print(
                     f"Loaded {loaded.path} ({loaded.precision.value} on {loaded.device_name}) "
                     f"in {loaded.load_s} s.",
@@ -301,6 +306,11 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
                 _announce(serving, key, key_source, args.show_key)
                 _report_requests(worker)
             except _StopServing:
+                if loading:  # nothing served yet: no need to wait for the load to end
+                    print("Stopped while the model was loading.", file=sys.stderr, flush=True)
+                    worker.job.cancel()
+                    worker.job.wait(STOP_GRACE_S)
+                    return 0
                 return _stop(worker)
     except _Stopped as exc:
         return _fail(str(exc), 1)
@@ -311,21 +321,25 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
     return 0
 
 
-def _missing_server_packages(python: str) -> str:
-    """What serving lacks in the workload Python, with the fix ("" when nothing, or when it
-    cannot be told: the worker then says it)."""
+def _missing_packages(python: str, precision: Precision, where: Device) -> str:
+    """All that loading and serving lack in the workload Python, in one message with the
+    fix ("" when nothing, or when it cannot be told: the worker then says it)."""
     from rocmpanel.base.errors import PanelError
     from rocmpanel.chat.installed import read_installed
-    from rocmpanel.chat.requirements import describe_missing, missing_for_serve
+    from rocmpanel.chat.requirements import describe_missing, missing_for, missing_for_serve
 
     try:
         installed = read_installed(python)
     except PanelError:
         return ""
-    missing = missing_for_serve(installed.versions)
+    missing = missing_for(installed.versions, precision, where)
+    missing += missing_for_serve(installed.versions)
     if not missing:
         return ""
-    return "serving needs fastapi and uvicorn. " + describe_missing(missing, gui=False)
+    shown = python or sys.executable
+    return f"the workload Python ({shown}) cannot serve yet. " + describe_missing(
+        missing, gui=False, python=shown
+    )
 
 
 def _start_serving(args: argparse.Namespace, worker: _WorkerEvents, key: str) -> Serving:

@@ -22,7 +22,7 @@ from pathlib import Path
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import backup_file, os_detail, write_atomic
 from rocmpanel.base.errors import PanelError
-from rocmpanel.base.files import read_bytes
+from rocmpanel.base.files import kind_of, read_bytes
 from rocmpanel.base.locking import locked
 
 KEY_PREFIX = "rp-"
@@ -92,20 +92,6 @@ def _posix_permissions() -> bool:
     return os.name != "nt"
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a plain file"
-
-
 def _read(path: Path) -> tuple[str | None, str]:
     """(the key, "") or (None, why the file cannot be used); (None, "") when there is none.
     Only ``lstat`` looks at the entry before a non-blocking open of a regular file."""
@@ -120,7 +106,7 @@ def _read(path: Path) -> tuple[str | None, str]:
             os_detail(exc),
         ) from exc
     if not stat.S_ISREG(info.st_mode):
-        return None, f"it is {_kind(info.st_mode)}, not a plain file"
+        return None, f"it is {kind_of(info.st_mode)}, not a plain file"
     try:
         data = read_bytes(path, READ_LIMIT)
     except PermissionError as exc:
@@ -132,7 +118,7 @@ def _read(path: Path) -> tuple[str | None, str]:
     except OSError as exc:  # larger than the limit, or it changed kind since the lstat
         return None, str(exc)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM (Notepad) is no part of the key
     except UnicodeDecodeError:
         return None, "it is not UTF-8 text"
     value = text.strip()

@@ -195,7 +195,8 @@ class ServeQueue:
 
 @dataclass(frozen=True)
 class ServeStopped:
-    """The server stopped: ``reason`` is asked, not_serving, unload, load or exit."""
+    """The server stopped: ``reason`` is asked, not_serving, unload, load, exit or restart
+    (a new ``serve`` replaced it: its ``serving`` or error follows)."""
 
     reason: str
     served_requests: int
@@ -251,7 +252,7 @@ class ServeStats:
             self.total = 0
         elif isinstance(event, Served):
             self.recent.appendleft(event)
-            self._times.append(event.at)
+            self._times.append(event.at + (event.latency_s or 0.0))  # when it finished
             self.total += 1
         elif isinstance(event, ServeQueue):
             self.queue = event
@@ -260,10 +261,13 @@ class ServeStats:
             self.queue = ServeQueue(0, False)
 
     def requests_per_minute(self, now: float) -> int:
-        """Requests finished in the last :data:`RATE_WINDOW_S` seconds before ``now``."""
-        while self._times and self._times[0] < now - RATE_WINDOW_S:
+        """Requests finished in the last :data:`RATE_WINDOW_S` seconds before ``now``
+        (a long request finishes after shorter later ones: the count does not rely on
+        order; dropping the oldest only keeps the list short)."""
+        start = now - RATE_WINDOW_S
+        while self._times and self._times[0] < start:
             self._times.popleft()
-        return sum(1 for t in self._times if t <= now)
+        return sum(1 for t in self._times if start <= t <= now)
 
     def tokens_per_s(self) -> float | None:
         """Generation speed over the recent successful requests (tokens after the first,

@@ -15,6 +15,8 @@ every user of the machine can read.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import re
 import shlex
@@ -136,9 +138,21 @@ def _folder(model_dir: str, os_name: str) -> tuple[str, str]:
 
 
 def _published(host: str, port: int) -> str:
-    """docker -p: the container's port published on ``host`` only."""
+    """docker -p: the container's port published on ``host`` only (an address: docker
+    takes no host names, so localhost is written 127.0.0.1)."""
+    host = "127.0.0.1" if host.strip().lower() == "localhost" else host
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     return f"{shown}:{port}:{port}"
+
+
+def _mount(path: str, inside: str) -> str:
+    """docker --mount for ``path`` read-only at ``inside``: unlike -v it takes a path with
+    a colon; its value is comma-separated (CSV), so a field with a comma is quoted."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(
+        ["type=bind", f"src={path}", f"dst={inside}", "readonly"]
+    )
+    return buffer.getvalue()
 
 
 def _notes(
@@ -217,7 +231,7 @@ def vllm_command(
     env: list[tuple[str, str]] = [(VLLM_KEY_VARIABLE, KEY_REFERENCE)]
     if gpus:
         env.append((GPU_VARIABLE, ",".join(str(g) for g in gpus)))
-    served = ("--served-model-name", name)
+    served = (f"--served-model-name={name}",)  # one word: a name such as -x is no option
     argv = (
         "vllm",
         "serve",
@@ -230,7 +244,7 @@ def vllm_command(
         "--tensor-parallel-size",
         tp,
     )
-    inside = f"{facts.model_mount}/{name}"
+    inside = f"{facts.model_mount}/{re.sub(r'[^A-Za-z0-9._-]', '_', name)}"
     docker_env: tuple[str, ...] = ("-e", VLLM_KEY_VARIABLE)  # passed through, not written
     if gpus:
         docker_env += ("-e", f"{GPU_VARIABLE}={env[1][1]}")
@@ -241,8 +255,8 @@ def vllm_command(
         *docker_env,
         "-p",
         _published(host, port),
-        "-v",
-        f"{path}:{inside}:ro",
+        "--mount",
+        _mount(path, inside),
         "--entrypoint",
         facts.entrypoint,
         facts.image,

@@ -42,6 +42,7 @@ class Queued:
     command: Mapping[str, Any]
     stop: threading.Event = field(default_factory=threading.Event)
     job: Any = None  # op "http": the HTTP request's HttpJob (_serve_bridge)
+    asked_at: int | None = None  # op "serve": the server's asked stops when it was read
 
 
 class StopEvents:
@@ -93,9 +94,11 @@ def read_commands(
                     stopped = {"kind": "serve_stopped", "reason": "not_serving"}
                     _wire.result({**stopped, "served_requests": 0})
                 else:
-                    control.stop("asked")
+                    control.ask_stop("asked")
             elif op == "exit":
                 break
+            elif op == "serve" and control is not None:
+                commands.put(Queued(op, cmd, stops.new(), asked_at=control.asked_stops))
             elif op in QUEUED_OPS:
                 commands.put(Queued(op, cmd, stops.new()))
             else:
@@ -106,7 +109,7 @@ def read_commands(
         # main thread must still be told to end, or the worker would wait forever.
         try:
             if control is not None:
-                control.stop("exit", quiet=True)
+                control.ask_stop("exit", quiet=True)
         except Exception:  # the panel went away; nobody is left to tell
             pass
         finally:
@@ -123,7 +126,7 @@ def run_command(engine: ChatEngine, item: Queued, control: ServeControl | None =
     elif item.op == "serve":
         if control is None:
             raise WorkerFailure("This worker cannot serve.", "serve_failed")
-        control.start(engine, item.command)
+        control.start(engine, item.command, item.asked_at)
     elif item.op == "load":
         _wire.result(engine.load(LoadCommand.parse(item.command)).as_result())
     elif item.op == "generate":

@@ -261,7 +261,7 @@ def _content(value: Any, where: str) -> str:
     for j, part in enumerate(value):
         at = f"{where}[{j}]"
         kind = part.get("type") if isinstance(part, dict) else None
-        if kind in MEDIA_PARTS:
+        if isinstance(kind, str) and kind in MEDIA_PARTS:
             raise _unsupported(
                 at, f"rocmpanel serves text-only models: {kind} parts are not supported."
             )
@@ -285,12 +285,12 @@ def _message(value: Any, i: int) -> dict[str, str]:
             where, f"'{where}' must be an object with 'role' and 'content', not {_shown(value)}."
         )
     role = value.get("role")
-    if role in ("tool", "function"):
+    if isinstance(role, str) and role in ("tool", "function"):
         raise _unsupported(
             f"{where}.role",
             f"The '{role}' role is not supported by rocmpanel's server: {NO_TOOLS}.",
         )
-    if role not in ROLES:
+    if not isinstance(role, str) or role not in ROLES:
         raise _bad(
             f"{where}.role",
             f"'{where}.role' must be one of system, developer, user, assistant, "
@@ -393,3 +393,24 @@ def check_context(
             "all). Shorten the prompt or lower max_tokens."
         )
     raise ApiError(400, message, param=param, code="context_length_exceeded")
+
+
+def check_length(
+    req: ApiRequest, context_length: int, longest_token: int, *, param: str = "messages"
+) -> None:
+    """ApiError 400 ``context_length_exceeded`` for a prompt with more characters than
+    ``context_length`` tokens of at most ``longest_token`` characters can hold: refused
+    before the tokenizer spends seconds on it (0: the longest token is unknown, no check)."""
+    if longest_token <= 0:
+        return
+    texts = [m["content"] for m in req.messages] if req.kind == "chat" else [req.prompt]
+    chars = sum(len(text) for text in texts)
+    if chars > context_length * longest_token:
+        raise ApiError(
+            400,
+            f"This model's context is {context_length} tokens and the prompt has {chars} "
+            f"characters, more than {context_length} tokens can hold (this tokenizer's "
+            f"longest token is {longest_token} characters). Shorten the prompt.",
+            param=param,
+            code="context_length_exceeded",
+        )

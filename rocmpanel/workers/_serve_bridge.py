@@ -304,18 +304,24 @@ class Jobs:
     def __init__(self) -> None:
         self._jobs: set[HttpJob] = set()
         self._lock = threading.Lock()
+        self._closed = False
 
-    def add(self, job: HttpJob) -> None:
+    def add(self, job: HttpJob) -> bool:
+        """Track ``job``; False once :meth:`cancel_all` has run (the server is stopping)."""
         with self._lock:
+            if self._closed:
+                return False
             self._jobs.add(job)
+            return True
 
     def discard(self, job: HttpJob) -> None:
         with self._lock:
             self._jobs.discard(job)
 
     def cancel_all(self, error: ApiError) -> list[HttpJob]:
-        """Stop every job; the ones that were still queued (dropped now)."""
+        """Stop every job, and refuse new ones; the ones that were still queued (dropped)."""
         with self._lock:
+            self._closed = True
             jobs = list(self._jobs)
         dropped = []
         for job in jobs:

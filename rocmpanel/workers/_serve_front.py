@@ -125,8 +125,34 @@ def bind(host: str, port: int) -> socket.socket:
             "is one of this machine's and the port is allowed (ports under 1024 need root).",
             "serve_failed",
         ) from None
-    sock.set_inheritable(True)
-    return sock
+    return sock  # not inheritable (Python's default): a child process never holds the port
+
+
+def longest_token(tokenizer: Any) -> int:
+    """Characters in the tokenizer's longest vocabulary entry: no token decodes to more
+    (byte-level entries have one character per byte), so a prompt of more characters than
+    the context times this cannot fit. 0 when the vocabulary cannot be read."""
+    try:
+        return max((len(str(entry)) for entry in tokenizer.get_vocab()), default=0)
+    except Exception:  # a tokenizer without get_vocab: no early check
+        return 0
+
+
+def raise_open_files_limit() -> None:
+    """Let the worker hold as many connections as the system allows (the soft limit is
+    often 1024 on desktops, far under the hard one): idle connections then starve the
+    server later. POSIX only; a refusal is not an error."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = hard if hard != resource.RLIM_INFINITY else 65536
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, 65536), hard))
+    except (OSError, ValueError):
+        pass
 
 
 class HttpServer:
@@ -165,10 +191,18 @@ class ServeControl:
         self.current: HttpServer | None = None
         self._lock = threading.Lock()
         self.make_item: Callable[[HttpJob], Any] = lambda job: job
+        self.asked_stops = 0  # serve_stop and exit so far: a serve asked before one is void
 
     @property
     def serving(self) -> bool:
         return self.current is not None
+
+    def ask_stop(self, reason: str, quiet: bool = False) -> None:
+        """The stdin reader's stop (``serve_stop``: "asked"; "exit"): also voids every
+        ``serve`` still waiting in the queue, which was asked before it."""
+        with self._lock:
+            self.asked_stops += 1
+        self.stop(reason, quiet)
 
     def stop(self, reason: str, quiet: bool = False) -> None:
         """Stop serving and say so (``serve_stopped``); ``quiet``: nothing when idle."""
@@ -183,9 +217,14 @@ class ServeControl:
         current.stop()
         _wire.result({"kind": "serve_stopped", "reason": reason, "served_requests": current.served})
 
-    def start(self, engine: Any, cmd: Mapping[str, Any]) -> None:
+    def start(self, engine: Any, cmd: Mapping[str, Any], asked_at: int | None = None) -> None:
         """Serve ``engine``'s model as ``cmd`` asks (the main thread); a WorkerFailure of
-        kind bad_command, no_model, missing_package, port_in_use or serve_failed."""
+        kind bad_command, no_model, missing_package, port_in_use or serve_failed.
+        ``asked_at``: :attr:`asked_stops` when the command was read; a stop asked since
+        then wins (``serve_stopped`` "asked", no server)."""
+        if asked_at is not None and asked_at != self.asked_stops:
+            _wire.result({"kind": "serve_stopped", "reason": "asked", "served_requests": 0})
+            return
         config = ServeConfig.parse(cmd)
         if engine.model is None:
             raise WorkerFailure("No model is loaded: load one before serving it.", "no_model")
@@ -201,7 +240,13 @@ class ServeControl:
                 f"The server could not start: {type(exc).__name__}: {exc}", "serve_failed"
             ) from exc
         with self._lock:
-            self.current = server
+            void = asked_at is not None and asked_at != self.asked_stops
+            if not void:
+                self.current = server
+        if void:  # a stop came while it started
+            server.stop()
+            _wire.result({"kind": "serve_stopped", "reason": "asked", "served_requests": 0})
+            return
         host = config.host
         _wire.result(
             {
@@ -219,7 +264,6 @@ class ServeControl:
 
     def _launch(self, engine: Any, config: ServeConfig, uvicorn: Any) -> HttpServer:
         import transformers
-        from _serve_http import Service, build_app, encode_with
 
         # The server's own tokenizer, used by its one tokenizer thread only: a fast
         # tokenizer used from two threads at once fails ("Already borrowed").
@@ -228,7 +272,20 @@ class ServeControl:
         )
         if not getattr(tokenizer, "chat_template", None):
             tokenizer.chat_template = FALLBACK_TEMPLATE
+        raise_open_files_limit()
         sock = bind(config.host, config.port)
+        try:
+            return self._run_on(engine, config, uvicorn, tokenizer, sock)
+        except BaseException:
+            sock.close()
+            raise
+
+    def _run_on(
+        self, engine: Any, config: ServeConfig, uvicorn: Any, tokenizer: Any, sock: Any
+    ) -> HttpServer:
+        """Start uvicorn on the bound ``sock`` and wait until it listens."""
+        from _serve_http import Service, build_app, encode_with
+
         holder: list[HttpServer] = []
         service = Service(
             api_key=config.api_key,
@@ -241,6 +298,7 @@ class ServeControl:
             backlog=Backlog(config.max_queue),
             tokenizer_pool=ThreadPoolExecutor(1, thread_name_prefix="serve-tokenizer"),
             encode=encode_with(tokenizer),
+            longest_token=longest_token(tokenizer),
             submit=self._submit,
             on_served=lambda: holder[0].count() if holder else None,
         )
@@ -278,6 +336,7 @@ class ServeControl:
         while not server.started:
             if not thread.is_alive() or time.monotonic() > deadline:
                 server.should_exit = True
+                service.tokenizer_pool.shutdown(wait=False, cancel_futures=True)
                 why = f" ({type(failure[0]).__name__}: {failure[0]})" if failure else ""
                 raise WorkerFailure(f"The HTTP server did not start{why}.", "serve_failed")
             time.sleep(0.01)
@@ -306,8 +365,8 @@ class ServeControl:
                 if not first:
                     first.append(time.perf_counter())
                 job.post_text(safe)
-            if reached:
-                job.stop.set()
+            if reached or time.perf_counter() > job.deadline:
+                job.stop.set()  # a stop sequence, or nobody waits any more
 
         sampling = Sampling(
             temperature=req.sampling.temperature,
@@ -320,7 +379,11 @@ class ServeControl:
         try:
             run = engine.generate_ids(job.input_ids, job.max_new, sampling, job.stop, sink)
         except Exception as exc:
-            message = exc.message if isinstance(exc, WorkerFailure) else f"{type(exc).__name__}"
+            message = (
+                exc.message
+                if isinstance(exc, WorkerFailure)
+                else f"{type(exc).__name__}: {str(exc)[:300]}"
+            )
             record.error = message
             _wire.log(f"An HTTP request failed: {message}", level="warning")
             job.post(Failed(ApiError(500, message, type="server_error")))

@@ -12,19 +12,25 @@ Content-Length, and counted while a body without one streams in).
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import _wire
 from _serve_api import ApiError
 from _serve_bridge import ServedRecord
 
 RECORD = "rocmpanel.served"  # the scope key of a /v1/* request's ServedRecord
+WHERE_THE_KEY_IS = (
+    "rocmpanel shows the key in the Chat tab's Serve panel, and rocmpanel serve prints "
+    "where it is stored"
+)
 
 
 async def _send_error(send: Any, error: ApiError) -> None:
-    body = json.dumps(error.body()).encode()
+    body = json.dumps(error.body(), ensure_ascii=False, separators=(",", ":")).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     headers += [
         (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in error.headers.items()
@@ -60,8 +66,14 @@ class Accounting:
         try:
             await self.app(scope, receive, counted)
         except Exception as exc:
-            record.error = record.error or f"The server failed: {type(exc).__name__}."
-            raise
+            # The app's handler has answered (a 500 in OpenAI's shape) and starlette raises
+            # it again for the server's log: one line there, not a traceback.
+            problem = f"{type(exc).__name__}: {str(exc)[:200]}"
+            record.error = record.error or f"The server failed: {problem}."
+            _wire.log(f"An HTTP request failed: {problem}", level="warning")
+            if record.response_status is None:
+                with contextlib.suppress(Exception):  # the client may be gone
+                    await _send_error(send, ApiError(500, record.error, type="server_error"))
         finally:
             record.done("http")
 
@@ -77,19 +89,24 @@ class Auth:
             await self.app(scope, receive, send)
             return
         given = b""
-        for name, value in scope.get("headers", ()):
-            if name == b"authorization":
-                scheme, _, token = value.partition(b" ")
-                given = token.strip() if scheme.lower() == b"bearer" else b""
+        headers = [v for n, v in scope.get("headers", ()) if n == b"authorization"]
+        if len(headers) == 1:
+            scheme, _, token = headers[0].strip().partition(b" ")
+            given = token.strip() if scheme.lower() == b"bearer" else b""
         if given and hmac.compare_digest(given, self.key):
             await self.app(scope, receive, send)
             return
-        message = (
-            "The API key is wrong: use the key rocmpanel shows in its Serve panel."
-            if given
-            else "No API key: send it in an Authorization header as 'Bearer YOUR_KEY' "
-            "(rocmpanel shows the key in its Serve panel)."
-        )
+        if len(headers) > 1:
+            message = "Send one Authorization header, not several."
+        elif given:
+            message = f"The API key is wrong: {WHERE_THE_KEY_IS}."
+        elif headers:
+            message = f"The Authorization header must read 'Bearer YOUR_KEY' ({WHERE_THE_KEY_IS})."
+        else:
+            message = (
+                "No API key: send it in an Authorization header as 'Bearer YOUR_KEY' "
+                f"({WHERE_THE_KEY_IS})."
+            )
         error = ApiError(
             401, message, code="invalid_api_key", headers={"WWW-Authenticate": "Bearer"}
         )

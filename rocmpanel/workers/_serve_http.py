@@ -19,7 +19,14 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from _serve_api import ApiError, ApiRequest, check_context, parse_chat, parse_completion
+from _serve_api import (
+    ApiError,
+    ApiRequest,
+    check_context,
+    check_length,
+    parse_chat,
+    parse_completion,
+)
 from _serve_bridge import Backlog, Failed, Finished, HttpJob, Jobs, ServedRecord
 from _serve_guards import RECORD, wrap
 from _serve_shapes import chunk, completion_id, models_list, response, usage_chunk
@@ -43,6 +50,7 @@ class Service:
     encode: Callable[[ApiRequest], list[int]]
     submit: Callable[[HttpJob], None]  # into the worker's command queue (main thread)
     on_served: Callable[[], None]
+    longest_token: int = 0  # characters in the tokenizer's longest token (0: unknown)
     jobs: Jobs = field(default_factory=Jobs)  # the jobs not done yet (a job removes itself)
     closed: bool = False
 
@@ -63,7 +71,7 @@ class Service:
 def stopping_error() -> ApiError:
     return ApiError(
         503,
-        "The server is stopping (it was switched off in rocmpanel, or the model unloaded).",
+        "The server is stopping (it was switched off or stopped, or its model unloaded).",
         type="server_error",
         code="server_stopping",
     )
@@ -80,6 +88,8 @@ async def read_json(request: Any) -> Any:
         return json.loads(body)
     except ValueError as exc:
         raise ApiError(400, f"The request body is not valid JSON ({exc}).") from None
+    except RecursionError:
+        raise ApiError(400, "The request body's JSON is nested too deeply.") from None
 
 
 async def _wait_disconnect(request: Any) -> None:
@@ -131,19 +141,33 @@ class Answering:
             return Response(status_code=400)
         req = parse_chat(body) if kind == "chat" else parse_completion(body)
         record.stream = req.stream
-        loop = asyncio.get_running_loop()
-        ids = await loop.run_in_executor(service.tokenizer_pool, service.encode, req)
-        record.prompt_tokens = len(ids)
         param = "messages" if kind == "chat" else "prompt"
+        check_length(req, service.context_length, service.longest_token, param=param)
+        loop = asyncio.get_running_loop()
+        deadline = record.arrived + service.request_timeout_s
+        tokenized = loop.run_in_executor(service.tokenizer_pool, service.encode, req)
+        try:  # the deadline covers the wait for the one tokenizer thread too
+            ids = await asyncio.wait_for(tokenized, max(0.0, deadline - time.perf_counter()))
+        except asyncio.TimeoutError:
+            raise timeout_error(service.request_timeout_s) from None
+        record.prompt_tokens = len(ids)
+        if service.closed:  # it stopped while this request was tokenized
+            raise stopping_error()
         if not ids:
             raise ApiError(400, "The prompt is empty: give the model some text.", param=param)
         max_new = check_context(len(ids), req.max_tokens, service.context_length, param=param)
-        deadline = record.arrived + service.request_timeout_s
         job = HttpJob(loop, req, ids, max_new, record, deadline, service.backlog)
-        service.backlog.enter()  # ApiError 429 when full
         record.expect_job()
+        if not service.jobs.add(job):  # the server stopped since the check above
+            record.done("job")
+            raise stopping_error()
+        try:
+            service.backlog.enter()  # ApiError 429 when full
+        except ApiError:
+            service.jobs.discard(job)
+            record.done("job")
+            raise
         job.on_end = service.jobs.discard
-        service.jobs.add(job)
         try:
             service.submit(job)
         except BaseException:

@@ -21,8 +21,10 @@ The parts live in private siblings, by responsibility: ``_chat_loop`` (commands 
 events out), ``_chat_requests`` (commands as typed records), ``_chat_engine`` (the model
 and what it does), ``_chat_load`` (loading), ``_chat_generate`` (one reply),
 ``_chat_stream`` (text out of generate), ``_chat_errors`` and ``_chat_memory``; the server
-in ``_serve_front`` (start, stop, jobs), ``_serve_http`` (the app), ``_serve_bridge``
-(between the HTTP thread and the main thread) and ``_serve_api`` (OpenAI's shapes).
+in ``_serve_front`` (start, stop, jobs), ``_serve_http`` (the app), ``_serve_guards``
+(key, body cap, CORS, accounting), ``_serve_bridge`` (between the HTTP thread and the main
+thread), ``_serve_api`` (OpenAI's requests, read and checked) and ``_serve_shapes`` (its
+replies).
 """
 
 from __future__ import annotations

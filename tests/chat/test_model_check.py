@@ -165,6 +165,12 @@ def test_other_problems(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert any("config.json is missing" in p for p in check_model(empty).problems)
+    listed = make_folder(tmp_path / "listed")
+    (listed / "config.json").write_text("[1, 2]", encoding="utf-8")
+    assert (
+        "config.json holds no settings object (a JSON object is expected): this is not a "
+        "Hugging Face model folder." in check_model(listed).problems
+    )
     with pytest.raises(PanelError, match="not a folder"):
         check_model(tmp_path / "nowhere")
 

@@ -50,6 +50,7 @@ def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
             ["--model", "m", "--max-queue", "1025"],
             "argument --max-queue: 1025 is above the maximum 1024",
         ),
+        (["--model", "m", "--max-queue", "0"], "argument --max-queue: 0 is below the minimum 1"),
         (["--model", "m", "--timeout", "0"], "argument --timeout: 0 is below the minimum 1"),
         (
             ["--model", "m", "--host", "http://0.0.0.0"],
@@ -80,13 +81,13 @@ def test_good_arguments_parse() -> None:
 
     args = build_parser().parse_args(
         ["serve", "--model", "m", "--port", "0", "--cors-origin", "http://localhost:3000/",
-         "--cors-origin", "https://app.example", "--max-queue", "0", "--api-key",
+         "--cors-origin", "https://app.example", "--max-queue", "1", "--api-key",
          " 0123456789abcdef "]
     )  # fmt: skip
     assert (args.port, args.cors_origin, args.max_queue, args.api_key, args.host) == (
         0,
         ["http://localhost:3000", "https://app.example"],
-        0,
+        1,
         "0123456789abcdef",
         "127.0.0.1",
     )
@@ -155,10 +156,15 @@ def test_missing_server_packages_are_said_with_the_fix(
          "--port", "0", "--python", python_without_torch]
     )  # fmt: skip
     assert code == 1
+    py = python_without_torch
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "rocmpanel serve: serving needs fastapi and uvicorn. The workload Python lacks "
-        "fastapi, uvicorn. Install them: pip install -U fastapi uvicorn."
-    )
+        f"rocmpanel serve: the workload Python ({py}) cannot serve yet. PyTorch is not "
+        "installed in the workload Python: rocmpanel torch plan shows the build for this "
+        "GPU, and rocmpanel torch install installs it. It also lacks transformers, "
+        "accelerate, safetensors, tokenizers, fastapi, uvicorn. Install them: "
+        f"{py} -m pip install -U transformers accelerate safetensors tokenizers fastapi "
+        "uvicorn."
+    )  # everything at once: the chat's packages and the server's
 
 
 def test_another_host_is_warned_about(

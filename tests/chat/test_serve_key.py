@@ -60,6 +60,8 @@ def test_a_key_written_by_hand_is_read_stripped() -> None:
     key = load_or_create()
     assert (key.value, key.created, key.note) == ("my-own-key-0123456789", False, "")
     assert key_file().read_text() == "  my-own-key-0123456789  \n\n"  # not rewritten
+    key_file().write_bytes(b"\xef\xbb\xbfmy-own-key-0123456789\r\n")  # Notepad's UTF-8
+    assert load_or_create().value == "my-own-key-0123456789"
 
 
 @posix_only

@@ -223,15 +223,23 @@ def test_serve_errors_are_told_apart_from_load_errors() -> None:
 def test_requests_per_minute_count_the_last_sixty_seconds() -> None:
     stats = ServeStats()
     stats.update(Serving.from_result(SERVING))
-    for at in (10.0, 50.0, 69.0, 70.0, 100.0):
-        stats.update(Served.from_result(served(at)))
+    for at in (10.0, 50.0, 69.0, 70.0, 100.0):  # finished at arrival (``at``) + 0.5 s
+        stats.update(Served.from_result(served(at, latency_s=0.5)))
     assert stats.total == 5
-    assert stats.requests_per_minute(100.0) == 4  # 10.0 is 90 s old
-    assert stats.requests_per_minute(110.0) == 4  # 50.0 is exactly 60 s old: still counted
-    assert stats.requests_per_minute(110.5) == 3
-    assert stats.requests_per_minute(129.5) == 2
+    assert stats.requests_per_minute(100.5) == 4  # 10.5 is 90 s old
+    assert stats.requests_per_minute(110.5) == 4  # 50.5 is exactly 60 s old: still counted
+    assert stats.requests_per_minute(111.0) == 3
+    assert stats.requests_per_minute(130.0) == 2
     assert stats.requests_per_minute(161.0) == 0
     assert stats.total == 5  # the total never shrinks
+    # A long request that arrived early and finished last counts from when it finished,
+    # and it does not keep a later short one from counting or from going.
+    long = ServeStats()
+    long.update(Served.from_result(served(200.0, latency_s=50.0)))  # finished at 250
+    long.update(Served.from_result(served(210.0, latency_s=1.0)))  # finished at 211
+    assert long.requests_per_minute(212.0) == 1
+    assert long.requests_per_minute(265.0) == 2
+    assert long.requests_per_minute(300.0) == 1  # 211 is 89 s old
 
 
 def test_tokens_per_second_weights_recent_successful_requests() -> None:

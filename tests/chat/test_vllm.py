@@ -3,6 +3,7 @@ variable reference, GPU support and Windows notes, and the data file's sources."
 
 from __future__ import annotations
 
+import csv
 import shlex
 import subprocess
 from pathlib import Path
@@ -45,8 +46,7 @@ def test_two_gpus_give_tensor_parallel_two_in_both_forms() -> None:
         "vllm",
         "serve",
         MODEL,
-        "--served-model-name",
-        "Llama-3.2-1B-Instruct",
+        "--served-model-name=Llama-3.2-1B-Instruct",
         "--host",
         "127.0.0.1",
         "--port",
@@ -57,15 +57,16 @@ def test_two_gpus_give_tensor_parallel_two_in_both_forms() -> None:
     assert c.env == (("VLLM_API_KEY", "$ROCMPANEL_API_KEY"), ("HIP_VISIBLE_DEVICES", "0,1"))
     assert c.text == (
         'VLLM_API_KEY="$ROCMPANEL_API_KEY" HIP_VISIBLE_DEVICES=0,1 vllm serve '
-        f"{MODEL} --served-model-name Llama-3.2-1B-Instruct --host 127.0.0.1 --port 8000 "
+        f"{MODEL} --served-model-name=Llama-3.2-1B-Instruct --host 127.0.0.1 --port 8000 "
         "--tensor-parallel-size 2"
     )
     assert c.docker_text == (
         f'VLLM_API_KEY="$ROCMPANEL_API_KEY" docker run {FLAGS} -e VLLM_API_KEY '
         "-e HIP_VISIBLE_DEVICES=0,1 -p 127.0.0.1:8000:8000 "
-        f"-v {MODEL}:/models/Llama-3.2-1B-Instruct:ro --entrypoint vllm "
+        f"--mount type=bind,src={MODEL},dst=/models/Llama-3.2-1B-Instruct,readonly "
+        "--entrypoint vllm "
         "vllm/vllm-openai-rocm:latest serve /models/Llama-3.2-1B-Instruct "
-        "--served-model-name Llama-3.2-1B-Instruct --host 0.0.0.0 --port 8000 "
+        "--served-model-name=Llama-3.2-1B-Instruct --host 0.0.0.0 --port 8000 "
         "--tensor-parallel-size 2"
     )
     assert shlex.split(c.docker_text)[1:] == list(c.docker)
@@ -83,7 +84,7 @@ def test_no_gpus_mean_tensor_parallel_one_and_no_device_list() -> None:
     assert c.env == (("VLLM_API_KEY", "$ROCMPANEL_API_KEY"),)
     assert c.argv[-2:] == ("--tensor-parallel-size", "1")
     assert c.text == (
-        f'VLLM_API_KEY="$ROCMPANEL_API_KEY" vllm serve {MODEL} --served-model-name '
+        f'VLLM_API_KEY="$ROCMPANEL_API_KEY" vllm serve {MODEL} --served-model-name='
         "Llama-3.2-1B-Instruct --host 127.0.0.1 --port 9001 --tensor-parallel-size 1"
     )
     assert "HIP_VISIBLE_DEVICES" not in c.docker_text
@@ -139,8 +140,7 @@ def test_unsupported_gpus_are_named() -> None:
 
 def test_windows_gets_the_note_that_vllm_does_not_run_there() -> None:
     c = vllm_command(r"C:\models\Qwen2.5-7B", [0], os_name="windows")
-    assert c.argv[2:4] == (r"C:\models\Qwen2.5-7B", "--served-model-name")
-    assert c.argv[4] == "Qwen2.5-7B"
+    assert c.argv[2:4] == (r"C:\models\Qwen2.5-7B", "--served-model-name=Qwen2.5-7B")
     assert c.notes[-1] == (
         "vLLM does not run on Windows (its documentation points to WSL): run this on a Linux "
         "machine with the GPUs; the line is for a POSIX shell such as bash."
@@ -150,12 +150,14 @@ def test_windows_gets_the_note_that_vllm_does_not_run_there() -> None:
 
 def test_another_host_is_warned_about_and_published_there_only() -> None:
     c = vllm_command(MODEL, [0], host="192.168.1.20", os_name="linux")
-    assert c.argv[5:7] == ("--host", "192.168.1.20")
+    assert c.argv[4:6] == ("--host", "192.168.1.20")
     assert "-p 192.168.1.20:8000:8000" in c.docker_text
     assert c.notes[-1] == (
         "It listens on 192.168.1.20: anyone who can reach this machine there can use the "
         "endpoints vLLM does not guard, over plain HTTP."
     )
+    local = vllm_command(MODEL, [0], host="localhost", os_name="linux")
+    assert "-p 127.0.0.1:8000:8000" in local.docker_text  # docker -p takes no host names
     v6 = vllm_command(MODEL, [0], host="::1", os_name="linux")
     assert "-p '[::1]:8000:8000'" in v6.docker_text
     assert v6.notes[-1] == key_note()
@@ -163,10 +165,9 @@ def test_another_host_is_warned_about_and_published_there_only() -> None:
 
 def test_a_relative_or_home_folder_becomes_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", "/home/ann")
-    assert vllm_command("~/models/tiny/", [], os_name="linux").argv[2:5] == (
+    assert vllm_command("~/models/tiny/", [], os_name="linux").argv[2:4] == (
         "/home/ann/models/tiny",
-        "--served-model-name",
-        "tiny",
+        "--served-model-name=tiny",
     )
     monkeypatch.chdir("/tmp")
     assert vllm_command("tiny", [], os_name="linux").argv[2] == "/tmp/tiny"
@@ -228,3 +229,21 @@ def test_the_default_os_is_this_machines(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(vllm.sys, "platform", "linux")
     assert vllm.this_os() == "linux"
     assert not any("Windows" in n for n in vllm_command(MODEL, [0]).notes)
+
+
+def test_folder_names_docker_and_vllm_would_misread_arrive_whole(tmp_path: Path) -> None:
+    """A colon (docker -v splits there), a comma (--mount's separator) and a leading dash
+    (an option to vLLM's parser) in the folder's name."""
+    for name in ("a:b", "x,y", "-rf"):
+        c = vllm_command(str(tmp_path / name), [0], os_name="linux")
+        words = shlex.split(c.docker_text)
+        mount = words[words.index("--mount") + 1]
+        fields = next(csv.reader([mount]))
+        assert fields == [
+            "type=bind",
+            f"src={tmp_path / name}",
+            f"dst=/models/{name.replace(':', '_').replace(',', '_')}",
+            "readonly",
+        ]
+        assert f"--served-model-name={name}" in c.argv
+        assert f"--served-model-name={name}" in words

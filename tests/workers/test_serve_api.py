@@ -404,6 +404,29 @@ NO_TOOLS = "is not supported by rocmpanel's server: it serves no tools or functi
             ),
         ),
         (
+            {"messages": [{"role": ["user"], "content": "x"}]},
+            bad(
+                "'messages[0].role' must be one of system, developer, user, assistant, not a list.",
+                "messages[0].role",
+            ),
+        ),
+        (
+            {"messages": [{"role": {"user": 1}, "content": "x"}]},
+            bad(
+                "'messages[0].role' must be one of system, developer, user, assistant, "
+                "not an object.",
+                "messages[0].role",
+            ),
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": ["text"], "text": "x"}]}]},
+            bad(
+                '\'messages[0].content[0]\' must be a text part {"type": "text", "text": ...}, '
+                "not of type a list.",
+                "messages[0].content[0]",
+            ),
+        ),
+        (
             {"messages": [{"content": "x"}]},
             bad(
                 "'messages[0].role' must be one of system, developer, user, assistant, not null.",
@@ -709,6 +732,28 @@ def test_check_context_prompt_alone_fills_it() -> None:
         "This model's context is 4096 tokens and the prompt has 5000 tokens, which leaves no "
         "room for a reply. Shorten the prompt."
     )
+
+
+def test_check_length_refuses_what_no_tokenization_can_fit() -> None:
+    fits = api.parse_completion({"model": "m", "prompt": "x" * 400})
+    api.check_length(fits, 100, 4, param="prompt")  # 400 characters can be 100 tokens
+    api.check_length(api.parse_completion({"model": "m", "prompt": "x" * 401}), 100, 0)
+    over = api.parse_completion({"model": "m", "prompt": "x" * 401})
+    with pytest.raises(api.ApiError) as caught:
+        api.check_length(over, 100, 4, param="prompt")
+    assert caught.value.body()["error"] == {
+        "message": "This model's context is 100 tokens and the prompt has 401 characters, "
+        "more than 100 tokens can hold (this tokenizer's longest token is 4 characters). "
+        "Shorten the prompt.",
+        "type": "invalid_request_error",
+        "param": "prompt",
+        "code": "context_length_exceeded",
+    }
+    longer = {"role": "user", "content": "x" * 399}
+    two = api.parse_chat({"model": "m", "messages": [*USER, longer]})
+    with pytest.raises(api.ApiError) as chat_over:  # "Hi" and 399 more: 401 in all
+        api.check_length(two, 100, 4)
+    assert chat_over.value.param == "messages"
 
 
 # --- StopMatcher ---------------------------------------------------------------------------

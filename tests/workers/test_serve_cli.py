@@ -235,3 +235,27 @@ def test_a_killed_command_leaves_no_worker_behind(tiny_model: Path, tmp_path: Pa
         worker.kill()
         worker.wait(30)
         raise AssertionError("the worker outlived the killed command") from None
+
+
+def test_ctrl_c_while_the_model_loads_ends_at_once(tiny_model: Path, tmp_path: Path) -> None:
+    serve = start(tiny_model, tmp_path / "home", "--port", "0")
+    try:
+        command = psutil.Process(serve.proc.pid)
+        deadline = time.monotonic() + 60
+        while not command.children(recursive=True):  # the worker started: it loads now
+            assert time.monotonic() < deadline, "no worker started"
+            time.sleep(0.05)
+        time.sleep(0.3)
+        began = time.monotonic()
+        code, family = stop_with(serve, signal.SIGINT)
+        took = time.monotonic() - began
+    except BaseException:
+        end(serve)
+        raise
+    assert code == 0, "\n".join(serve.err)
+    assert "Stopped while the model was loading." in serve.err
+    assert not any(line.startswith(("Loaded ", "Serving ")) for line in serve.err + serve.lines)
+    assert took < 10.0  # the load was cut, not waited for (STOP_GRACE_S is 15 s)
+    _gone, alive = psutil.wait_procs(family, timeout=10)
+    assert alive == []
+    assert not any("Traceback" in line for line in serve.err)

@@ -269,6 +269,21 @@ def test_stop_sequences_cut_the_reply(server: ServeWorker) -> None:
     drain(server)
 
 
+def test_the_same_seed_gives_the_same_sampled_reply(server: ServeWorker) -> None:
+    """``seed`` makes a sampled (temperature 1) reply reproducible; another seed changes it."""
+
+    def sampled(seed: int) -> str:
+        reply = server.client().completions.create(
+            model="m", prompt=PROMPT, max_tokens=24, temperature=1.0, seed=seed
+        )
+        return str(reply.choices[0].text)
+
+    first, again, other = sampled(7), sampled(7), sampled(8)
+    assert first == again
+    assert first != other  # 24 sampled tokens of a random model: equal only by chance
+    drain(server)
+
+
 def test_curl_as_in_the_guide(server: ServeWorker) -> None:
     curl = shutil.which("curl")
     if curl is None:
@@ -292,7 +307,8 @@ def test_a_missing_or_wrong_key_gets_401(server: ServeWorker) -> None:
     assert missing.json() == {
         "error": {
             "message": "No API key: send it in an Authorization header as 'Bearer YOUR_KEY' "
-            "(rocmpanel shows the key in its Serve panel).",
+            "(rocmpanel shows the key in the Chat tab's Serve panel, and rocmpanel serve "
+            "prints where it is stored).",
             "type": "invalid_request_error",
             "param": None,
             "code": "invalid_api_key",
@@ -303,7 +319,8 @@ def test_a_missing_or_wrong_key_gets_401(server: ServeWorker) -> None:
     assert wrong.value.status_code == 401
     assert error_body(wrong.value) == {
         "error": {
-            "message": "The API key is wrong: use the key rocmpanel shows in its Serve panel.",
+            "message": "The API key is wrong: rocmpanel shows the key in the Chat tab's Serve "
+            "panel, and rocmpanel serve prints where it is stored.",
             "type": "invalid_request_error",
             "param": None,
             "code": "invalid_api_key",
@@ -311,9 +328,17 @@ def test_a_missing_or_wrong_key_gets_401(server: ServeWorker) -> None:
     }
     basic = httpx.get(server.url + "/v1/models", headers={"Authorization": f"Basic {KEY}"})
     assert basic.status_code == 401
-    events = [server.next_served() for _ in range(3)]
+    assert basic.json()["error"]["message"].startswith(
+        "The Authorization header must read 'Bearer YOUR_KEY' ("
+    )
+    twice = [("Authorization", "Bearer sk-wrong"), ("Authorization", f"Bearer {KEY}")]
+    doubled = httpx.get(server.url + "/v1/models", headers=twice)
+    assert doubled.status_code == 401  # the right key among two headers is not enough
+    assert doubled.json()["error"]["message"] == "Send one Authorization header, not several."
+    events = [server.next_served() for _ in range(4)]
     assert [(e["path"], e["status"]) for e in events] == [
         ("/v1/chat/completions", 401),
+        ("/v1/models", 401),
         ("/v1/models", 401),
         ("/v1/models", 401),
     ]
@@ -341,6 +366,18 @@ def test_a_prompt_longer_than_the_context_gets_400_with_the_numbers(
     served = server.next_served()
     assert (served["status"], served["prompt_tokens"]) == (400, prompt_tokens)
     assert served["completion_tokens"] == 0
+    # Far too long to fit whatever the tokenization: refused before the tokenizer runs.
+    longest = max(len(entry) for entry in tokenizer.get_vocab())
+    huge = "z" * (4096 * longest + 1)
+    with pytest.raises(openai.BadRequestError) as refused:
+        server.client().completions.create(model="m", prompt=huge, max_tokens=1)
+    assert error_body(refused.value)["error"]["message"] == (
+        f"This model's context is 4096 tokens and the prompt has {len(huge)} characters, more "
+        f"than 4096 tokens can hold (this tokenizer's longest token is {longest} characters). "
+        "Shorten the prompt."
+    )
+    served = server.next_served()
+    assert (served["status"], served["prompt_tokens"]) == (400, 0)  # never tokenized
 
 
 def test_malformed_bodies_and_unknown_paths_answer_in_openai_shape(server: ServeWorker) -> None:
@@ -373,7 +410,14 @@ def test_malformed_bodies_and_unknown_paths_answer_in_openai_shape(server: Serve
     method = httpx.get(server.url + "/v1/chat/completions", headers=auth)
     assert method.status_code == 405
     assert method.json()["error"]["code"] == "method_not_allowed"
-    assert [e["status"] for e in drain(server)] == [400, 400, 404, 405]
+    deep = httpx.post(
+        server.url + "/v1/chat/completions", content=b"[" * 100_000 + b"]" * 100_000, headers=auth
+    )
+    assert (deep.status_code, deep.json()["error"]["message"]) == (
+        400,
+        "The request body's JSON is nested too deeply.",
+    )
+    assert [e["status"] for e in drain(server)] == [400, 400, 404, 405, 400]
 
 
 def test_no_cors_headers_unless_an_origin_is_allowed(restore: ServeWorker) -> None:
@@ -424,7 +468,19 @@ def test_a_body_over_the_cap_gets_413(restore: ServeWorker) -> None:
 
     chunked = httpx.post(server.url + "/v1/chat/completions", content=pieces(), headers=auth)
     assert (chunked.status_code, chunked.json()) == (413, expected)
-    assert [e["status"] for e in drain(server)] == [413, 413]
+    # A Content-Length over the cap is refused before any of the body is read (here none
+    # is ever sent: a server that waited for it would not answer).
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), 10) as raw:
+        raw.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+            + KEY.encode()
+            + b"\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"
+        )
+        raw.settimeout(5)
+        head = raw.recv(4096)
+    assert head.startswith(b"HTTP/1.1 413 ")
+    assert [e["status"] for e in drain(server)] == [413, 413, 413]
 
 
 def long_stream(server: ServeWorker, max_tokens: int = 3000, **kwargs: Any) -> Any:
@@ -623,6 +679,24 @@ def test_serve_stop_stops_requests_and_the_port(restore: ServeWorker) -> None:
     assert isinstance(again, Result)
     assert again.data == {"kind": "serve_stopped", "reason": "not_serving", "served_requests": 0}
 
+    # A serve waiting behind a chat reply, then stopped before it ran: the stop wins.
+    server.generate(31, 4000, temperature=0.0)
+    server.first_token()
+    request = ServeRequest(api_key=KEY, port=0)
+    server.process.send(request.op, **request.fields())
+    server.process.send("serve_stop")
+    server.process.send("stop")  # the chat reply ends; the waiting serve runs next
+    seen = []
+    while len(seen) < 3:
+        event = server.answer()
+        assert isinstance(event, (Result, ReplyDone)), event
+        seen.append(event.data.get("kind") if isinstance(event, Result) else "reply")
+        if isinstance(event, Result) and event.data.get("kind") == "serve_stopped":
+            seen[-1] += ":" + event.data["reason"]
+    assert seen == ["serve_stopped:not_serving", "reply", "serve_stopped:asked"]
+    time.sleep(0.3)
+    assert server.events.empty()  # and no server started after all
+
 
 def test_serve_refusals_and_the_lifecycle_of_the_server(tiny_model: Path) -> None:
     """Refused serves keep the worker and model; unload, load and exit stop the server
@@ -719,21 +793,19 @@ def test_a_python_without_fastapi_gets_missing_package_and_keeps_its_model(
     commands: queue.Queue[Any] = queue.Queue()
     stops = loop.StopEvents()
     control = loop.ServeControl(commands)
-    lines = [json.dumps({"op": "serve", **ServeRequest(api_key=KEY).fields()})]
-    loop.read_commands([*lines, '{"op": "serve_stop"}'], commands, stops, control)
+    commands.put(loop.Queued("serve", {"op": "serve", **ServeRequest(api_key=KEY).fields()}))
+    commands.put(None)  # then the end of input
     engine = type("Engine", (), {"model": object(), "unload": lambda self: True})()
     assert loop.serve(engine, commands, stops, control) == 0  # the worker goes on
     sent = [parse_line(line) for line in out.getvalue().splitlines()]
-    assert isinstance(sent[0], Result)
-    assert sent[0].data == {"kind": "serve_stopped", "reason": "not_serving", "served_requests": 0}
-    error = sent[1]
+    error = sent[0]
     assert isinstance(error, WorkerError) and error.kind == "missing_package"
     assert error.data["missing"] == ["fastapi"] and error.data["op"] == "serve"
     assert error.message == (
         "Serving needs fastapi, which this Python lacks: install the 'PyTorch + local LLM' "
         "profile (or pip install fastapi uvicorn)."
     )
-    assert len(sent) == 2
+    assert len(sent) == 1
 
 
 def test_the_queue_estimates_retry_after_from_recent_requests(
@@ -764,3 +836,44 @@ def test_the_queue_estimates_retry_after_from_recent_requests(
     assert states[0] == {"kind": "serve_queue", "waiting": 1, "running": False}
     assert states[-1] == {"kind": "serve_queue", "waiting": 1, "running": False}
     assert len(states) <= 4  # six changes within 0.1 s: throttled
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+def test_the_server_raises_its_open_files_limit_for_many_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A desktop's usual soft limit (1024 files) would let idle connections lock clients
+    out; the worker lifts it to the hard limit before it listens."""
+    import importlib
+    import resource
+
+    monkeypatch.syspath_prepend(str(WORKERS))
+    front = importlib.import_module("_serve_front")
+    before = resource.getrlimit(resource.RLIMIT_NOFILE)
+    hard = before[1]
+    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if want <= 256:
+        pytest.skip(f"the hard limit here is {hard}")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        front.raise_open_files_limit()
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (want, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, before)
+
+
+def test_the_workers_defaults_are_the_panels(
+    serve_parts: tuple[ModuleType, ModuleType, Any],
+) -> None:
+    """A serve command without the optional fields gets the limits the README and the
+    panel state (4 MiB bodies, 16 waiting, 300 s, 127.0.0.1:8000)."""
+    import importlib
+
+    from rocmpanel.chat import serve_protocol
+
+    config = importlib.import_module("_serve_front").ServeConfig.parse({"api_key": KEY})
+    assert (config.host, config.port) == (serve_protocol.DEFAULT_HOST, serve_protocol.DEFAULT_PORT)
+    assert config.max_body_bytes == serve_protocol.DEFAULT_MAX_BODY_BYTES == 4 * 1024 * 1024
+    assert config.max_queue == serve_protocol.DEFAULT_MAX_QUEUE == 16
+    assert config.request_timeout_s == serve_protocol.DEFAULT_TIMEOUT_S == 300.0
+    assert config.cors_origins == ()

@@ -176,10 +176,10 @@ class ServePanel(QGroupBox):
         self.stats.update(event)
         if isinstance(event, Serving):
             self._on_serving(event)
-        elif isinstance(event, ServeStopped) and self.state in (
-            State.STOPPING,
-            State.STARTING,
-            State.SERVING,
+        elif (
+            isinstance(event, ServeStopped)
+            and event.reason != "restart"  # a serve replaced it; its serving (or error) follows
+            and self.state in (State.STOPPING, State.STARTING, State.SERVING)
         ):
             # Not while restarting with a new key: the old server's stop is expected.
             self.stop_shown(STOPPED_WHY.get(event.reason, STOPPED))
@@ -339,7 +339,7 @@ class ServePanel(QGroupBox):
             self,
             "Make a new API key?",
             "Clients using the current key will get 401 until they are given the new one."
-            + (" The server restarts with the new key." if self.state is State.SERVING else ""),
+            + (" The server restarts with the new key." if self.active else ""),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -354,7 +354,9 @@ class ServePanel(QGroupBox):
             return
         self.key = key
         self.status.set_key(key)
-        if self.state is State.SERVING:
+        if self.state in (State.SERVING, State.STARTING, State.RESTARTING):
+            # Also when a serve is on its way with the old key: the shown key must be the
+            # one in use, so the server restarts with this one after it.
             self._send_serve(State.RESTARTING)
 
     # -- packages and messages ---------------------------------------------------------

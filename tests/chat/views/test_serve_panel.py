@@ -470,11 +470,25 @@ def test_a_new_key_restarts_a_running_server_with_it(
     assert panel.state is State.RESTARTING
     assert panel.message_label.text() == "Restarting with the new key…"
     assert status.key_edit.text() == "••••" + new_key[-4:]
-    # The old server's stop is part of the restart: the switch stays on.
-    tab._on_job_result(Result({"kind": "serve_stopped", "reason": "asked"}))
-    assert panel.switch.isChecked() and panel.state is State.RESTARTING
-    tab._on_job_result(serving())
-    assert panel.state is State.SERVING and panel.switch.isChecked()
+    # Another new key before the restart is done: a serve with it follows the first.
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes)
+    worker.sent.clear()
+    qtbot.mouseClick(status.new_key_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: worker.sent != [], timeout=5000)
+    newest = key_path.read_text(encoding="utf-8").strip()
+    assert newest != new_key
+    assert worker.sent == [("serve", {**SERVE_FIELDS, "api_key": newest})]
+    assert status.key_edit.text() == "••••" + newest[-4:]
+    # The worker answers in order: the old server's stop (part of the restart), the first
+    # restart, its replacement's stop and the second: the switch stays on throughout.
+    for event in ("restart", "serving", "restart", "serving"):
+        if event == "restart":
+            tab._on_job_result(Result({"kind": "serve_stopped", "reason": "restart"}))
+        else:
+            tab._on_job_result(serving())
+        assert panel.switch.isChecked() and panel.state in (State.RESTARTING, State.SERVING)
+    assert panel.state is State.SERVING
+    assert panel.key is not None and panel.key.value == newest
 
 
 def test_demo_mode_shows_the_panel_but_never_serves(qtbot, make_tab) -> None:
