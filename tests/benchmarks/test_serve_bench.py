@@ -105,7 +105,7 @@ def stub() -> Iterator[tuple[str, type[Stub]]]:
 
 def test_arguments_default_to_the_issue_s_measurement(bench: ModuleType) -> None:
     args = bench.parse_args([])
-    assert (args.runs, args.rounds, args.tokens) == (7, 3, 128)
+    assert (args.runs, args.rounds, args.tokens) == (9, 3, 512)
     assert (args.precision, args.device, args.model) == ("fp32", "cpu", None)
     assert bench.parse_args(["--model", "m", "--runs", "1"]).model == Path("m")
 
