@@ -36,7 +36,7 @@ STOP_TIMEOUT_S = 60.0
 DEVICE_CHOICES = (*(d.value for d in Device), "cuda")
 
 
-def _declared(name: str, kind: type[int] | type[float]) -> Callable[[str], int | float]:
+def declared(name: str, kind: type[int] | type[float]) -> Callable[[str], int | float]:
     """An argparse type that holds a value to the range ChatSettings declares for it."""
     opt = option_of(ChatSettings, name)
     low, high = opt.minimum, opt.maximum
@@ -49,7 +49,7 @@ def _declared(name: str, kind: type[int] | type[float]) -> Callable[[str], int |
     return parse
 
 
-def _bounds(name: str) -> str:
+def bounds(name: str) -> str:
     """The range ChatSettings declares for ``name``, for a help text ("1..65536")."""
     opt = option_of(ChatSettings, name)
     low, high = (
@@ -59,7 +59,7 @@ def _bounds(name: str) -> str:
     return f"{low}..{high}"
 
 
-def _model_folder(text: str) -> str:
+def model_folder(text: str) -> str:
     """``--model``: not empty (an empty path would silently mean the current folder)."""
     if not text.strip():
         raise argparse.ArgumentTypeError(
@@ -121,7 +121,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--model",
         required=True,
-        type=_model_folder,
+        type=model_folder,
         metavar="DIR",
         help="model folder: config.json, the *.safetensors weights and the tokenizer",
     )
@@ -135,43 +135,43 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--prompt", type=_prompt, default=None, help="answer this once and exit")
     parser.add_argument(
         "--max-new-tokens",
-        type=_declared("max_new_tokens", int),
+        type=declared("max_new_tokens", int),
         default=None,
         metavar="N",
-        help=f"longest reply, in tokens ({_bounds('max_new_tokens')}; default: from the settings)",
+        help=f"longest reply, in tokens ({bounds('max_new_tokens')}; default: from the settings)",
     )
     parser.add_argument(
         "--system", default=None, metavar="TEXT", help="system prompt (default: from the settings)"
     )
     parser.add_argument(
         "--temperature",
-        type=_declared("temperature", float),
+        type=declared("temperature", float),
         default=None,
         metavar="T",
-        help=f"0: always the likeliest token; higher: more varied ({_bounds('temperature')}; "
+        help=f"0: always the likeliest token; higher: more varied ({bounds('temperature')}; "
         "default: from the settings)",
     )
     parser.add_argument(
         "--top-p",
-        type=_declared("top_p", float),
+        type=declared("top_p", float),
         default=None,
         metavar="P",
         help="sample from the likeliest tokens that together reach P "
-        f"({_bounds('top_p')}; default: from the settings)",
+        f"({bounds('top_p')}; default: from the settings)",
     )
     parser.add_argument(
         "--seed",
-        type=_declared("seed", int),
+        type=declared("seed", int),
         default=None,
         metavar="N",
         help="sampling seed (-1: a random one, the default)",
     )
     parser.add_argument(
         "--context",
-        type=_declared("context_length", int),
+        type=declared("context_length", int),
         default=None,
         metavar="TOKENS",
-        help=f"context length in tokens ({_bounds('context_length')}; default: from the settings)",
+        help=f"context length in tokens ({bounds('context_length')}; default: from the settings)",
     )
     parser.add_argument(
         "--device",
@@ -198,7 +198,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-class _WorkerEvents:
+class WorkerEvents:
     """The worker job and a queue of everything it says (filled on its reader threads,
     read on the main thread, so the session is only ever touched there)."""
 
@@ -238,11 +238,11 @@ def _fail(args: argparse.Namespace, kind: str, message: str, code: int) -> int:
     return code
 
 
-class _Stopped(Exception):
+class Stopped(Exception):
     """The worker failed or went away: the message to print."""
 
 
-def _precheck(
+def precheck(
     args: argparse.Namespace, device: Device, precision: Precision, context: int, budget: Budget
 ) -> tuple[bool, str]:
     """Check the folder and warn when the estimate says it will not fit."""
@@ -290,12 +290,12 @@ def run(args: argparse.Namespace) -> int:
     context = args.context or settings.chat.context_length
     where = estimate_device(device, has_amd_gpu)
     budget = gpu if where is Device.GPU else ram_budget()
-    ok, why = _precheck(args, where, precision, context, budget)
+    ok, why = precheck(args, where, precision, context, budget)
     if not ok:
         return _fail(args, "model", why, 2)
     python = args.python if args.python is not None else settings.general.workload_python
     try:
-        worker = _WorkerEvents(args, python)
+        worker = WorkerEvents(args, python)
         worker.job.start()
     except PanelError as exc:
         return _fail(args, "start", exc.message, 2)
@@ -312,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
             trust_remote_code=args.trust_remote_code,
         )
         session.load(load)
-        loaded, loaded_data = _wait_for_load(session, worker, stream)
+        loaded, loaded_data = wait_for_load(session, worker, stream)
         stage = "reply"
         if stream:
             print(
@@ -332,7 +332,7 @@ def run(args: argparse.Namespace) -> int:
         sampling = Sampling.from_settings(settings.chat, **changes)
         system = args.system if args.system is not None else settings.chat.system_prompt
         _converse(args, session, worker, system, sampling, loaded_data)
-    except _Stopped as exc:
+    except Stopped as exc:
         if worker.job.running:
             worker.job.cancel()
         return _fail(args, stage, str(exc), 1)
@@ -349,13 +349,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _handle(session: ChatSession, worker: _WorkerEvents, event: Any, stream: bool) -> Any:
+def _handle(session: ChatSession, worker: WorkerEvents, event: Any, stream: bool) -> Any:
     """Feed one worker event to the session; what it means for the CLI (or None)."""
     from rocmpanel.jobs.process import JobOutcome
     from rocmpanel.jobs.protocol import Progress, ReplyDone, Result, Token, WorkerError
 
     if event is None:
-        raise _Stopped("no answer in time")
+        raise Stopped("no answer in time")
     if isinstance(event, Token):
         streamed = session.on_tokens([event])
         if streamed is not None and stream:
@@ -371,15 +371,15 @@ def _handle(session: ChatSession, worker: _WorkerEvents, event: Any, stream: boo
     if isinstance(event, Result):
         return session.on_result(event)
     if isinstance(event, WorkerError):
-        raise _Stopped(session.on_error(event).message)
+        raise Stopped(session.on_error(event).message)
     if isinstance(event, JobOutcome):
         failure = session.on_worker_exit(worker.job, event)
-        raise _Stopped(failure.message if failure is not None else str(event))
+        raise Stopped(failure.message if failure is not None else str(event))
     return None  # log lines and the rest
 
 
-def _wait_for_load(
-    session: ChatSession, worker: _WorkerEvents, stream: bool
+def wait_for_load(
+    session: ChatSession, worker: WorkerEvents, stream: bool
 ) -> tuple[LoadedModel, Mapping[str, Any]]:
     """The loaded model, and the worker's whole report of it (``--json`` prints that)."""
     from rocmpanel.chat.protocol import LoadedModel
@@ -393,7 +393,7 @@ def _wait_for_load(
             return loaded, event.data
 
 
-def _wait_for_reply(session: ChatSession, worker: _WorkerEvents, stream: bool) -> Reply:
+def _wait_for_reply(session: ChatSession, worker: WorkerEvents, stream: bool) -> Reply:
     from rocmpanel.chat.protocol import Reply
     from rocmpanel.jobs.lifetime import Interrupted
 
@@ -415,7 +415,7 @@ def _wait_for_reply(session: ChatSession, worker: _WorkerEvents, stream: bool) -
 def _converse(
     args: argparse.Namespace,
     session: ChatSession,
-    worker: _WorkerEvents,
+    worker: WorkerEvents,
     system: str,
     sampling: Sampling,
     loaded_data: Mapping[str, Any],

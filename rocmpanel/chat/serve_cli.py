@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base import cliargs
 from rocmpanel.base.enums import Device, Precision
-from rocmpanel.chat.cli import DEVICE_CHOICES, _bounds, _declared, _model_folder
+from rocmpanel.chat.cli import DEVICE_CHOICES, bounds, declared, model_folder
 
 if TYPE_CHECKING:
-    from rocmpanel.chat.cli import _WorkerEvents
+    from rocmpanel.chat.cli import WorkerEvents
     from rocmpanel.chat.serve_key import ApiKey
     from rocmpanel.chat.serve_protocol import Served, Serving
 
@@ -88,15 +88,15 @@ def _origin(text: str) -> str:
 
 def _options() -> list[tuple[str, dict[str, Any]]]:
     """Each option and its argparse settings (help included: every option has one)."""
-    ctx = _bounds("context_length")
+    ctx = bounds("context_length")
     return [
-        ("--model", {"required": True, "type": _model_folder, "metavar": "DIR",
+        ("--model", {"required": True, "type": model_folder, "metavar": "DIR",
             "help": "model folder: config.json, the *.safetensors weights and the tokenizer"}),
         ("--precision", {"choices": [p.value for p in Precision], "default": None,
             "help": "weights in memory (default: nf4 on an AMD GPU, else bf16)"}),
         ("--device", {"type": str.lower, "choices": DEVICE_CHOICES, "default": None,
             "help": "where the model runs (default: from the settings; cuda = gpu)"}),
-        ("--context", {"type": _declared("context_length", int), "default": None,
+        ("--context", {"type": declared("context_length", int), "default": None,
             "metavar": "TOKENS", "help": f"context length in tokens ({ctx}; default: from "
             "the settings); longer prompts get a 400"}),
         ("--port", {"type": cliargs.integer(0, 65535), "default": 8000, "metavar": "N",
@@ -203,7 +203,7 @@ class _StopServing(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def _stop_on_signals(worker: _WorkerEvents) -> Iterator[None]:
+def _stop_on_signals(worker: WorkerEvents) -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP raise :class:`_StopServing` once; a second one kills the
     worker's process group at once (the command then exits without waiting)."""
     from rocmpanel.jobs import lifetime
@@ -260,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
 def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
     from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
-    from rocmpanel.chat.cli import _precheck, _Stopped, _wait_for_load, _WorkerEvents
+    from rocmpanel.chat.cli import Stopped, WorkerEvents, precheck, wait_for_load
     from rocmpanel.chat.free_memory import detected_gpu_budget, ram_budget
     from rocmpanel.chat.memory_estimate import default_precision, estimate_device
     from rocmpanel.chat.protocol import LoadRequest
@@ -275,7 +275,7 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
     context = args.context or settings.chat.context_length
     where = estimate_device(device, inventory.has_amd_gpu)
     budget = detected_gpu_budget(inventory=inventory) if where is Device.GPU else ram_budget()
-    ok, why = _precheck(args, where, precision, context, budget)
+    ok, why = precheck(args, where, precision, context, budget)
     if not ok:
         return _fail(why, 2)
     python = args.python if args.python is not None else settings.general.workload_python
@@ -283,7 +283,7 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
     if missing:
         return _fail(missing, 1)
     try:
-        worker = _WorkerEvents(args, python)
+        worker = WorkerEvents(args, python)
         worker.job.start()
     except PanelError as exc:
         return _fail(exc.message, 2)
@@ -295,7 +295,7 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
             try:
                 load = LoadRequest(args.model, precision, device, context, args.trust_remote_code)
                 session.load(load)
-                loaded, _data = _wait_for_load(session, worker, True)
+                loaded, _data = wait_for_load(session, worker, True)
                 loading = False
                 print(
                     f"Loaded {loaded.path} ({loaded.precision.value} on {loaded.device_name}) "
@@ -312,7 +312,7 @@ def _load_and_serve(args: argparse.Namespace, key: str, key_source: str) -> int:
                     worker.job.wait(STOP_GRACE_S)
                     return 0
                 return _stop(worker)
-    except _Stopped as exc:
+    except Stopped as exc:
         return _fail(str(exc), 1)
     except PanelError as exc:
         return _fail(exc.message, 1)
@@ -342,10 +342,10 @@ def _missing_packages(python: str, precision: Precision, where: Device) -> str:
     )
 
 
-def _start_serving(args: argparse.Namespace, worker: _WorkerEvents, key: str) -> Serving:
-    """Send the serve command and wait for the server to listen; _Stopped with the reason
+def _start_serving(args: argparse.Namespace, worker: WorkerEvents, key: str) -> Serving:
+    """Send the serve command and wait for the server to listen; Stopped with the reason
     when it does not."""
-    from rocmpanel.chat.cli import _Stopped
+    from rocmpanel.chat.cli import Stopped
     from rocmpanel.chat.serve_protocol import ServeRequest, Serving
     from rocmpanel.jobs.process import JobOutcome
     from rocmpanel.jobs.protocol import Result, WorkerError
@@ -363,13 +363,13 @@ def _start_serving(args: argparse.Namespace, worker: _WorkerEvents, key: str) ->
     while True:
         event = worker.next(deadline)
         if event is None:
-            raise _Stopped(f"the server did not start within {SERVE_TIMEOUT_S:g} s.")
+            raise Stopped(f"the server did not start within {SERVE_TIMEOUT_S:g} s.")
         if isinstance(event, Result) and event.data.get("kind") == "serving":
             return Serving.from_result(event.data)
         if isinstance(event, WorkerError):  # its own words: port_in_use, missing_package...
-            raise _Stopped(event.message)
+            raise Stopped(event.message)
         if isinstance(event, JobOutcome):
-            raise _Stopped(f"the chat worker stopped: {event}")
+            raise Stopped(f"the chat worker stopped: {event}")
 
 
 def _announce(serving: Serving, key: str, key_source: str, show_key: bool) -> None:
@@ -412,9 +412,9 @@ def served_line(served: Served) -> str:
     return " ".join(parts)
 
 
-def _report_requests(worker: _WorkerEvents) -> None:
-    """Print each finished request until the worker stops (_Stopped) or a signal comes."""
-    from rocmpanel.chat.cli import _Stopped
+def _report_requests(worker: WorkerEvents) -> None:
+    """Print each finished request until the worker stops (Stopped) or a signal comes."""
+    from rocmpanel.chat.cli import Stopped
     from rocmpanel.chat.serve_protocol import Served, ServeStopped, read_serve_result
     from rocmpanel.jobs.process import JobOutcome
     from rocmpanel.jobs.protocol import Result, WorkerError
@@ -426,14 +426,14 @@ def _report_requests(worker: _WorkerEvents) -> None:
             if isinstance(serve_event, Served):
                 print(served_line(serve_event), flush=True)
             elif isinstance(serve_event, ServeStopped):
-                raise _Stopped(f"the server stopped ({serve_event.reason}).")
+                raise Stopped(f"the server stopped ({serve_event.reason}).")
         elif isinstance(event, WorkerError):
             print(f"{PROG}: {event.message}", file=sys.stderr)
         elif isinstance(event, JobOutcome):
-            raise _Stopped(f"the chat worker stopped: {event}")
+            raise Stopped(f"the chat worker stopped: {event}")
 
 
-def _stop(worker: _WorkerEvents) -> int:
+def _stop(worker: WorkerEvents) -> int:
     """Stop serving (in-flight requests end), then let the worker exit: 0."""
     from rocmpanel.base.errors import PanelError
     from rocmpanel.chat.serve_protocol import Served, ServeStopped, read_serve_result
@@ -460,7 +460,7 @@ def _stop(worker: _WorkerEvents) -> int:
     return 0
 
 
-def _end_worker(worker: _WorkerEvents) -> None:
+def _end_worker(worker: WorkerEvents) -> None:
     """Ask the worker to exit; kill it when it does not within the grace period."""
     from rocmpanel.base.errors import PanelError
 
