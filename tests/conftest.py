@@ -79,6 +79,18 @@ def windows_fakes() -> ModuleType:
     return _test_module("windows_fakes.py")
 
 
+@pytest.fixture(scope="session")
+def kfd() -> ModuleType:
+    """tests/kfd_tree.py: small KFD topology trees in the kernel's format."""
+    return _test_module("kfd_tree.py")
+
+
+@pytest.fixture(scope="session")
+def topo_trees() -> ModuleType:
+    """tests/topo_trees.py: /sys-like trees with KFD io_links, PCI folders and NUMA nodes."""
+    return _test_module("topo_trees.py")
+
+
 @pytest.fixture
 def fake_registry(windows_fakes: ModuleType) -> Any:
     """An empty in-memory registry with winreg's interface (``windows_fakes.FakeRegistry``)."""

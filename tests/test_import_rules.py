@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rocmpanel"
-FEATURES = ("setup", "monitor", "pytorch", "tuning", "chat")
+FEATURES = ("setup", "monitor", "pytorch", "tuning", "chat", "multigpu")
 SHARED = ("gui", "jobs", "envvars", "knowledge", "machine", "base")
 WIDGET_FOLDERS = ("views", "gui", "shell")
 # The lowest shared layers, and all they may import of rocmpanel (besides themselves).

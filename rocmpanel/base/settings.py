@@ -207,6 +207,14 @@ class GeneralSettings(Section):
         "Empty: no preset.",
         visible=False,
     )
+    job_gpus: str = option(
+        "",
+        "job_gpus",
+        "GPUs for jobs",
+        "The GPUs every job runs on, by PCI address, separated by commas (chosen with the "
+        "GPUs button in the status bar). Empty: the discrete GPUs; all: every GPU.",
+        visible=False,
+    )
     job_cancel_grace_s: float = option(
         3.0,
         "job_cancel_grace_s",

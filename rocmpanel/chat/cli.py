@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 from rocmpanel.base import cliargs
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import ChatSettings, option_of
+from rocmpanel.jobs.gpu_choice import add_gpus_option, say_where
 
 if TYPE_CHECKING:  # imported where used, so that `rocmpanel --help` stays quick
     from rocmpanel.chat.free_memory import Budget
+    from rocmpanel.chat.memory_estimate import GpuRoom
     from rocmpanel.chat.protocol import LoadedModel, Reply, Sampling
     from rocmpanel.chat.session import ChatSession
 
@@ -195,6 +197,7 @@ def register(subparsers: Any) -> None:
         "--allow-hub", action="store_true", help="let transformers reach the Hugging Face hub"
     )
     parser.add_argument("--json", action="store_true", help="print the reply and figures as JSON")
+    add_gpus_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -215,8 +218,11 @@ class WorkerEvents:
             args=(ALLOW_HUB_ARG,) if args.allow_hub else (),
             python=python,
             interactive=True,
+            gpus=getattr(args, "gpus", None),
         )
-        self.job = JobProcess(prepare(with_job_env(spec)), self.events.put, self.events.put)
+        launched = with_job_env(spec)
+        say_where(launched.env, f"rocmpanel {getattr(args, 'command', None) or 'chat'}")
+        self.job = JobProcess(prepare(launched), self.events.put, self.events.put)
 
     def next(self, deadline: float) -> Any:
         """The next event or exit outcome; None once ``deadline`` (monotonic) has passed."""
@@ -260,10 +266,31 @@ def precheck(
         print(f"rocmpanel chat: warning: {warning}", file=sys.stderr)
     estimate = estimate_for(check, precision, context, device=device)
     if estimate is not None:
-        verdict = judge_fit(estimate, device, budget.free, total=budget.total)
+        rooms = chosen_rooms(getattr(args, "gpus", None)) if device is Device.GPU else []
+        if rooms:  # every chosen GPU: a model one cannot hold may be spread over several
+            verdict = judge_fit(estimate, device, rooms[0].free, total=rooms[0].total, gpus=rooms)
+        else:
+            verdict = judge_fit(estimate, device, budget.free, total=budget.total)
         if verdict.fit is Fit.WONT_FIT:
             print(f"rocmpanel chat: warning: {verdict.message}", file=sys.stderr)
     return True, ""
+
+
+def chosen_rooms(gpus: tuple[str, ...] | None) -> list[GpuRoom]:
+    """The GPUs a chat job gets (``gpus``: PCI addresses; None: the saved choice), as the
+    job numbers them, with the free VRAM sysfs reports (blocking: a command's check)."""
+    from rocmpanel.chat.free_memory import read_amd_vram
+    from rocmpanel.chat.memory_estimate import GpuRoom
+    from rocmpanel.jobs.gpu_choice import resolve
+
+    readings = {r.bdf: r for r in read_amd_vram() if r.bdf}
+    rooms = []
+    for number, gpu in enumerate(resolve(gpus).gpus):
+        reading = readings.get(gpu.bdf or "")
+        free = reading.free if reading is not None else None
+        total = reading.total if reading is not None else gpu.vram_bytes
+        rooms.append(GpuRoom(f"GPU {number}", free, total))
+    return rooms
 
 
 def run(args: argparse.Namespace) -> int:
@@ -315,9 +342,10 @@ def run(args: argparse.Namespace) -> int:
         loaded, loaded_data = wait_for_load(session, worker, stream)
         stage = "reply"
         if stream:
+            spread = loaded.placement_text()  # a model spread over several GPUs says how
             print(
                 f"Loaded {loaded.path} ({loaded.precision.value} on {loaded.device_name}) "
-                f"in {loaded.load_s} s.",
+                f"in {loaded.load_s} s." + (f" {spread}." if spread else ""),
                 file=sys.stderr,
             )
         changes: dict[str, Any] = {}

@@ -9,12 +9,17 @@ the runtime context, activations and allocator slack. What is available comes fr
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.units import GIB, format_memory
 from rocmpanel.chat.model_check import ModelCheck, ModelShape
+
+if TYPE_CHECKING:
+    from rocmpanel.machine.gpu_model import GpuInfo
 
 # What runs on a CPU-only torch, best first. fp16 matmuls on CPU work but are slow and
 # some kernels are missing, so it is not offered there.
@@ -25,6 +30,14 @@ SMALLER = {
     Precision.FP16: Precision.INT8,
     Precision.INT8: Precision.NF4,
 }
+# The runtime context (HIP kernels, BLAS libraries) each GPU a model uses needs, and the
+# share of weights and cache added for activations and allocator slack. The chat worker
+# plans a spread with copies of these (rocmpanel/workers/_chat_devices.py; a test checks).
+GPU_RUNTIME_BYTES = GIB // 2
+CPU_RUNTIME_BYTES = int(0.4 * GIB)
+OVERHEAD_SHARE = 0.08
+# A GPU with less room than this after its runtime takes no share of a spread model.
+MIN_SHARE_BYTES = GIB
 
 
 class Fit(Enum):
@@ -34,6 +47,7 @@ class Fit(Enum):
     TIGHT = "tight"
     WONT_FIT = "won't fit"
     UNKNOWN = "unknown"
+    SPREAD = "fits spread over GPUs"  # not on one of the chosen GPUs, on several together
 
 
 @dataclass(frozen=True)
@@ -60,6 +74,37 @@ class FitVerdict:
     available: int | None
     fit: Fit
     message: str
+    spread_over: int = 0  # Fit.SPREAD: how many of the chosen GPUs the model will take
+
+
+@dataclass(frozen=True)
+class GpuRoom:
+    """One chosen GPU's memory for the verdict: ``label`` ("GPU 1"), ``free`` VRAM when it
+    was measured, its ``total`` when known."""
+
+    label: str
+    free: int | None
+    total: int | None = None
+
+
+def chosen_gpu_rooms(
+    gpus: Sequence[GpuInfo],
+    saved_choice: str,
+    memory_of: Callable[[GpuInfo], tuple[int | None, int | None]],
+) -> list[GpuRoom]:
+    """The GPUs a chat job gets (the saved choice, Settings ``general.job_gpus``, among
+    ``gpus``), labelled as the job numbers them ("GPU 0" is the first chosen, cuda:0),
+    with their (free, total) memory from ``memory_of``. The runtime numbers GPUs in KFD
+    topology order, so GPUs seen there are put in that order first."""
+    from rocmpanel.jobs.gpu_choice import choose, saved_wanted
+
+    ordered = sorted(gpus, key=lambda g: (g.kfd_node is None, g.kfd_node or 0))
+    chosen = choose(ordered, saved_wanted(saved_choice)).gpus
+    rooms = []
+    for number, gpu in enumerate(chosen):
+        free, total = memory_of(gpu)
+        rooms.append(GpuRoom(f"GPU {number}", free, total))
+    return rooms
 
 
 def default_precision(device: Device, has_amd_gpu: bool) -> Precision:
@@ -105,8 +150,8 @@ def estimate_memory(
         kv *= precision.compute_bytes
     # Runtime context (HIP/CUDA kernels, or the interpreter with torch on CPU), plus
     # activations and allocator slack proportional to the model.
-    fixed = int(0.4 * GIB) if device is Device.CPU else int(0.5 * GIB)
-    overhead = fixed + int(0.08 * (weights + kv))
+    fixed = CPU_RUNTIME_BYTES if device is Device.CPU else GPU_RUNTIME_BYTES
+    overhead = fixed + int(OVERHEAD_SHARE * (weights + kv))
     return MemoryEstimate(precision, context, int(weights), int(kv), overhead)
 
 
@@ -125,13 +170,83 @@ def judge_fit(
     available: int | None,
     *,
     total: int | None = None,
+    gpus: Sequence[GpuRoom] = (),
 ) -> FitVerdict:
     """Compare with what is free; above 90 % of it is tight, above 100 % won't fit.
 
     When the free memory is not known but the device's ``total`` is (a GPU the Monitor
     has not read yet), a need above the total still won't fit; below it, the verdict is
     unknown and says how much the device has in all.
+
+    ``gpus``: every chosen GPU (``available``/``total`` are the first's). A model that will
+    not fit on the first may fit on another alone, or spread over several (Fit.SPREAD),
+    as the chat worker places it (``rocmpanel/workers/_chat_devices.py``).
     """
+    verdict = _judge_one(estimate, device, available, total)
+    if verdict.fit is Fit.WONT_FIT and device is Device.GPU and len(gpus) > 1:
+        return _judge_several(verdict, gpus)
+    return verdict
+
+
+def _judge_several(one: FitVerdict, gpus: Sequence[GpuRoom]) -> FitVerdict:
+    """The verdict over several GPUs: another one alone, the fewest together, or none.
+
+    Each GPU a spread model uses pays its own runtime context; a GPU with less than
+    MIN_SHARE_BYTES left after it takes no share. Free memory where it was measured, else
+    the GPU's total (an upper bound: the words then say "in all")."""
+    estimate = one.estimate
+    need = estimate.total
+    rooms = [(g, g.free if g.free is not None else g.total) for g in gpus]
+    known = [(g, room) for g, room in rooms if room is not None]
+    words = "free" if all(g.free is not None for g, _ in known) else "free or in all"
+    alone = [(g, room) for g, room in known[1:] if room >= need]
+    if alone:
+        gpu, room = max(alone, key=lambda pair: pair[1])
+        return FitVerdict(
+            estimate,
+            one.device,
+            one.available,
+            Fit.FITS,
+            f"Needs about {format_memory(need)}: more than the first GPU has free, so it goes "
+            f"on {gpu.label} alone ({format_memory(room)} {words}).",
+        )
+    usable = sorted(
+        ((g, room) for g, room in known if room - GPU_RUNTIME_BYTES >= MIN_SHARE_BYTES),
+        key=lambda pair: -pair[1],
+    )
+    for count in range(2, len(usable) + 1):
+        chosen = usable[:count]
+        if sum(room - GPU_RUNTIME_BYTES for _, room in chosen) < need - GPU_RUNTIME_BYTES:
+            continue
+        chosen.sort(key=lambda pair: gpus.index(pair[0]))
+        labels = [g.label for g, _ in chosen]
+        names = ", ".join(labels[:-1]) + " and " + labels[-1]
+        rooms_text = " + ".join(format_memory(room) for _, room in chosen)
+        return FitVerdict(
+            estimate,
+            one.device,
+            one.available,
+            Fit.SPREAD,
+            f"Needs about {format_memory(need)}, more than one GPU has free: it will be "
+            f"spread over {names} ({rooms_text} {words}).",
+            spread_over=count,
+        )
+    rooms_text = " + ".join(format_memory(room) for _, room in known) or "unknown"
+    return FitVerdict(
+        estimate,
+        one.device,
+        one.available,
+        Fit.WONT_FIT,
+        f"Needs about {format_memory(need)} but the {len(gpus)} chosen GPUs have only "
+        f"{rooms_text} {words}: it will not fit, not even spread over them."
+        + _smaller_hint(estimate),
+    )
+
+
+def _judge_one(
+    estimate: MemoryEstimate, device: Device, available: int | None, total: int | None
+) -> FitVerdict:
+    """The verdict against one device's memory."""
     need = format_memory(estimate.total)
     where = device.memory_name
     if available is None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import ChatSettings
+from rocmpanel.base.units import format_gib
 from rocmpanel.chat.memory_estimate import SMALLER
 from rocmpanel.chat.store import ReplyFigures
 from rocmpanel.jobs.job_env import result_preset
@@ -119,8 +120,55 @@ def _opt_int(data: Mapping[str, Any], key: str) -> int | None:
 
 
 @dataclass(frozen=True)
+class GpuShare:
+    """One GPU a loaded model is on: ``index`` in the job's numbering (cuda:0 is the first
+    chosen GPU), its PCI slot and name, the bytes torch had allocated there after the load,
+    and the decoder layers it holds (inclusive ranges)."""
+
+    index: int
+    bdf: str | None
+    name: str
+    bytes: int | None
+    layers: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def parse(cls, data: object) -> GpuShare | None:
+        """One entry of the ``gpus`` list of a ``loaded`` result; None when it is garbled."""
+        if not isinstance(data, Mapping):
+            return None
+        index = _opt_int(data, "index")
+        if index is None or index < 0:
+            return None
+        bdf = data.get("bdf")
+        layers: list[tuple[int, int]] = []
+        raw_layers = data.get("layers")
+        for pair in raw_layers if isinstance(raw_layers, list) else []:
+            if (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in pair)
+            ):
+                layers.append((pair[0], pair[1]))
+        return cls(
+            index=index,
+            bdf=str(bdf).lower() if isinstance(bdf, str) and bdf else None,
+            name=str(data.get("name") or ""),
+            bytes=_opt_int(data, "bytes"),
+            layers=tuple(layers),
+        )
+
+    def layers_text(self) -> str:
+        """``0-15`` (or ``0-3, 8-11`` for a GPU holding two runs); "" when not reported."""
+        return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in self.layers)
+
+
+@dataclass(frozen=True)
 class LoadedModel:
-    """What the worker reported after a load (``bdf``: its GPU's PCI slot, when known)."""
+    """What the worker reported after a load (``bdf``: its GPU's PCI slot, when known).
+
+    ``shares``: each GPU the model is on (several when it was spread); ``split`` the
+    worker's own one-line summary of the layers' placement. Workers from before the spread
+    send neither: then ``shares`` is empty and the model counts as on one device."""
 
     path: str
     precision: Precision
@@ -133,6 +181,8 @@ class LoadedModel:
     memory_bytes: int | None
     memory_kind: str
     preset: str | None = None  # the name of the tuning preset the model runs under
+    shares: tuple[GpuShare, ...] = ()
+    split: str = ""
 
     @classmethod
     def from_result(cls, data: Mapping[str, Any], requested: LoadRequest) -> LoadedModel:
@@ -159,11 +209,57 @@ class LoadedModel:
             memory_bytes=_opt_int(data, "memory_bytes"),
             memory_kind=str(data.get("memory_kind", "")),
             preset=result_preset(data),
+            shares=_shares(data.get("gpus")),
+            split=str(data.get("split") or ""),
         )
 
     @property
     def on_gpu(self) -> bool:
         return self.device is Device.GPU
+
+    @property
+    def gpus(self) -> tuple[int, ...]:
+        """The GPUs the model is on, in the job's numbering."""
+        return tuple(share.index for share in self.shares)
+
+    @property
+    def per_gpu_bytes(self) -> tuple[int | None, ...]:
+        return tuple(share.bytes for share in self.shares)
+
+    @property
+    def spread(self) -> bool:
+        """Whether the model is spread over several GPUs."""
+        return len(self.shares) > 1
+
+    @property
+    def bdfs(self) -> tuple[str, ...]:
+        """The PCI slots of every GPU it is on (those torch reported)."""
+        return tuple(share.bdf for share in self.shares if share.bdf)
+
+    def placement_text(self) -> str:
+        """``Spread over GPU 0 and GPU 1 (layers 0-15 / 16-31), 9.1 + 8.7 GiB``; "" when
+        the model is on one device. GPU numbers are the job's (cuda:0 is the first GPU of
+        the choice); per-GPU figures are what torch had allocated right after the load."""
+        if not self.spread:
+            return ""
+        labels = [f"GPU {share.index}" for share in self.shares]
+        names = ", ".join(labels[:-1]) + " and " + labels[-1]
+        text = f"Spread over {names}"
+        layers = [share.layers_text() for share in self.shares]
+        if all(layers):
+            text += f" (layers {' / '.join(layers)})"
+        if all(b is not None for b in self.per_gpu_bytes):
+            figures = [format_gib(b).removesuffix(" GiB") for b in self.per_gpu_bytes]
+            text += f", {' + '.join(figures)} GiB"
+        return text
+
+
+def _shares(data: object) -> tuple[GpuShare, ...]:
+    """The ``gpus`` list of a ``loaded`` result, garbled entries left out."""
+    if not isinstance(data, list):
+        return ()
+    parsed = (GpuShare.parse(item) for item in data)
+    return tuple(share for share in parsed if share is not None)
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 from rocmpanel.base import cliargs
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.chat.cli import DEVICE_CHOICES, bounds, declared, model_folder
+from rocmpanel.jobs.gpu_choice import add_gpus_option
 
 if TYPE_CHECKING:
+    from rocmpanel.base.api_key import ApiKey
     from rocmpanel.chat.cli import WorkerEvents
-    from rocmpanel.chat.serve_key import ApiKey
     from rocmpanel.chat.serve_protocol import Served, Serving
 
 PROG = "rocmpanel serve"
@@ -49,7 +50,7 @@ DESCRIPTION = (
 
 
 def _api_key(text: str) -> str:
-    from rocmpanel.chat.serve_key import key_problem
+    from rocmpanel.base.api_key import key_problem
 
     problem = key_problem(text.strip())
     if problem is not None:
@@ -136,6 +137,7 @@ def register(subparsers: Any) -> None:
     )
     for name, settings in _options():
         parser.add_argument(name, **settings)
+    add_gpus_option(parser)  # the server's model, and --vllm's tensor parallel, use them
     parser.set_defaults(func=run, allow_hub=False, json=False)
 
 
@@ -168,7 +170,7 @@ def _port_problem(host: str, port: int) -> str | None:
 def _the_key(args: argparse.Namespace) -> tuple[str, str]:
     """(the key, where it comes from, for the status line); PanelError when the stored key
     cannot be read or made."""
-    from rocmpanel.chat.serve_key import key_problem, load_or_create, regenerate
+    from rocmpanel.base.api_key import key_problem, load_or_create, regenerate
 
     if args.api_key is not None:
         return args.api_key, "given with --api-key"
@@ -190,7 +192,9 @@ def _the_key(args: argparse.Namespace) -> tuple[str, str]:
 def _print_vllm(args: argparse.Namespace) -> int:
     from rocmpanel.chat.vllm import command_lines, for_this_machine
 
-    command = for_this_machine(args.model, port=args.port or 8000, host=args.host)
+    command = for_this_machine(
+        args.model, port=args.port or 8000, host=args.host, gpus=getattr(args, "gpus", None)
+    )
     if args.port == 0:
         print(f"{PROG}: --port 0 (any free port) is rocmpanel's; vLLM's line uses 8000.",
               file=sys.stderr)  # fmt: skip
@@ -373,7 +377,7 @@ def _start_serving(args: argparse.Namespace, worker: WorkerEvents, key: str) -> 
 
 
 def _announce(serving: Serving, key: str, key_source: str, show_key: bool) -> None:
-    from rocmpanel.chat.serve_key import mask
+    from rocmpanel.base.api_key import mask
 
     base = f"{serving.url}/v1"
     print(

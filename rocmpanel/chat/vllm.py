@@ -158,7 +158,7 @@ def _mount(path: str, inside: str) -> str:
 def _notes(
     facts: VllmFacts, gpus: Sequence[int], gfx: Sequence[str], host: str, os_name: str
 ) -> tuple[str, ...]:
-    from rocmpanel.chat.serve_key import key_file
+    from rocmpanel.base.api_key import key_file
 
     tp = max(1, len(gpus))
     notes: list[str] = []
@@ -281,17 +281,17 @@ def vllm_command(
     )
 
 
-def for_this_machine(model_dir: str, *, port: int, host: str) -> VllmCommand:
-    """The command over this machine's discrete AMD GPUs (detected now: blocking), numbered
-    as HIP lists them; integrated ones are left out (tensor parallel needs cards alike)."""
-    from rocmpanel.machine.inventory import detect_inventory
+def for_this_machine(
+    model_dir: str, *, port: int, host: str, gpus: tuple[str, ...] | None = None
+) -> VllmCommand:
+    """The command over the GPUs jobs run on (``gpus``: PCI addresses; None: the saved
+    choice, by default the discrete GPUs: tensor parallel needs cards alike), numbered as
+    the runtime lists them."""
+    from rocmpanel.jobs import gpu_choice
 
-    inventory = detect_inventory()
-    gpus = [g for g in inventory.gpus if not g.integrated]
-    gfx = [g.gfx for g in gpus if g.gfx]
-    return vllm_command(
-        model_dir, range(len(gpus)), port=port, host=host, gfx=gfx, os_name=inventory.system.os
-    )
+    choice = gpu_choice.resolve(gpus)
+    gfx = [g.gfx for g in choice.gpus if g.gfx]
+    return vllm_command(model_dir, choice.indices, port=port, host=host, gfx=gfx, os_name=this_os())
 
 
 def command_lines(command: VllmCommand) -> list[str]:

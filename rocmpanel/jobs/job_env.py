@@ -27,8 +27,8 @@ from rocmpanel.base.registry import find_name
 from rocmpanel.base.settings import Settings
 from rocmpanel.envvars.stores import windows as windows_store
 from rocmpanel.envvars.stores.session import job_env_overrides
-from rocmpanel.jobs import presets, workload
-from rocmpanel.jobs.spec import JobSpec
+from rocmpanel.jobs import gpu_choice, presets, workload
+from rocmpanel.jobs.spec import GPUS_VAR, JobSpec
 
 Env = dict[str, str | None]
 
@@ -117,10 +117,13 @@ def job_env_for(
     registry: windows_store.EnvRegistry | None = None,
     expand: Callable[[str], str] | None = None,
     active: str | None = None,
+    gpus: gpu_choice.GpuChoice | None = None,
 ) -> Env:
     """The env overrides ``spec`` should run with. PanelError if the session file is bad
     or ``spec.preset`` names a preset that does not exist. ``active``: the active preset's
-    id as the caller knows it ("" = none; None: read from the saved settings)."""
+    id as the caller knows it ("" = none; None: read from the saved settings). ``gpus``:
+    the GPU choice as the caller knows it (None: :func:`gpu_choice.resolve` of
+    ``spec.gpus``); it is applied after the session's variables (see :func:`_apply_gpus`)."""
     windows = platform == "win32"
     env: Env = {}
     fresh = registry_env(platform, registry, expand)
@@ -133,8 +136,33 @@ def job_env_for(
     _update(base, fresh, windows)  # session references see the new registry values
     current = {name: value for name, value in base.items() if value is not None}
     _update(env, job_env_overrides(current, platform), windows)
+    choice = gpus if gpus is not None else gpu_choice.resolve(spec.gpus, platform=platform)
+    _apply_gpus(env, current, choice, windows)
     _update(env, spec.env, windows)
     return env
+
+
+def _apply_gpus(
+    env: Env, current: Mapping[str, str], choice: gpu_choice.GpuChoice, windows: bool
+) -> None:
+    """Give the job the chosen GPUs and their label (:data:`GPUS_VAR`). A choice the user
+    made wins over visibility variables set in the panel's environment or the session; the
+    default choice yields to them (the label then says so)."""
+    if not choice.available:
+        return  # no AMD GPU the runtime sees: nothing to choose, nothing to say
+    label = choice.label
+    if choice.env and not choice.explicit:
+        merged: Env = {**current}
+        _update(merged, env, windows)
+        set_by_user = [
+            f"{name}={merged[name]}"
+            for name in (find_name(merged, n) for n in gpu_choice.VISIBILITY_VARS)
+            if name is not None and merged[name] is not None
+        ]
+        if set_by_user:
+            label = f"the GPUs {', '.join(set_by_user)} leaves visible"
+            choice = dataclasses.replace(choice, env={})
+    _update(env, {**choice.env, GPUS_VAR: label}, windows)
 
 
 def env_preset(env: Mapping[str, str | None]) -> str | None:

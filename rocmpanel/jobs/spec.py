@@ -34,6 +34,9 @@ from rocmpanel.workers import worker_script
 log = logging.getLogger(__name__)
 
 PYTHONW = "pythonw.exe"
+#: The GPUs a job runs on, in words (set by :mod:`rocmpanel.jobs.job_env` from the GPU
+#: choice): the jobs strip and the commands show it.
+GPUS_VAR = "ROCMPANEL_JOB_GPUS"
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,12 @@ class JobSpec:
     #: The tuning preset the job runs under: None = the active one (Settings
     #: ``general.active_preset``), ``NO_PRESET`` ("none") = no preset, else a preset id.
     preset: str | None = None
+    #: Arguments between the interpreter and the script, e.g. ``("-m",
+    #: "torch.distributed.run", "--nproc-per-node=2")`` to start one worker per GPU.
+    launcher: tuple[str, ...] = ()
+    #: The GPUs the job runs on, by PCI address: None = the saved choice
+    #: (:mod:`rocmpanel.jobs.gpu_choice`), () = every GPU the runtime sees.
+    gpus: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,5 +158,5 @@ def prepare(
     set_env(env, "PYTHONIOENCODING", "utf-8", platform)
     # A workload venv must not see the panel's own packages through PYTHONPATH.
     set_env(env, "PYTHONPATH", None, platform)
-    argv = (python, "-u", str(script), *spec.args)
+    argv = (python, "-u", *spec.launcher, str(script), *spec.args)
     return PreparedJob(spec, argv, env)

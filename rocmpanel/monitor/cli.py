@@ -6,6 +6,11 @@ laid out like /sys and /proc (``class/drm/cardN/device`` may be a symlink). The 
 their names come from the machine inventory of the tree read, as in the window (a CLI may
 block on the detection); when the detection fails or lists no GPU, they are found in the
 tree and named from sysfs and the PCI-id table.
+
+``--prometheus [HOST:]PORT`` serves the same telemetry as a Prometheus page until Ctrl+C
+or SIGTERM (127.0.0.1 unless a host is given; behind the stored telemetry API key unless
+``--no-key``, which only 127.0.0.1 allows). ``--node URL`` reads another machine's page
+once (AMD's GPU metrics exporter or another rocmpanel) and prints its GPUs.
 """
 
 from __future__ import annotations
@@ -27,13 +32,34 @@ MAX_INTERVAL_S = 86400.0  # a day
 MAX_COUNT = 10**9
 
 
+PROG = "rocmpanel telemetry"
+SCRAPE_EXAMPLE = """\
+Serving to Prometheus (--prometheus): the page is http://HOST:PORT/metrics. With a key
+(the default), tell Prometheus to send it, from a file only it can read:
+
+  scrape_configs:
+    - job_name: rocmpanel
+      authorization:
+        credentials_file: /etc/prometheus/rocmpanel.key   # a copy of the key, one line
+      static_configs:
+        - targets: ["127.0.0.1:9400"]
+
+The key is made on first use and kept in rocmpanel's config folder (telemetry/api-key,
+mode 0600); --show-key prints it, --new-key replaces it. Metrics: rocmpanel_gpu_* with
+labels gpu, bdf, name, host; units in the names (_percent, _bytes, _celsius, _watts,
+_hertz)."""
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "telemetry",
         help="print GPU, host and per-process telemetry (one sample or a series)",
         description="Read the AMD GPUs' telemetry (load, VRAM, temperatures, power, clocks, "
         "fans), the host's and each process's GPU memory, the way the Monitor tab does, and "
-        "print one sample or a series of them.",
+        "print one sample or a series of them; or serve it to Prometheus (--prometheus), or "
+        "read another machine's GPUs from its Prometheus page (--node).",
+        epilog=SCRAPE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--once", action="store_true", help="one sample (the default)")
@@ -71,7 +97,77 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="a /proc-like tree",
     )
+    remote = parser.add_mutually_exclusive_group()
+    remote.add_argument(
+        "--prometheus",
+        type=listen_address,
+        default=None,
+        metavar="[HOST:]PORT",
+        help="serve this machine's telemetry as a Prometheus page at /metrics until Ctrl+C "
+        "(off by default; HOST 127.0.0.1 unless given: another address lets the network "
+        "read it, over plain HTTP); sampled every --interval seconds",
+    )
+    remote.add_argument(
+        "--node",
+        type=node_url,
+        default=None,
+        metavar="URL",
+        help="read another machine's GPUs once from its Prometheus page (AMD's GPU metrics "
+        "exporter, default port 5000, or another rocmpanel) and print them",
+    )
+    parser.add_argument(
+        "--key-file",
+        type=cliargs.nonempty("a file name", has_default=False),
+        default=None,
+        metavar="FILE",
+        help="with --node: the node's API key, read from this file (one line)",
+    )
+    parser.add_argument(
+        "--show-key", action="store_true", help="with --prometheus: print the whole API key"
+    )
+    parser.add_argument(
+        "--new-key",
+        action="store_true",
+        help="with --prometheus: replace the stored API key (the old one is backed up)",
+    )
+    parser.add_argument(
+        "--no-key",
+        action="store_true",
+        help="with --prometheus on 127.0.0.1 only: serve without a key (any local user "
+        "can read the page)",
+    )
     parser.set_defaults(func=run)
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """``PORT``, ``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); the host is 127.0.0.1
+    when none is given."""
+    from rocmpanel.monitor.prometheus_export import DEFAULT_HOST
+
+    value = text.strip()
+    host, sep, port_text = value.rpartition(":")
+    if not sep:
+        host, port_text = DEFAULT_HOST, value
+    host = host.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or any(c.isspace() or c in "/?#@[]" for c in host):
+        raise argparse.ArgumentTypeError(f"{text!r}: give [HOST:]PORT, as in 127.0.0.1:9400")
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the port must be a number from 0 to 65535, as in 127.0.0.1:9400"
+        )
+    return host, int(port_text)
+
+
+def node_url(text: str) -> str:
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.monitor.nodes import check_url
+
+    try:
+        return check_url(text)
+    except PanelError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from exc
 
 
 def _fmt(value: float | int | None, unit: str = "", digits: int = 0) -> str:
@@ -142,6 +238,50 @@ def inventory_gpus(sysfs_root: Path | str) -> list[GpuIdentity] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    wrong = _misplaced_options(args)
+    if wrong:
+        print(f"{PROG}: {wrong}", file=sys.stderr)
+        return 2
+    if args.node is not None:
+        return _read_node(args)
+    if args.prometheus is not None:
+        return _serve_prometheus(args)
+    return _print_samples(args)
+
+
+def _misplaced_options(args: argparse.Namespace) -> str:
+    if args.key_file is not None and args.node is None:
+        return "--key-file goes with --node"
+    if args.prometheus is None:
+        if args.show_key or args.new_key or args.no_key:
+            return "--show-key, --new-key and --no-key go with --prometheus"
+        return ""
+    if args.count is not None or args.once:
+        return "--prometheus serves until Ctrl+C: --once and --count do not go with it"
+    if args.no_key and (args.show_key or args.new_key):
+        return "--no-key serves without a key: --show-key and --new-key do not go with it"
+    if args.no_key and not _is_loopback(args.prometheus[0]):
+        return (
+            f"--no-key is allowed only on 127.0.0.1 (or ::1): on {args.prometheus[0]} anyone "
+            "who can reach this machine could read the page"
+        )
+    return ""
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _print_samples(args: argparse.Namespace) -> int:
     import time
 
     from rocmpanel.monitor.collector import TelemetryCollector
@@ -171,3 +311,164 @@ def run(args: argparse.Namespace) -> int:
     finally:
         collector.close()
     return 0
+
+
+# -- --node: another machine's page, once ----------------------------------------------
+def _read_node(args: argparse.Namespace) -> int:
+    import sys
+
+    from rocmpanel.monitor.nodes import NodeSpec, check_name, poll
+    from rocmpanel.monitor.prometheus_read import RemoteGpu
+
+    key = None
+    if args.key_file is not None:
+        key, problem = _key_from_file(args.key_file)
+        if problem:
+            print(f"{PROG}: {problem}", file=sys.stderr)
+            return 1
+    result = poll(NodeSpec(check_name("", args.node), args.node, key))
+    if result.reading is None:
+        message = result.error.message if result.error else "no answer"
+        print(f"{PROG}: {args.node}: {message}", file=sys.stderr)
+        return 1
+    reading = result.reading
+
+    def extra(g: RemoteGpu) -> dict[str, Any]:
+        return {"host": g.host, "serial": g.serial, "ecc_correctable": g.ecc_correctable,
+                "ecc_uncorrectable": g.ecc_uncorrectable, "healthy": g.healthy}  # fmt: skip
+
+    if args.json:
+        gpus = [{**g.sample.to_json(), "key": g.sample.identity.key, **extra(g)}
+                for g in reading.gpus]  # fmt: skip
+        doc = {"url": args.node, "source": reading.source, "t": round(result.t, 3), "gpus": gpus}
+        print(json.dumps(doc), flush=True)
+        return 0
+    print(f"{args.node}: {reading.source}, {len(reading.gpus)} GPU(s)")
+    for g in reading.gpus:
+        lines = text_lines(Sample(result.t, (g.sample,), None))
+        errors = f"  ECC errors: {_fmt(g.ecc_correctable)} corrected, "
+        errors += f"{_fmt(g.ecc_uncorrectable)} uncorrected"
+        if g.healthy is not None:
+            errors += "   health: " + ("healthy" if g.healthy else "UNHEALTHY")
+        where = f"  host {g.host}" if g.host else ""
+        print("\n".join([lines[0] + where, *lines[1:], errors]), flush=True)
+    return 0
+
+
+def _key_from_file(path: str) -> tuple[str | None, str]:
+    from rocmpanel.base.files import read_text
+
+    try:
+        value = read_text(path, 4096).strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"the key file {path} cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    if not value or not value.isprintable():
+        return None, f"the key file {path} does not hold one line of text (the key)"
+    return value, ""
+
+
+# -- --prometheus: serve this machine's telemetry ------------------------------------------
+def _serve_prometheus(args: argparse.Namespace) -> int:
+    import sys
+    import time
+
+    from rocmpanel.base.errors import PanelError
+    from rocmpanel.monitor.collector import TelemetryCollector
+    from rocmpanel.monitor.prometheus_export import MetricsServer, OwnCollector, registry_for
+
+    host, port = args.prometheus
+    try:
+        key, key_note = _telemetry_key(args, host, port)
+    except PanelError as exc:
+        print(f"{PROG}: {exc.message}", file=sys.stderr)
+        return 1
+    sysfs_root = args.sysfs_root or "/sys"
+    collector = TelemetryCollector(
+        sysfs_root, args.proc_root or "/proc", gpus=inventory_gpus(sysfs_root)
+    )
+    try:
+        own = OwnCollector()
+        own.update(collector.collect())
+        try:
+            server = MetricsServer(registry_for(own), host, port, key=key)
+        except PanelError as exc:
+            print(f"{PROG}: {exc.message}", file=sys.stderr)
+            return 1
+        with server:
+            _announce(server.url, key, key_note, args.show_key, host)
+            try:
+                next_at = time.monotonic()
+                while True:
+                    next_at += args.interval
+                    time.sleep(max(0.0, next_at - time.monotonic()))
+                    own.update(collector.collect())
+            except KeyboardInterrupt:  # Ctrl+C, or SIGTERM/SIGHUP through jobs.lifetime
+                print("Stopped serving telemetry.", file=sys.stderr, flush=True)
+    finally:
+        collector.close()
+    return 0
+
+
+def _telemetry_key(args: argparse.Namespace, host: str, port: int) -> tuple[str | None, str]:
+    """(the key or None, where it is kept); the port is checked before --new-key replaces
+    the stored key, so a refused run changes nothing."""
+    from rocmpanel.base import api_key
+    from rocmpanel.base.errors import PanelError
+
+    if args.no_key:
+        return None, ""
+    if args.new_key:
+        problem = _port_problem(host, port)
+        if problem:
+            raise PanelError(problem)
+    stored = (
+        api_key.regenerate(api_key.TELEMETRY)
+        if args.new_key
+        else api_key.load_or_create(api_key.TELEMETRY)
+    )
+    if stored.note:
+        import sys
+
+        print(f"{PROG}: {stored.note}", file=sys.stderr)
+    made = "new, " if stored.created else ""
+    return stored.value, f"{made}stored in {stored.path}"
+
+
+def _port_problem(host: str, port: int) -> str:
+    import socket
+
+    from rocmpanel.monitor.prometheus_export import listen_problem
+
+    if port == 0:
+        return ""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return listen_problem(host, port, exc)
+    return ""
+
+
+def _announce(url: str, key: str | None, key_note: str, show_key: bool, host: str) -> None:
+    import shlex
+    import sys
+
+    from rocmpanel.base.api_key import mask
+
+    print(f"Serving GPU telemetry at {url} (Prometheus text format).", flush=True)
+    if key is None:
+        print("No API key: any program on this machine can read the page.")
+        print(f"Example: curl {url}")
+    else:
+        print(f"API key: {key if show_key else mask(key)} ({key_note}).")
+        path = key_note.split("stored in ", 1)[-1]
+        print(f'Example: curl -H "Authorization: Bearer $(cat {shlex.quote(path)})" {url}')
+    if not _is_loopback(host):
+        print(
+            f"{PROG}: warning: listening on {host}: anyone who can reach this machine there "
+            "and has the key can read its telemetry, as plain HTTP (no TLS).",
+            file=sys.stderr,
+        )
+    print("Press Ctrl+C to stop.", flush=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import re
@@ -10,6 +11,7 @@ import sys
 from typing import Any
 
 from rocmpanel.base.cliargs import gfx_name, integer, nonempty, version
+from rocmpanel.jobs.gpu_choice import add_gpus_option, say_where
 
 _PYTHON_VERSION_RE = re.compile(r"\d+\.\d+")
 _INDEX_SCHEMES = ("https://", "http://", "file://")
@@ -273,6 +275,7 @@ def register(subparsers: Any) -> None:
     p_val.add_argument("--quick", action="store_true", help="smaller sizes, faster")
     p_val.add_argument("--json", action="store_true", help="print the run as JSON")
     p_val.add_argument("--markdown", action="store_true", help="print the run as Markdown")
+    add_gpus_option(p_val)
     p_val.set_defaults(func=run_validate)
 
     p_hist = sub.add_parser(
@@ -648,9 +651,10 @@ def run_validate(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         # As the panel's job manager does for every job: the "Panel jobs" variables.
-        spec = with_job_env(spec)
+        spec = with_job_env(dataclasses.replace(spec, gpus=args.gpus))
     except PanelError as exc:
         return _fail(exc.message, 1)
+    say_where(spec.env, "rocmpanel torch validate")
     try:
         collector = CheckCollector()
 

@@ -12,6 +12,8 @@ import json
 import sys
 from typing import Any
 
+from rocmpanel.jobs.gpu_choice import add_gpus_option, say_where
+
 PROBE_TIMEOUT_S = 120
 
 
@@ -31,6 +33,7 @@ def register(subparsers: Any) -> None:
         help="Python 3 interpreter to probe (default: the workload Python of the settings)",
     )
     parser.add_argument("--json", action="store_true", help="print the raw JSON report")
+    add_gpus_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -50,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         python = args.python if args.python is not None else _workload_python()
-        spec = with_job_env(JobSpec("probe", "probe", python=python))
+        spec = with_job_env(JobSpec("probe", "probe", python=python, gpus=args.gpus))
+        say_where(spec.env, "rocmpanel probe")
         job = JobProcess(prepare(spec), lambda e: None, lambda o: None)
         job.start()
     except PanelError as exc:

@@ -21,6 +21,9 @@ COMMANDS: tuple[str, ...] = (
     "rocmpanel.chat.serve_cli",
     "rocmpanel.tuning.cli",
     "rocmpanel.setup.probe_cli",
+    "rocmpanel.multigpu.topo_cli",
+    "rocmpanel.multigpu.collective_cli",
+    "rocmpanel.multigpu.launch_cli",
     "rocmpanel.knowledge.cli",
 )
 

@@ -8,6 +8,7 @@ more done"), so a run of many short jobs (an A/B benchmark) never scrolls off th
 
 from __future__ import annotations
 
+import html
 import math
 import time
 from typing import TYPE_CHECKING
@@ -23,6 +24,8 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+
+from rocmpanel.jobs.spec import GPUS_VAR
 
 if TYPE_CHECKING:
     from rocmpanel.gui.log_view import JobLogDialog
@@ -56,10 +59,12 @@ class JobChip(QFrame):
         self.setObjectName("jobChip")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"{job.name}: click to see its log")
+        where = job.spec.env.get(GPUS_VAR)
+        runs_on = f"\nRuns on {where}." if where else ""
+        self.setToolTip(f"{job.name}: click to see its log{runs_on}")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 4, 2)
-        self.name = QLabel(f"<b>{job.name}</b>")
+        self.name = QLabel(f"<b>{html.escape(job.name)}</b>")
         self.bar = QProgressBar()
         self.bar.setFixedWidth(110)
         self.bar.setMaximumHeight(14)

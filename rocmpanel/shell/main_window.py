@@ -54,13 +54,16 @@ CLOSE_WAIT_MS = 2000  # how long closing waits for background calls still runnin
 TabSource = TabEntry | TabFactory  # a tab named by its module, or its class itself
 
 
-def _job_env_for(spec: JobSpec, active: str) -> dict[str, str | None]:
-    """The job's environment under the active preset ``active`` (the id this window holds
-    in memory, "" = none)."""
+def _job_env_for(spec: JobSpec, ctx: AppContext) -> dict[str, str | None]:
+    """The job's environment under the active preset and GPU choice this window holds in
+    memory."""
     # Imported at the first job, not at start-up (it reads the env catalogue and stores).
+    from rocmpanel.gui.gpu_picker import known_gpus
+    from rocmpanel.jobs import gpu_choice
     from rocmpanel.jobs.job_env import job_env_for
 
-    return job_env_for(spec, active=active)
+    gpus = gpu_choice.resolve(spec.gpus, known=known_gpus(ctx), saved=ctx.settings.general.job_gpus)
+    return job_env_for(spec, active=ctx.active_preset.ident, gpus=gpus)
 
 
 def _preset_name(ident: str) -> str:
@@ -239,6 +242,11 @@ class MainWindow(QMainWindow):
         self.ctx.active_preset.changed.connect(self._on_active_preset_changed)
         self._on_active_preset_changed()
         self.statusBar().addPermanentWidget(self.status_preset)
+        from rocmpanel.gui.gpu_picker import GpuPicker  # reads sysfs only when it refreshes
+
+        self.status_gpus = GpuPicker(self.ctx, self)
+        self.status_gpus.changed.connect(self._on_gpus_changed)
+        self.statusBar().addPermanentWidget(self.status_gpus)
         self.statusBar().addPermanentWidget(self.status_jobs)
         self.jobs.job_added.connect(self._on_jobs_changed)
         self.jobs.job_finished.connect(self._on_jobs_job_finished)
@@ -546,8 +554,17 @@ class MainWindow(QMainWindow):
             "preset. Choose one in the Tuning tab."
         )
 
+    @Slot()
+    def _on_gpus_changed(self) -> None:
+        """Tell the built tabs that show the GPU choice (``on_gpus_changed``) it changed."""
+        for index in range(self.tabs.count()):
+            slot = self.tabs.widget(index)
+            hook = getattr(getattr(slot, "widget", None), "on_gpus_changed", None)
+            if callable(hook):
+                hook()
+
     def _job_env_for(self, spec: JobSpec) -> dict[str, str | None]:
-        return _job_env_for(spec, self.ctx.active_preset.ident)
+        return _job_env_for(spec, self.ctx)
 
     @Slot()
     def open_settings(self) -> None:

@@ -34,4 +34,5 @@ TABS: tuple[TabEntry, ...] = (
     TabEntry("rocmpanel.pytorch.views.tab", "PyTorchTab", "PyTorch"),
     TabEntry("rocmpanel.tuning.views.tab", "TuningTab", "Tuning"),
     TabEntry("rocmpanel.chat.views.tab", "ChatTab", "Chat"),
+    TabEntry("rocmpanel.multigpu.views.tab", "MultiGpuTab", "Multi-GPU"),
 )

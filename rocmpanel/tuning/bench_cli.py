@@ -8,12 +8,14 @@ used; 130 cancelled with Ctrl+C (what was measured is printed and saved).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base.cliargs import folder, integer, nonempty
+from rocmpanel.jobs.gpu_choice import add_gpus_option, say_where
 from rocmpanel.tuning.bench import MAX_REPS, MIN_REPS, WORKLOADS
 from rocmpanel.tuning.bench_stats import WINNER_RUNS
 from rocmpanel.tuning.presets_cli import fail, open_store, or_none, out_file, side_of
@@ -101,6 +103,7 @@ def register(subparsers: Any) -> None:
         "per case); an existing file is backed up first",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_gpus_option(parser)
     parser.set_defaults(func=run_bench)
 
 
@@ -142,7 +145,7 @@ def run_bench(args: argparse.Namespace) -> int:
     except PanelError as exc:
         return fail("bench", exc.message, 2)
     try:
-        interrupted = drive(run)
+        interrupted = drive(run, args.gpus)
     except PanelError as exc:  # the worker could not start (no such Python, …)
         run.cancel()
         return fail("bench", exc.message, 1)
@@ -187,9 +190,10 @@ def run_bench(args: argparse.Namespace) -> int:
     return 1 if run.stopped or done < planned or not exported or not measured else 0
 
 
-def drive(run: Any) -> bool:
-    """Run every worker ``run`` hands out, one at a time; progress goes to stderr. Returns
-    whether Ctrl+C stopped it (the worker is then killed and the run cancelled)."""
+def drive(run: Any, gpus: tuple[str, ...] | None = None) -> bool:
+    """Run every worker ``run`` hands out, one at a time, on ``gpus`` (None: the saved
+    choice); progress goes to stderr. Returns whether Ctrl+C stopped it (the worker is then
+    killed and the run cancelled)."""
     from rocmpanel.jobs.job_env import with_job_env
     from rocmpanel.jobs.process import JobProcess
     from rocmpanel.jobs.protocol import Progress
@@ -204,7 +208,9 @@ def drive(run: Any) -> bool:
                 print(f"      {event.step}", file=sys.stderr, flush=True)
 
         # As the panel's job manager does: the "Panel jobs" variables and the preset.
-        launched = with_job_env(spec)
+        launched = with_job_env(dataclasses.replace(spec, gpus=gpus))
+        if done == 0:
+            say_where(launched.env, "rocmpanel bench")
         job = JobProcess(prepare(launched), on_event, lambda o: None)
         job.start()
         try:

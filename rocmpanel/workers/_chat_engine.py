@@ -20,6 +20,7 @@ from typing import Any
 
 import _preset
 import _wire
+from _chat_devices import Placement, device_of, input_device, layer_ranges, offloaded, split_text
 from _chat_errors import WorkerFailure, is_oom
 from _chat_generate import (
     GenerationRun,
@@ -38,6 +39,7 @@ from _chat_load import (
     explain_optional_kernels,
     leave_a_core_free,
     pci_slot,
+    plan_gpus,
     report_weight_loading,
     resolve_device,
     unpacked_numel,
@@ -67,6 +69,10 @@ class LoadReport:
     # The tuning preset the model runs under (workers/_preset.py: summary, records).
     preset: dict[str, Any] | None = None
     preset_settings: list[dict[str, Any]] = field(default_factory=list)
+    # Each GPU the model is on: index (in this job's numbering), name, bdf, bytes allocated
+    # after the load, and the decoder layers it holds ([[first, last], ...]).
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    split: str = ""  # "layers 0-15 on GPU 0, 16-31 on GPU 1" when spread, else ""
 
     def as_result(self) -> dict[str, Any]:
         """The ``result`` event's data."""
@@ -87,6 +93,8 @@ class LoadReport:
             "threads": self.threads,
             "preset": self.preset,
             "preset_settings": self.preset_settings,
+            "gpus": self.gpus,
+            "split": self.split,
         }
 
 
@@ -103,6 +111,8 @@ class ChatEngine:
         self.path = ""
         self.trust_remote_code = False  # the load's choice; the server's tokenizer follows it
         self.loaded_at = 0  # unix time of the load (the served model's "created")
+        self.gpus: tuple[int, ...] = ()  # the GPUs the model is on (spread: several)
+        self.input_device: Any = None  # where prompts go: the input embedding's device
 
     @property
     def on_gpu(self) -> bool:
@@ -135,8 +145,13 @@ class ChatEngine:
             "use_safetensors": True,
             **weight_kwargs(transformers, torch, cmd.precision, device),
         }
+        placement: Placement | None = None
         if device == "gpu":
-            torch.cuda.reset_peak_memory_stats()
+            placement = plan_gpus(torch, cmd.path, cmd.precision, cmd.context_length)
+            kwargs.update(placement.kwargs())
+            _wire.log(placement.message, "info" if placement.fits else "warning")
+            for index in placement.gpus:
+                torch.cuda.reset_peak_memory_stats(index)
         _wire.progress(0.15, "Reading the tokenizer")
         folder = str(cmd.path)
         tokenizer = transformers.AutoTokenizer.from_pretrained(
@@ -145,42 +160,94 @@ class ChatEngine:
         if not getattr(tokenizer, "chat_template", None):
             tokenizer.chat_template = FALLBACK_TEMPLATE
             _wire.log("The tokenizer has no chat template; using a plain role: text layout.")
-        _wire.progress(LOAD_START, f"Loading weights ({cmd.precision} on {device})")
-        model = transformers.AutoModelForCausalLM.from_pretrained(
-            folder, **dtype_keyword(transformers, kwargs)
-        )
+        where = f"{len(placement.gpus)} GPUs" if placement and placement.spread else device
+        _wire.progress(LOAD_START, f"Loading weights ({cmd.precision} on {where})")
+        try:
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                folder, **dtype_keyword(transformers, kwargs)
+            )
+        except Exception as exc:
+            # One that was known not to fit fails as out of memory, with the plan's figures
+            # (accelerate refuses a map that would need the disk; the GPU may run out).
+            if placement is None or not (is_oom(exc) or not placement.fits):
+                raise
+            message = f"Out of memory while loading ({type(exc).__name__}: {exc}). "
+            del exc  # its traceback holds the frames that hold the weights
+            raise WorkerFailure(
+                message + placement.message, "oom", traceback.format_exc()
+            ) from None
         model.eval()
+        gpus: list[dict[str, Any]] = []
+        split = ""
+        if placement is not None:
+            gpus, split = self._placed(torch, model, placement)
         _wire.progress(LOAD_END, "Ready check")
         max_positions = getattr(model.config, "max_position_embeddings", None) or 4096
         context = cmd.context_length or max_positions
         self.model, self.tokenizer, self.device = model, tokenizer, device
+        self.gpus = tuple(g["index"] for g in gpus)
+        self.input_device = input_device(model)
         self.precision, self.path = cmd.precision, folder
         self.trust_remote_code, self.loaded_at = cmd.trust_remote_code, int(time.time())
         self.context_length = max(16, min(context, max_positions))
-        on_gpu = device == "gpu"
         report = LoadReport(
             path=folder,
             precision=cmd.precision,
             device=device,
-            device_name=torch.cuda.get_device_name(0) if on_gpu else "CPU",
-            bdf=pci_slot(torch, 0) if on_gpu else None,
+            device_name=_device_name(gpus) if gpus else "CPU",
+            bdf=gpus[0]["bdf"] if gpus else None,
             compute_dtype=str(kwargs["dtype"]).replace("torch.", ""),
             parameters=sum(unpacked_numel(p) for p in model.parameters()),
             context_length=self.context_length,
             load_s=time.perf_counter() - started,
-            memory_bytes=torch.cuda.max_memory_allocated() if on_gpu else rss_bytes()[0],
+            memory_bytes=self._peak() if gpus else rss_bytes()[0],
             footprint_bytes=int(model.get_memory_footprint()),
             threads=torch.get_num_threads(),
             preset=_preset.summary(),
             preset_settings=preset_records,
+            gpus=gpus,
+            split=split,
         )
         _wire.progress(1.0, "Loaded")
         return report
 
+    def _placed(
+        self, torch: Any, model: Any, placement: Placement
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Each GPU the model landed on, and the layer split; a model that landed partly in
+        RAM or on disk (never asked for) is refused (a failed load ends the worker)."""
+        device_map = getattr(model, "hf_device_map", None) or {"": placement.gpus[0]}
+        away = offloaded(device_map)
+        if away:  # a failed load ends the worker, which gives the memory back
+            shown = ", ".join(away[:3]) + (", ..." if len(away) > 3 else "")
+            raise WorkerFailure(
+                f"The model did not fit on the GPUs: {len(away)} parts ({shown}) were put in "
+                f"RAM or on disk, which rocmpanel does not do. {placement.message}",
+                "oom",
+            )
+        used = sorted({d for d in map(device_of, device_map.values()) if isinstance(d, int)})
+        runs = layer_ranges(device_map)
+        gpus = [
+            {
+                "index": index,
+                "name": torch.cuda.get_device_name(index),
+                "bdf": pci_slot(torch, index),
+                "bytes": int(torch.cuda.memory_allocated(index)),
+                "layers": [[first, last] for dev, first, last in runs if dev == index],
+            }
+            for index in used
+        ]
+        return gpus, split_text(runs) if len(used) > 1 else ""
+
+    def _peak(self) -> int:
+        """The allocator's peak since the last reset, over every GPU the model is on."""
+        return sum(int(self.torch.cuda.max_memory_allocated(i)) for i in self.gpus)
+
     def unload(self) -> bool:
         """Drop the model and give its memory back; whether there was one."""
         had = self.model is not None
-        self.model = self.tokenizer = None
+        self.model = self.tokenizer = self.input_device = None
+        self.gpus = ()
         gc.collect()
         if self.torch is not None and self.on_gpu:
             self.torch.cuda.empty_cache()
@@ -203,10 +270,11 @@ class ChatEngine:
         )
         batcher = TokenBatcher(cmd.request_id)
         if self.on_gpu:
-            self.torch.cuda.reset_peak_memory_stats()
+            for index in self.gpus:
+                self.torch.cuda.reset_peak_memory_stats(index)
         run = self._generate(encoded, max_new, cmd.sampling, stop, batcher.on_text, batcher.flush)
         if self.on_gpu:
-            peak, kind = self.torch.cuda.max_memory_allocated(), "vram"
+            peak, kind = self._peak(), "vram"
         else:
             peak, kind = rss_bytes()[1], "rss"
         return ReplyReport(
@@ -257,7 +325,8 @@ class ChatEngine:
         import transformers
 
         prompt_tokens = int(encoded["input_ids"].shape[-1])
-        encoded = {k: v.to(model.device) for k, v in encoded.items()}
+        # The embedding's device: a model spread over GPUs takes its input on the first.
+        encoded = {k: v.to(self.input_device) for k, v in encoded.items()}
         if sampling.seed is not None:
             transformers.set_seed(sampling.seed)
         streamer = transformers.TextStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True)
@@ -303,3 +372,12 @@ class ChatEngine:
             ended=ended,
             finish=finish_reason(stop.is_set(), last, tokenizer.eos_token_id),
         )
+
+
+def _device_name(gpus: list[dict[str, Any]]) -> str:
+    """``Radeon RX 7900 XTX``, or for a spread model ``2 × Radeon RX 7900 XTX`` (or the
+    names joined with "+" when the cards differ)."""
+    names = [str(g["name"]) for g in gpus]
+    if len(set(names)) == 1 and len(names) > 1:
+        return f"{len(names)} × {names[0]}"
+    return " + ".join(names)

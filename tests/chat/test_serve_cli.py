@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from rocmpanel.base.api_key import key_file, load_or_create
 from rocmpanel.chat import serve_cli
-from rocmpanel.chat.serve_key import key_file, load_or_create
 from rocmpanel.chat.serve_protocol import Served
 from rocmpanel.chat.vllm import command_lines, vllm_command
 from rocmpanel.shell.cli import main
@@ -186,21 +186,19 @@ def test_another_host_is_warned_about(
 
 
 def test_vllm_prints_the_command_and_loads_nothing(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kfd
 ) -> None:
-    from rocmpanel.machine import inventory
-
-    gpu = SimpleNamespace(integrated=False, gfx="gfx1100")
-    igpu = SimpleNamespace(integrated=True, gfx="gfx1036")
-    fake = SimpleNamespace(gpus=[gpu, igpu, gpu], system=SimpleNamespace(os="linux"))
-    monkeypatch.setattr(inventory, "detect_inventory", lambda: fake)
+    # Two cards with the integrated GPU between them in the runtime's order: the default
+    # choice leaves it out, and the second card keeps its own number (2, not 1).
+    root = kfd.kfd_tree(tmp_path / "sys", kfd.RX7900XTX, kfd.RAPHAEL_IGPU, kfd.RX7900XTX_2)
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))
     model = tmp_path / "Qwen2.5-7B-Instruct"
     model.mkdir()
     assert main(["serve", "--model", str(model), "--vllm", "--port", "9000"]) == 0
-    expected = vllm_command(str(model), [0, 1], port=9000, gfx=["gfx1100"], os_name="linux")
+    expected = vllm_command(str(model), [0, 2], port=9000, gfx=["gfx1100"] * 2, os_name="linux")
     out = capsys.readouterr().out
     assert out == "\n".join(command_lines(expected)) + "\n"
-    assert "--tensor-parallel-size 2" in out
+    assert "HIP_VISIBLE_DEVICES=0,2 " in out and "--tensor-parallel-size 2" in out
     assert not key_file().exists()  # no key was needed
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rocmpanel.base.api_key import key_file
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.resources import read_resource
 from rocmpanel.chat import vllm
-from rocmpanel.chat.serve_key import key_file
 from rocmpanel.chat.vllm import VllmFacts, load_facts, parse, vllm_command
 
 MODEL = "/models/Llama-3.2-1B-Instruct"
@@ -97,7 +97,7 @@ def test_no_gpus_mean_tensor_parallel_one_and_no_device_list() -> None:
 
 
 def test_the_key_is_never_in_the_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rocmpanel.chat.serve_key import load_or_create
+    from rocmpanel.base.api_key import load_or_create
 
     key = load_or_create().value
     monkeypatch.setenv("ROCMPANEL_API_KEY", key)

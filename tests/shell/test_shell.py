@@ -135,7 +135,14 @@ def test_other_tabs_are_built_after_the_first_paint(qtbot, window) -> None:
 def test_every_listed_tab_keeps_the_tab_protocol() -> None:
     from rocmpanel.shell.tabs import TABS
 
-    assert [entry.title for entry in TABS] == ["Setup", "Monitor", "PyTorch", "Tuning", "Chat"]
+    assert [entry.title for entry in TABS] == [
+        "Setup",
+        "Monitor",
+        "PyTorch",
+        "Tuning",
+        "Chat",
+        "Multi-GPU",
+    ]
     for entry in TABS:
         cls = entry.load()
         assert isinstance(cls, type) and issubclass(cls, QWidget), entry

@@ -11,7 +11,12 @@ from rocmpanel.base.units import format_count, format_memory
 from rocmpanel.chat.memory_estimate import Fit, FitVerdict
 from rocmpanel.chat.model_check import ModelCheck
 
-FIT_COLOURS = {Fit.FITS: "#2d7a3a", Fit.TIGHT: "#a86a00", Fit.WONT_FIT: "#b00020"}
+FIT_COLOURS = {
+    Fit.FITS: "#2d7a3a",
+    Fit.SPREAD: "#2d7a3a",
+    Fit.TIGHT: "#a86a00",
+    Fit.WONT_FIT: "#b00020",
+}
 ERROR_COLOUR = "#b00020"
 WARNING_COLOUR = "#a86a00"
 

@@ -29,6 +29,19 @@ def vram_text(live: LiveGpuMemory, bdf: str | None) -> str:
     return f"VRAM used {format_memory(reading.used_bytes)}"
 
 
+def vram_text_over(live: LiveGpuMemory, bdfs: tuple[str, ...]) -> str:
+    """VRAM used on each card of a model spread over several (``VRAM used 9.10 GiB +
+    8.70 GiB``), from the sampler's newest readings; one card reads as :func:`vram_text`."""
+    if len(bdfs) < 2:
+        return vram_text(live, bdfs[0] if bdfs else None)
+    used = [live.reading(bdf) for bdf in bdfs]
+    parts = [
+        format_memory(r.used_bytes) if r is not None and r.used_bytes is not None else "n/a"
+        for r in used
+    ]
+    return "VRAM n/a" if set(parts) == {"n/a"} else "VRAM used " + " + ".join(parts)
+
+
 def rss_text(pid: int | None) -> str:
     """The worker process's resident memory (one small /proc read)."""
     if pid is None:

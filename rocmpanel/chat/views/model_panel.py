@@ -5,7 +5,9 @@ off the GUI thread: typing waits for a pause of ``CHECK_DELAY_MS``, and the resu
 older check is dropped when a newer one was asked for. The memory for the chosen precision
 and context is estimated against the free VRAM of the card a load would use (the app's
 inventory and the Monitor's live readings, never sysfs from here) or free RAM; the verdict
-is shown before Load is pressed, and a load that cannot fit asks first.
+is shown before Load is pressed, and a load that cannot fit asks first. With several GPUs
+chosen for jobs, a model that no one of them holds is said to be spread over them (the
+worker decides the split), and once loaded the status names each GPU and its layers.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from rocmpanel.chat.free_memory import Budget, gpu_budget, ram_budget
 from rocmpanel.chat.memory_estimate import (
     CPU_PRECISIONS,
     FitVerdict,
+    GpuRoom,
+    chosen_gpu_rooms,
     default_precision,
     estimate_device,
     estimate_for,
@@ -52,6 +56,7 @@ from rocmpanel.chat.views.serve_panel import ServePanel
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
+from rocmpanel.machine.gpu_model import GpuInfo
 
 DEVICES = (
     (Device.AUTO, "Auto (GPU when torch sees one)"),
@@ -359,6 +364,22 @@ class ModelPanel(QWidget):
             return ram_budget()
         return gpu_budget(self.ctx.inventory.current, self.ctx.live_memory)
 
+    def _gpu_rooms(self) -> list[GpuRoom]:
+        """The GPUs a chat job gets (the saved GPU choice), each with the VRAM the
+        Monitor last read for it; empty before the inventory is known."""
+        inventory = self.ctx.inventory.current
+        if inventory is None:
+            return []
+        live = self.ctx.live_memory
+
+        def memory_of(gpu: GpuInfo) -> tuple[int | None, int | None]:
+            if not gpu.bdf:
+                return None, gpu.vram_bytes
+            budget = gpu_budget(inventory, live, gpu.bdf)
+            return budget.free, budget.total
+
+        return chosen_gpu_rooms(inventory.system.gpus, self.settings.general.job_gpus, memory_of)
+
     def refresh_estimate(self) -> None:
         self.packages_box.set_target(self.precision(), self.estimate_device())
         check = self.check
@@ -377,8 +398,15 @@ class ModelPanel(QWidget):
         precision = self.precision()
         estimate = estimate_for(check, precision, self.context_spin.value(), device=device)
         if estimate is not None:
-            budget = self._budget(device)
-            self.verdict = judge_fit(estimate, device, budget.free, total=budget.total)
+            rooms = self._gpu_rooms() if device is Device.GPU else []
+            if rooms:  # the job's GPU 0 (cuda:0) is the first chosen one
+                first = rooms[0]
+                self.verdict = judge_fit(
+                    estimate, device, first.free, total=first.total, gpus=rooms
+                )
+            else:
+                budget = self._budget(device)
+                self.verdict = judge_fit(estimate, device, budget.free, total=budget.total)
         self.check_label.setText(
             check_summary(
                 check,
@@ -451,10 +479,12 @@ class ModelPanel(QWidget):
         params = format_count(model.parameters) if model.parameters else "n/a"
         name = html.escape(Path(model.path).name, quote=False)
         device = html.escape(model.device_name, quote=False)
+        spread = model.placement_text()
+        where = f"<br>{html.escape(spread, quote=False)}." if spread else ""
         self.status_label.setText(
             f"Loaded <b>{name}</b>: {model.precision.value} on {device}, {params} parameters, "
             f"context {model.context_length}, in {model.load_s} s; "
-            f"{format_memory(model.memory_bytes)} {kind}."
+            f"{format_memory(model.memory_bytes)} {kind}.{where}"
         )
 
     def set_error(self, message: str) -> None:

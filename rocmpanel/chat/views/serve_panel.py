@@ -2,7 +2,7 @@
 
 The server runs inside the chat worker, next to the model the tab loaded (the model is never
 in memory twice): switching Serve on reads (or makes) the API key off the GUI thread
-(:mod:`rocmpanel.chat.serve_key`), then sends the worker a ``serve`` command with it (on
+(:mod:`rocmpanel.base.api_key`), then sends the worker a ``serve`` command with it (on
 stdin: never on a command line, which every user can read in ``ps``); "Starting…" shows
 until the worker answers ``serving``. Switching off sends ``serve_stop``. The GUI binds
 127.0.0.1 only; another address needs ``rocmpanel serve --host`` (an explicit option).
@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.api_key import ApiKey, load_or_create, regenerate
 from rocmpanel.base.errors import PanelError
 from rocmpanel.chat import requirements
 from rocmpanel.chat.requirements import Missing
-from rocmpanel.chat.serve_key import ApiKey, load_or_create, regenerate
 from rocmpanel.chat.serve_protocol import (
     SERVE_STOP_OP,
     ServeQueue,

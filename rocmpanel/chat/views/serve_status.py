@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rocmpanel.chat.serve_key import ApiKey
+from rocmpanel.base.api_key import ApiKey
 from rocmpanel.chat.serve_protocol import CLIENT_GONE, Served, ServeStats
 
 MASK = "••••"

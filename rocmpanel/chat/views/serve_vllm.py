@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from rocmpanel.chat.vllm import VllmCommand, vllm_command
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.gpu_picker import current_choice
 from rocmpanel.gui.report import user_message
 
 TITLE = "When one GPU is not enough"
@@ -47,13 +48,13 @@ class Target:
 
 
 def target_for(ctx: AppContext, model_dir: str, port: int) -> Target:
-    """The machine's discrete AMD GPUs from the app's inventory (integrated ones are left
-    out: tensor parallel needs cards alike), numbered in the order HIP lists them."""
+    """The GPUs jobs run on (the status bar's choice; by default the discrete ones: tensor
+    parallel needs cards alike), numbered in the order the runtime lists them."""
+    choice = current_choice(ctx)
+    gfx = tuple(dict.fromkeys(g.gfx for g in choice.gpus if g.gfx))
     inventory = ctx.inventory.current
-    gpus = () if inventory is None else tuple(g for g in inventory.gpus if not g.integrated)
-    gfx = tuple(dict.fromkeys(g.gfx for g in gpus if g.gfx))
     os_name = inventory.system.os if inventory is not None else ""
-    return Target(model_dir, tuple(range(len(gpus))), gfx, port, os_name)
+    return Target(model_dir, choice.indices, gfx, port, os_name)
 
 
 def build(target: Target) -> VllmCommand:

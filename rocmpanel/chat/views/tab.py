@@ -24,7 +24,7 @@ from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Reply
 from rocmpanel.chat.serve_protocol import is_serve_error
 from rocmpanel.chat.session import ChatSession, Failure
 from rocmpanel.chat.store import Conversation, title_from
-from rocmpanel.chat.views.figures import LiveFigures, rss_text, vram_text
+from rocmpanel.chat.views.figures import LiveFigures, rss_text, vram_text_over
 from rocmpanel.chat.views.history import ConversationList
 from rocmpanel.chat.views.model_panel import ModelPanel
 from rocmpanel.chat.views.store_queue import SavedChat, StoreQueue, remember_model
@@ -384,8 +384,8 @@ class ChatTab(QWidget):
         loaded, job = self.session.loaded, self.job
         live = self.ctx.live_memory
         if loaded is not None and loaded.on_gpu:
-            bdf = loaded.bdf
-            self.live_label.start(lambda: vram_text(live, bdf))
+            bdfs = loaded.bdfs or tuple(b for b in (loaded.bdf,) if b)
+            self.live_label.start(lambda: vram_text_over(live, bdfs))
         else:
             pid = job.pid if job is not None else None
             self.live_label.start(lambda: rss_text(pid))

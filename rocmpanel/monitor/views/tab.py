@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # imported lazily at run time (numpy, pyqtgraph)
     from rocmpanel.monitor.history import TelemetryHistory
     from rocmpanel.monitor.views.gpu_plots import GpuPanel
     from rocmpanel.monitor.views.host_strip import HostStrip
+    from rocmpanel.monitor.views.nodes_view import NodesView
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +245,28 @@ class MonitorTab(QWidget):
         self._layout.addWidget(self.toolbar)
         self._layout.addWidget(self.host_placeholder)
         self._layout.addWidget(self.alert_banner)
-        self._layout.addWidget(split, 1)
+        # Other machines' GPUs: built on first view (its history module imports numpy).
+        self.pages = QTabWidget()
+        self.pages.setAccessibleName("Monitor pages")
+        self.pages.addTab(split, "This &machine")
+        self.pages.addTab(QWidget(), "&Nodes")
+        self.nodes_view: NodesView | None = None
+        self.pages.currentChanged.connect(self._on_pages_current_changed)
+        self._layout.addWidget(self.pages, 1)
+
+    @Slot(int)
+    def _on_pages_current_changed(self, index: int) -> None:
+        if index != 1 or self.nodes_view is not None:
+            return
+        from rocmpanel.monitor.views.nodes_view import NodesView
+
+        self.nodes_view = NodesView(self.ctx)
+        placeholder = self.pages.widget(1)
+        self.pages.insertTab(1, self.nodes_view, "&Nodes")
+        self.pages.removeTab(2)
+        if placeholder is not None:
+            placeholder.deleteLater()
+        self.pages.setCurrentIndex(1)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -503,6 +526,9 @@ class MonitorTab(QWidget):
         self.start_export(Path(name), seconds)
 
     def shutdown(self) -> None:
+        nodes = getattr(self, "nodes_view", None)  # None until the Nodes page was opened
+        if nodes is not None:
+            nodes.shutdown()
         self.redraw_timer.stop()
         self.sampler.stop()
         self.alert_panel.shutdown()

@@ -21,9 +21,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from rocmpanel.base import api_key
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.settings import Settings
-from rocmpanel.chat import serve_key
 from rocmpanel.chat.installed import Installed
 from rocmpanel.chat.protocol import LoadRequest
 from rocmpanel.chat.session import SessionState
@@ -64,7 +64,7 @@ class FakeWorker:
 
 
 def write_key(value: str = KEY) -> Path:
-    path = serve_key.key_file()
+    path = api_key.key_file()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     path.write_text(value + "\n", encoding="utf-8")
     path.chmod(0o600)
@@ -350,7 +350,7 @@ def test_switching_off_while_the_key_is_read_sends_nothing(qtbot, make_tab) -> N
     write_key()
     tab, worker = loaded_tab(make_tab)
     panel = tab.serve_panel
-    panel.load_key = lambda: (time.sleep(0.3), serve_key.load_or_create())[1]
+    panel.load_key = lambda: (time.sleep(0.3), api_key.load_or_create())[1]
     qtbot.mouseClick(panel.switch, Qt.MouseButton.LeftButton)
     assert panel.state is State.GETTING_KEY
     qtbot.mouseClick(panel.switch, Qt.MouseButton.LeftButton)
@@ -584,7 +584,7 @@ def test_the_switch_serves_the_tiny_model_end_to_end(qtbot, make_tab, tiny_model
     with urllib.request.urlopen(health, timeout=10) as response:
         assert response.status == 200
         assert json.loads(response.read()) == {"status": "ok"}
-    key = serve_key.load_or_create().value
+    key = api_key.load_or_create().value
     request = urllib.request.Request(url + "/models", headers={"Authorization": f"Bearer {key}"})
     with urllib.request.urlopen(request, timeout=10) as response:
         assert json.loads(response.read())["data"][0]["id"] == tiny_model.name

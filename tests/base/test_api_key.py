@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from rocmpanel.base import paths
+from rocmpanel.base import api_key, paths
+from rocmpanel.base.api_key import key_file, key_problem, load_or_create, mask, regenerate
 from rocmpanel.base.errors import PanelError
-from rocmpanel.chat import serve_key
-from rocmpanel.chat.serve_key import key_file, key_problem, load_or_create, mask, regenerate
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 KEY_RE = re.compile(r"^rp-[A-Za-z0-9_-]{43}$")
@@ -46,11 +45,11 @@ def test_first_use_makes_a_private_key_and_later_uses_read_it() -> None:
     assert _mode(key_file()) == 0o600
     assert _mode(key_file().parent) == 0o700
     again = load_or_create()
-    assert again == serve_key.ApiKey(first.value, key_file(), created=False, note="")
+    assert again == api_key.ApiKey(first.value, key_file(), created=False, note="")
 
 
 def test_two_new_keys_differ() -> None:
-    assert serve_key.new_key() != serve_key.new_key()
+    assert api_key.new_key() != api_key.new_key()
 
 
 def test_a_key_written_by_hand_is_read_stripped() -> None:
@@ -239,10 +238,10 @@ def test_regenerate_moves_an_unusable_file_aside() -> None:
 def test_on_windows_no_mode_is_checked_and_the_note_names_the_profile(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(serve_key, "_posix_permissions", lambda: False)
+    monkeypatch.setattr(api_key, "_posix_permissions", lambda: False)
     chmods: list[tuple[object, int]] = []
-    monkeypatch.setattr(serve_key.os, "chmod", lambda p, m: chmods.append((p, m)))
-    monkeypatch.setattr(serve_key, "write_atomic", _plain_write)
+    monkeypatch.setattr(api_key.os, "chmod", lambda p, m: chmods.append((p, m)))
+    monkeypatch.setattr(api_key, "write_atomic", _plain_write)
     key = load_or_create()
     assert key.note == (
         f"The API key is stored in {key_file()}, inside your user profile: Windows keeps it "
@@ -313,7 +312,7 @@ def test_a_read_refused_by_the_system_is_an_error_with_the_fix(
     def refuse(path: Path, limit: int) -> bytes:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(serve_key, "read_bytes", refuse)
+    monkeypatch.setattr(api_key, "read_bytes", refuse)
     with pytest.raises(PanelError) as caught:
         load_or_create()
     assert caught.value.message == (

@@ -1,11 +1,13 @@
-"""The API key that guards the local OpenAI-compatible server: made once, kept private.
+"""API keys that guard the panel's local servers: made once, kept private.
 
-The key lives in ``<config>/serve/api-key`` (one line), made on first use from
-:mod:`secrets`, written atomically with mode 0600 in a folder with mode 0700, under the
-store lock, so two panels starting at once end with the same key. Reading never blocks
-and never trusts the file: anything that is not a plain file holding one printable key
-(a FIFO, a folder, a symbolic link, bytes that are not UTF-8, an empty or overlong file)
-is moved aside (``api-key.bad-<time>``), never overwritten, and a new key is made.
+Each server has its own key (``SERVE``: the OpenAI-compatible server; ``TELEMETRY``: the
+Prometheus telemetry page). A key lives in ``<config>/<name>/api-key`` (one line), made
+on first use from :mod:`secrets`, written atomically with mode 0600 in a folder with mode
+0700, under the store lock, so two panels starting at once end with the same key.
+Reading never blocks and never trusts the file: anything that is not a plain file holding
+one printable key (a FIFO, a folder, a symbolic link, bytes that are not UTF-8, an empty
+or overlong file) is moved aside (``api-key.bad-<time>``), never overwritten, and a new
+key is made.
 A key file that other users could read is set back to 0600, and the note says so (the
 key may have been seen: :func:`regenerate` makes a new one, keeping a backup of the old).
 """
@@ -35,6 +37,8 @@ FOLDER_MODE = 0o700
 BAD_TAG = "bad"
 BACKUPS_KEEP = 5
 REFUSED = "The API key could not be saved"
+SERVE = "serve"
+TELEMETRY = "telemetry"
 # What a key may hold: printable ASCII without spaces (it goes in an HTTP header).
 _KEY_RE = re.compile(r"^[\x21-\x7e]+$")
 
@@ -63,9 +67,9 @@ def mask(value: str) -> str:
     return f"{value[:head]}…{value[-4:]}"
 
 
-def key_file() -> Path:
-    """``<config>/serve/api-key``."""
-    return paths.config_dir() / "serve" / "api-key"
+def key_file(name: str = SERVE) -> Path:
+    """``<config>/<name>/api-key``."""
+    return paths.config_dir() / name / "api-key"
 
 
 def new_key() -> str:
@@ -194,10 +198,10 @@ def _join(*notes: str) -> str:
     return " ".join(n for n in notes if n)
 
 
-def load_or_create() -> ApiKey:
-    """The stored key, or a new one saved first (PanelError, with the fix, when neither
-    can be done)."""
-    path = key_file()
+def load_or_create(name: str = SERVE) -> ApiKey:
+    """The stored key of server ``name``, or a new one saved first (PanelError, with the
+    fix, when neither can be done)."""
+    path = key_file(name)
     _private_folder(path.parent)
     with locked(path, refused=REFUSED):
         value, why = _read(path)
@@ -209,10 +213,11 @@ def load_or_create() -> ApiKey:
         return ApiKey(value, path, created=True, note=_join(kept, _created_note(path)))
 
 
-def regenerate() -> ApiKey:
-    """Replace the key with a new one; the old one is copied to the backups folder first
-    (an unusable file is moved aside instead). Clients that use the old key get 401."""
-    path = key_file()
+def regenerate(name: str = SERVE) -> ApiKey:
+    """Replace the key of server ``name`` with a new one; the old one is copied to the
+    backups folder first (an unusable file is moved aside instead). Clients that use the
+    old key get 401."""
+    path = key_file(name)
     _private_folder(path.parent)
     with locked(path, refused=REFUSED):
         value, why = _read(path)

@@ -1,0 +1,203 @@
+"""The GPUs jobs run on: a status-bar button that shows the choice and changes it.
+
+The menu lists every GPU the runtime sees, by index (the runtime's order), name and PCI
+address, plus "Default" (the discrete GPUs) and "All GPUs". The choice is saved in the
+settings (``general.job_gpus``, by PCI address) in the background and reaches every job
+started afterwards through the window's job environment (:mod:`rocmpanel.jobs.gpu_choice`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu, QMessageBox, QToolButton, QWidget
+
+from rocmpanel.base.units import format_gib
+from rocmpanel.gui.background import run_in_background
+from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.report import report
+from rocmpanel.jobs import gpu_choice
+from rocmpanel.jobs.gpu_choice import GpuChoice
+from rocmpanel.machine.gpu_model import GpuInfo
+
+
+def known_gpus(ctx: AppContext, platform: str = sys.platform) -> tuple[GpuInfo, ...] | None:
+    """The runtime's GPUs as the window knows them: the inventory's on Windows (in
+    hipInfo's order) and in the demo (recorded GPUs); None on Linux, where the KFD
+    topology is read when asked (a few small files)."""
+    if platform == "win32" or ctx.demo:
+        inventory = ctx.inventory.current
+        return tuple(inventory.gpus) if inventory is not None else ()
+    return None
+
+
+def current_choice(ctx: AppContext, platform: str = sys.platform) -> GpuChoice:
+    """The choice jobs started now get (reads sysfs on Linux: quick, but not free)."""
+    return gpu_choice.resolve(
+        None,
+        platform=platform,
+        known=known_gpus(ctx, platform),
+        saved=ctx.settings.general.job_gpus,
+    )
+
+
+def _gpu_action_text(index: int, gpu: GpuInfo) -> str:
+    extra = []
+    if gpu.vram_bytes:
+        extra.append(format_gib(gpu.vram_bytes))
+    if gpu.integrated:
+        extra.append("integrated")
+    tail = f" · {' · '.join(extra)}" if extra else ""
+    return gpu_choice.gpu_text(index, gpu) + tail
+
+
+class GpuPicker(QToolButton):
+    """``GPUs: …`` in the status bar; its menu chooses the GPUs jobs run on.
+    ``changed`` follows each choice the user makes (after the setting is set in memory)."""
+
+    changed = Signal()
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setObjectName("statusGpus")
+        self.setAutoRaise(True)
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.setAccessibleName("GPUs for jobs")
+        self.menu_ = QMenu(self)
+        self.menu_.aboutToShow.connect(self._fill_menu)
+        self.setMenu(self.menu_)
+        self.choice: GpuChoice | None = None
+        self.setText("GPUs: …")
+        # Filled when the window's inventory arrives (after the first paint), then on each
+        # new detection; the menu reads the GPUs again whenever it opens.
+        ctx.inventory.changed.connect(self.refresh)
+
+    @Slot()
+    def refresh(self) -> None:
+        """Read the runtime's GPUs again and show the choice."""
+        self._show(current_choice(self.ctx))
+
+    def _show(self, choice: GpuChoice) -> None:
+        self.choice = choice
+        if not choice.available:
+            self.setText("GPUs: none")
+        elif choice.count == 1:
+            self.setText(f"GPU: {choice.indices[0]}")
+        else:
+            self.setText("GPUs: " + ",".join(str(i) for i in choice.indices))
+        lines = [f"Jobs run on: {choice.label}.", *choice.notes]
+        if choice.env:
+            lines.append(
+                "They get "
+                + ", ".join(f"{k}={v}" for k, v in choice.env.items() if v is not None)
+                + "."
+            )
+        lines.append("Click to choose.")
+        self.setToolTip("\n".join(lines))
+
+    def _fill_menu(self) -> None:
+        self.menu_.clear()
+        choice = current_choice(self.ctx)
+        self._show(choice)
+        saved = gpu_choice.saved_wanted(self.ctx.settings.general.job_gpus)
+        title = self.menu_.addAction("Jobs run on:")
+        title.setEnabled(False)
+        group = QActionGroup(self.menu_)
+        group.setExclusive(True)
+        default = self._add(
+            "Default: the discrete GPUs", saved is None, partial(self.choose, None), group
+        )
+        default.setToolTip("An integrated GPU next to a discrete one is left out.")
+        self._add("All GPUs", saved == (), partial(self.choose, ()), group)
+        self.menu_.addSeparator()
+        if not choice.available:
+            none = self.menu_.addAction("No AMD GPU is visible to ROCm on this machine")
+            none.setEnabled(False)
+        chosen = set(choice.gpus)
+        for index, gpu in enumerate(choice.available):
+            action = self._add(
+                _gpu_action_text(index, gpu),
+                gpu in chosen,
+                partial(self._toggle, gpu),
+                None,
+            )
+            action.setEnabled(bool(gpu.bdf))
+        self.menu_.addSeparator()
+        about = self.menu_.addAction("What this sets…")
+        about.triggered.connect(self.explain)
+
+    def _add(
+        self, text: str, checked: bool, slot: Callable[[], None], group: QActionGroup | None
+    ) -> QAction:
+        action = self.menu_.addAction(text)
+        action.setCheckable(True)
+        action.setChecked(checked)
+        if group is not None:
+            group.addAction(action)
+        action.triggered.connect(lambda _checked=False, s=slot: s())
+        return action
+
+    def _toggle(self, gpu: GpuInfo) -> None:
+        choice = self.choice or current_choice(self.ctx)
+        chosen = [g for g in choice.gpus if g.bdf]
+        if gpu in chosen:
+            if len(chosen) == 1:
+                self.ctx.notify("At least one GPU stays chosen; pick another first.")
+                return
+            chosen.remove(gpu)
+        else:
+            chosen.append(gpu)
+        order = {g: i for i, g in enumerate(choice.available)}
+        self.choose(tuple(g.bdf for g in sorted(chosen, key=order.__getitem__) if g.bdf))
+
+    def choose(self, wanted: Sequence[str] | None) -> None:
+        """Make ``wanted`` (PCI addresses; () = all; None = default) the choice: it holds at
+        once for jobs started from now on; the settings file is written in the background."""
+        general = self.ctx.settings.general
+        before = general.job_gpus
+        general.job_gpus = gpu_choice.saved_text(None if wanted is None else tuple(wanted))
+        self.refresh()
+        self.changed.emit()
+        if self.choice is not None:
+            self.ctx.notify(f"Jobs started from now on run on {self.choice.label}.")
+        if self.ctx.demo:
+            return  # the demo never writes the user's settings
+        run_in_background(
+            self.ctx.settings.save,
+            partial(self._on_saved, general.job_gpus, before),
+            owner=self,
+            what="saving the GPU choice",
+        )
+
+    def _on_saved(
+        self, chosen: str, before: str, _notes: object, error: BaseException | None
+    ) -> None:
+        if error is None:
+            return
+        report(error, "Saving the GPU choice")
+        if self.ctx.settings.general.job_gpus == chosen:
+            self.ctx.settings.general.job_gpus = before
+            self.refresh()
+            self.changed.emit()
+
+    @Slot()
+    def explain(self) -> None:
+        """What the choice does, one sentence per variable."""
+        choice = self.choice or current_choice(self.ctx)
+        lines = [f"Jobs run on {choice.label}.", *choice.notes, ""]
+        if choice.env:
+            for name, value in choice.env.items():
+                shown = "removed" if value is None else f"= {value}"
+                lines.append(f"{name} {shown}: {gpu_choice.MEANINGS[name]}")
+        else:
+            lines.append("Jobs get no visibility variable: they see every GPU.")
+        lines.append(
+            "\nGPUs are numbered in the runtime's order (the KFD topology), which can differ "
+            "from rocm-smi's card numbers."
+        )
+        QMessageBox.information(self, "GPUs for jobs", "\n".join(lines))

@@ -1,0 +1,1 @@
+"""Several GPUs and several machines: topology, the collective test, launch scripts."""

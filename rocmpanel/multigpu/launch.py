@@ -1,0 +1,557 @@
+"""Launch scripts for a user's own training script: torchrun on one node, torchrun with
+c10d rendezvous on several, a Slurm batch script, and a DeepSpeed ZeRO-3 config skeleton.
+
+The seed guide starts training with ``python -m torch.distributed.launch``, which PyTorch
+deprecated in favour of ``torchrun`` (``python -m torch.distributed.run``): every command
+here uses the latter, with the flags of torch 2.13's launcher (``--nnodes MIN:MAX``,
+``--nproc-per-node``, ``--rdzv-backend=c10d``, ``--rdzv-endpoint``, ``--rdzv-id``,
+``--max-restarts``, ``--standalone``). The guide's fault-recovery case is the multi-node
+one: c10d rendezvous with restarts lets an elastic job carry on when a worker dies.
+
+Every script carries the environment a panel job would get (managed environment, active
+tuning preset, the "Panel jobs" variables, the GPU choice) plus the user's own
+``NCCL_*``/``RCCL_*``/``HSA_*``/``GLOO_*`` variables, each with a one-line comment from the
+variable catalogue. The panel's internal variables (``ROCMPANEL_*``: the preset settings
+header workers read, the data folder) and anything that looks like a secret are left
+out; the preset's torch runtime settings are listed instead, since only the panel's own
+workers apply them. Every value and argument is quoted with :func:`shlex.quote`.
+
+RCCL is Linux only: the Windows HIP SDK ships no communication library, so on Windows
+nothing is generated and the reason is said (:func:`check_platform`). Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rocmpanel.base.errors import PanelError
+
+if TYPE_CHECKING:
+    from rocmpanel.jobs.process import JobOutcome
+    from rocmpanel.jobs.spec import JobSpec
+
+KINDS: tuple[str, ...] = ("torchrun", "multinode", "slurm", "deepspeed")
+KIND_LABELS: Mapping[str, str] = {
+    "torchrun": "Single node (torchrun)",
+    "multinode": "Several nodes (torchrun, c10d rendezvous)",
+    "slurm": "Slurm batch script (srun + torchrun)",
+    "deepspeed": "DeepSpeed ZeRO-3 config (JSON)",
+}
+#: The user's own variables carried from the process environment: read by RCCL (NCCL_*,
+#: RCCL_*), ROCm's runtime (HSA_*) and PyTorch's gloo backend (GLOO_*).
+USER_PREFIXES: tuple[str, ...] = ("NCCL_", "RCCL_", "HSA_", "GLOO_")
+DEFAULT_PORT = 29500  # torchrun's own default master port
+DEFAULT_RESTARTS = 3
+MAX_PROCS = 1024
+_SECRET_RE = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HOST_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]+\]")
+_JOB_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_GRES_RE = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
+_TIME_RE = re.compile(r"[0-9][0-9:-]{0,15}")
+WINDOWS_REFUSAL = (
+    "Multi-GPU launch scripts need RCCL, ROCm's communication library, which is Linux only: "
+    "the Windows HIP SDK ships none, so torch's nccl backend cannot run there. Generate the "
+    "script on (or for) a Linux machine."
+)
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """One variable of a launch script: ``value`` None means the script unsets it."""
+
+    name: str
+    value: str | None
+    explanation: str
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class LaunchEnv:
+    """What :func:`gather_env` found: the variables, the preset's torch runtime settings
+    (which a user's script must apply itself), and what was left out and why."""
+
+    entries: tuple[EnvEntry, ...] = ()
+    torch_settings: tuple[tuple[str, str], ...] = ()
+    preset_name: str = ""
+    gpu_label: str = ""
+    gpu_count: int = 0
+    left_out: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything a launch script needs. ``max_nodes`` > ``nnodes`` makes the job elastic
+    (``--nnodes MIN:MAX``); ``gres`` is the Slurm GPU request (``gpu:2``), empty on a
+    CPU-only cluster; ``python`` the interpreter on the nodes."""
+
+    script: str
+    args: tuple[str, ...] = ()
+    nnodes: int = 1
+    nproc_per_node: int = 1
+    rdzv_host: str = "127.0.0.1"
+    rdzv_port: int = DEFAULT_PORT
+    job_id: str = "rocmpanel-train"
+    max_restarts: int = DEFAULT_RESTARTS
+    max_nodes: int | None = None
+    python: str = "python3"
+    env: LaunchEnv = field(default_factory=LaunchEnv)
+    gres: str = ""
+    time_limit: str = ""
+
+
+# ---- validation ------------------------------------------------------------------------
+
+
+def check_platform(platform: str | None = None) -> None:
+    """PanelError on Windows (``platform`` None: this one), where RCCL does not exist."""
+    if (platform or sys.platform) == "win32":
+        raise PanelError(WINDOWS_REFUSAL)
+
+
+def parse_endpoint(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:29500`` for IPv6) as (host, port); PanelError when it is not."""
+    host, sep, port_text = text.strip().rpartition(":")
+    if not sep or not host:
+        raise PanelError(f"The rendezvous endpoint {text!r} is not HOST:PORT (e.g. node1:29500).")
+    if not port_text.isdigit():
+        raise PanelError(f"The rendezvous port {port_text!r} is not a number.")
+    check_host(host)
+    port = int(port_text)
+    check_port(port)
+    return host, port
+
+
+def check_host(host: str) -> None:
+    if _HOST_RE.fullmatch(host) is None:
+        raise PanelError(
+            f"The rendezvous host {host!r} is not a host name or address (letters, digits, "
+            "dots and dashes; an IPv6 address in brackets)."
+        )
+
+
+def check_port(port: int) -> None:
+    if not 1 <= port <= 65535:
+        raise PanelError(f"The rendezvous port {port} is outside 1-65535.")
+
+
+def validate(plan: LaunchPlan, kind: str, *, must_exist: bool = True) -> None:
+    """PanelError with a clear sentence for anything that would make a broken script.
+    ``must_exist``: the script must be a file here (else a ``.py`` path is enough)."""
+    if kind not in KINDS:
+        raise PanelError(f"Unknown launch kind {kind!r}; use one of {', '.join(KINDS)}.")
+    if kind == "deepspeed":
+        check_counts(plan)
+        return
+    script = plan.script
+    if not script.strip():
+        raise PanelError("Choose the training script to launch.")
+    if script.startswith("-"):
+        raise PanelError(f"The script path {script!r} starts with '-': give it as ./{script}.")
+    if "\0" in script or any("\0" in arg for arg in plan.args):
+        raise PanelError("The script path or an argument holds a NUL character.")
+    path = Path(script)
+    if must_exist and not path.is_file():
+        raise PanelError(f"The training script {script} does not exist (or is not a file).")
+    if not must_exist and path.suffix != ".py":
+        raise PanelError(f"The training script {script} is not a .py file.")
+    check_counts(plan)
+    if kind != "torchrun":
+        check_host(plan.rdzv_host)
+        check_port(plan.rdzv_port)
+        if _JOB_ID_RE.fullmatch(plan.job_id) is None:
+            raise PanelError(
+                f"The job id {plan.job_id!r} must be 1-64 letters, digits, '.', '_' or '-'."
+            )
+        if plan.max_restarts < 0:
+            raise PanelError("The number of restarts cannot be negative.")
+    if kind == "slurm":
+        if plan.gres and _GRES_RE.fullmatch(plan.gres) is None:
+            raise PanelError(f"The Slurm GPU request {plan.gres!r} is not like gpu:2.")
+        if plan.time_limit and _TIME_RE.fullmatch(plan.time_limit) is None:
+            raise PanelError(f"The Slurm time limit {plan.time_limit!r} is not like 02:00:00.")
+
+
+def check_counts(plan: LaunchPlan) -> None:
+    if plan.nnodes < 1:
+        raise PanelError("The number of nodes must be at least 1.")
+    if not 1 <= plan.nproc_per_node <= MAX_PROCS:
+        raise PanelError(f"The processes per node must be from 1 to {MAX_PROCS}.")
+    if plan.max_nodes is not None and plan.max_nodes < plan.nnodes:
+        raise PanelError("The largest number of nodes cannot be below the smallest.")
+
+
+# ---- the environment -------------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    """``text`` as one comment line: control characters and line breaks become spaces."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
+def _first_sentence(text: str) -> str:
+    match = re.match(r"(.+?[.!?])(?:\s|$)", text)
+    return match.group(1) if match else text
+
+
+def explain(name: str, why: str = "") -> str:
+    """One line saying what ``name`` does: the GPU-choice meaning, the catalogue's, the
+    preset's ``why``, or what its prefix tells."""
+    from rocmpanel.envvars.catalogue import load_catalogue
+    from rocmpanel.jobs.gpu_choice import MEANINGS
+
+    if name in MEANINGS:
+        return _first_sentence(_one_line(MEANINGS[name]))
+    try:
+        info = load_catalogue().lookup(name)
+    except PanelError:
+        info = None
+    if info is not None and info.meaning:
+        return _first_sentence(_one_line(info.meaning))
+    if why.strip():
+        return _first_sentence(_one_line(why))
+    fallback = {
+        "NCCL_": "An NCCL setting; RCCL (ROCm's NCCL) reads NCCL_* names.",
+        "RCCL_": "An RCCL setting (ROCm's communication library).",
+        "HSA_": "Read by ROCm's runtime (Linux only) when the process starts.",
+        "GLOO_": "Read by PyTorch's gloo backend (CPU collectives).",
+    }
+    for prefix, text in fallback.items():
+        if name.startswith(prefix):
+            return text + " Not in rocmpanel's catalogue: passed on as you set it."
+    return "Set for rocmpanel's jobs; not in rocmpanel's catalogue: passed on as set."
+
+
+def _internal(name: str) -> bool:
+    """The panel's own variables (the preset header, the data folder, the lifeline) and
+    Python's, which prepare() sets for workers only."""
+    return name.upper().startswith(("ROCMPANEL_", "PYTHON"))
+
+
+def gather_env(
+    *,
+    gpus: tuple[str, ...] | None = None,
+    python: str = "",
+    platform: str = sys.platform,
+    environ: Mapping[str, str] | None = None,
+    active: str | None = None,
+    choice: Any = None,
+) -> LaunchEnv:
+    """The variables a launch script carries: :func:`job_env_for` of a job on ``gpus``
+    (None: the saved choice) in ``python``, then the user's ``USER_PREFIXES`` variables
+    from ``environ`` (default: this process's). ``active`` and ``choice``: the active
+    preset and GPU choice as the caller knows them (None: read them). PanelError as
+    job_env_for (a damaged session file, an unknown preset). Reads files: not on the GUI
+    thread."""
+    from rocmpanel.jobs import gpu_choice, presets
+    from rocmpanel.jobs.job_env import job_env_for, preset_env
+    from rocmpanel.jobs.spec import JobSpec
+
+    environ = os.environ if environ is None else environ
+    spec = JobSpec(name="launch", worker=Path("launch.py"), python=python, gpus=gpus)
+    if choice is None:
+        choice = gpu_choice.resolve(gpus, platform=platform)
+    env = job_env_for(spec, platform=platform, active=active, gpus=choice)
+    from_preset = preset_env(spec, platform, active)
+    header = from_preset.get(presets.HEADER_VAR) or env.get(presets.HEADER_VAR) or ""
+    preset_name, settings = _header(header)
+    whys = _preset_whys(header)
+    for user_name, user_value in sorted(environ.items()):
+        if user_name.upper().startswith(USER_PREFIXES) and user_name not in env:
+            env[user_name] = user_value
+    entries: list[EnvEntry] = []
+    left_out: list[str] = []
+    for name, value in env.items():
+        if _internal(name):
+            continue
+        if _SECRET_RE.search(name) or _NAME_RE.fullmatch(name) is None:
+            left_out.append(f"{_one_line(name)}: looks like a secret or is no shell name")
+            continue
+        if name in choice.env:
+            origin = "GPU choice"
+        elif name in from_preset:
+            origin = f"preset {preset_name}" if preset_name else "preset"
+        elif name in environ and name.upper().startswith(USER_PREFIXES):
+            origin = "your environment"
+        else:
+            origin = "panel jobs"
+        entries.append(EnvEntry(name, value, explain(name, whys.get(name, "")), origin))
+    return LaunchEnv(
+        entries=tuple(entries),
+        torch_settings=settings,
+        preset_name=preset_name,
+        gpu_label=choice.label,
+        gpu_count=choice.count,
+        left_out=tuple(left_out),
+    )
+
+
+def _header(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The preset's name and its torch settings as (key, JSON value) from the header."""
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return "", ()
+    if not isinstance(data, dict):
+        return "", ()
+    torch = data.get("torch")
+    if not isinstance(torch, dict):
+        torch = {}
+    settings = tuple((str(k), json.dumps(v, sort_keys=True)) for k, v in sorted(torch.items()))
+    return _one_line(str(data.get("name") or "")), settings
+
+
+def _preset_whys(header: str) -> dict[str, str]:
+    """The active preset's ``why`` of each env item (a fallback explanation)."""
+    from rocmpanel.jobs import presets
+
+    name, _ = _header(header)
+    if not name:
+        return {}
+    try:
+        for preset in presets.PresetStore().all():
+            if preset.name == name:
+                return {item.key: item.why for item in preset.env}
+    except Exception:  # only explanations: a store that cannot be read costs nothing else
+        return {}
+    return {}
+
+
+# ---- rendering ---------------------------------------------------------------------------
+
+
+def _q(text: str) -> str:
+    return shlex.quote(text)
+
+
+def env_lines(env: LaunchEnv, *, skip: tuple[str, ...] = ()) -> list[str]:
+    """``# NAME: explanation`` then ``export NAME=value`` (or ``unset NAME``) per variable."""
+    lines: list[str] = []
+    for entry in env.entries:
+        if entry.name in skip:
+            continue
+        origin = f" [{entry.origin}]" if entry.origin else ""
+        lines.append(f"# {entry.name}: {entry.explanation}{origin}")
+        if entry.value is None:
+            lines.append(f"unset {entry.name}")
+        else:
+            lines.append(f"export {entry.name}={_q(entry.value)}")
+    return lines
+
+
+def _torch_notes(env: LaunchEnv) -> list[str]:
+    if not env.torch_settings:
+        return []
+    lines = [
+        f"# The preset {env.preset_name or ''} also has torch runtime settings. rocmpanel's own",
+        "# workers apply them; your script does not read them: set them in your code:",
+    ]
+    lines += [f"#   {key} = {_one_line(value)}" for key, value in env.torch_settings]
+    return lines
+
+
+def _header_lines(kind: str, plan: LaunchPlan) -> list[str]:
+    from rocmpanel import __version__
+
+    lines = [
+        "#!/usr/bin/env bash",
+        f"# {KIND_LABELS[kind]}, generated by rocmpanel {__version__}.",
+        "# torchrun is `python -m torch.distributed.run` (torch.distributed.launch is deprecated).",
+    ]
+    if plan.env.gpu_label:
+        lines.append(f"# GPUs chosen in rocmpanel: {_one_line(plan.env.gpu_label)}")
+    return lines
+
+
+def torchrun_args(plan: LaunchPlan, kind: str) -> list[str]:
+    """The launcher's arguments (after ``python``), without the script: the single-node
+    form (``--standalone``) or the c10d rendezvous form."""
+    args = ["-m", "torch.distributed.run"]
+    if kind == "torchrun":
+        return [*args, "--standalone", "--nnodes=1", f"--nproc-per-node={plan.nproc_per_node}"]
+    nodes = str(plan.nnodes)
+    if plan.max_nodes is not None and plan.max_nodes != plan.nnodes:
+        nodes = f"{plan.nnodes}:{plan.max_nodes}"
+    return [
+        *args,
+        f"--nnodes={nodes}",
+        f"--nproc-per-node={plan.nproc_per_node}",
+        "--rdzv-backend=c10d",
+        f"--rdzv-endpoint={plan.rdzv_host}:{plan.rdzv_port}",
+        f"--rdzv-id={plan.job_id}",
+        f"--max-restarts={plan.max_restarts}",
+    ]
+
+
+def _command(plan: LaunchPlan, launcher: list[str]) -> str:
+    words = [plan.python, *launcher, plan.script, *plan.args]
+    return "exec " + " ".join(_q(word) for word in words)
+
+
+def render(plan: LaunchPlan, kind: str, *, must_exist: bool = True) -> str:
+    """The text of the ``kind`` artefact for ``plan`` (validated first)."""
+    validate(plan, kind, must_exist=must_exist)
+    if kind == "deepspeed":
+        return json.dumps(deepspeed_config(plan), indent=2) + "\n"
+    if kind == "slurm":
+        return _slurm(plan)
+    lines = _header_lines(kind, plan)
+    if kind == "multinode":
+        lines += [
+            "# Run this same script on every node. Rendezvous is c10d on the endpoint below;",
+            "# a worker that fails restarts the group up to --max-restarts times, and nodes",
+            "# may join or leave within --nnodes MIN:MAX (fault recovery).",
+            f"# The endpoint's port ({plan.rdzv_port}) must be open between the nodes.",
+        ]
+    lines += ["set -euo pipefail", *env_lines(plan.env), *_torch_notes(plan.env)]
+    lines.append(_command(plan, torchrun_args(plan, kind)))
+    return "\n".join(lines) + "\n"
+
+
+def _slurm(plan: LaunchPlan) -> str:
+    from rocmpanel.jobs.gpu_choice import VISIBILITY_VARS
+
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --job-name={plan.job_id}",
+        f"#SBATCH --nodes={plan.nnodes}",
+        "#SBATCH --ntasks-per-node=1",
+    ]
+    if plan.gres:
+        lines.append(f"#SBATCH --gres={plan.gres}")
+    if plan.time_limit:
+        lines.append(f"#SBATCH --time={plan.time_limit}")
+    lines += [
+        f"# {KIND_LABELS['slurm']}, generated by rocmpanel: submit with sbatch.",
+        "# One srun task per node starts torchrun, which starts the processes of that node.",
+        "# Slurm picks each node's GPUs (--gres), so this machine's GPU choice is not set.",
+        "set -euo pipefail",
+        *env_lines(plan.env, skip=VISIBILITY_VARS),
+        *_torch_notes(plan.env),
+        "# The first node of the allocation hosts the c10d rendezvous.",
+        'head_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
+    ]
+    launcher = torchrun_args(plan, "multinode")
+    launcher = [
+        a for a in launcher if not a.startswith(("--nnodes=", "--rdzv-endpoint=", "--rdzv-id="))
+    ]
+    words = " ".join(_q(w) for w in [plan.python, *launcher])
+    tail = " ".join(_q(w) for w in [plan.script, *plan.args])
+    lines.append(
+        "srun --ntasks-per-node=1 --kill-on-bad-exit=1 "
+        f'{words} --nnodes="$SLURM_JOB_NUM_NODES" '
+        f'--rdzv-endpoint="$head_node:{plan.rdzv_port}" --rdzv-id="$SLURM_JOB_ID" {tail}'
+    )
+    return "\n".join(lines) + "\n"
+
+
+def deepspeed_config(
+    plan: LaunchPlan,
+    *,
+    micro_batch: int = 1,
+    grad_accum: int = 1,
+    precision: str = "bf16",
+    offload: bool = False,
+) -> dict[str, Any]:
+    """A ZeRO-3 skeleton (key names from deepspeed.ai/docs/config-json). ``train_batch_size``
+    is left out: DeepSpeed infers it as micro batch x accumulation x GPUs, so the file stays
+    right when the node count changes. bf16 by default: MI200/MI300 and RDNA3 have it."""
+    if micro_batch < 1 or grad_accum < 1:
+        raise PanelError("The micro batch and the accumulation steps must be at least 1.")
+    if precision not in ("bf16", "fp16", "fp32"):
+        raise PanelError(f"Unknown precision {precision!r}; use bf16, fp16 or fp32.")
+    zero: dict[str, Any] = {
+        "stage": 3,
+        "overlap_comm": True,
+        "contiguous_gradients": True,
+        "stage3_gather_16bit_weights_on_model_save": True,
+    }
+    if offload:
+        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
+        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
+    return {
+        "train_micro_batch_size_per_gpu": micro_batch,
+        "gradient_accumulation_steps": grad_accum,
+        "gradient_clipping": 1.0,
+        "steps_per_print": 100,
+        "bf16": {"enabled": precision == "bf16"},
+        "fp16": {"enabled": precision == "fp16"},
+        "optimizer": {
+            "type": "AdamW",
+            "params": {"lr": 1e-4, "betas": [0.9, 0.999], "weight_decay": 0.01},
+        },
+        "zero_optimization": zero,
+    }
+
+
+# ---- saving ------------------------------------------------------------------------------
+
+BACKUPS_KEEP = 10
+
+
+def save(path: Path, text: str, kind: str, *, force: bool = False) -> Path | None:
+    """Write ``text`` to ``path`` atomically (a shell script executable, the JSON config
+    not). An existing file is refused unless ``force``, and then backed up first; returns
+    the backup (None when there was nothing to keep). PanelError says what failed."""
+    from rocmpanel.base import paths
+    from rocmpanel.base.atomic import backup_file, write_atomic
+
+    backup = None
+    if path.exists() or path.is_symlink():
+        if path.is_dir():
+            raise PanelError(f"{path} is a folder; give a file name.")
+        if not force:
+            raise PanelError(f"{path} exists; give --force to replace it (it is backed up first).")
+        backup = backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
+    write_atomic(path, text.encode("utf-8"), mode=0o644 if kind == "deepspeed" else 0o755)
+    return backup
+
+
+# ---- running the single-node command -----------------------------------------------------
+
+
+def run_spec(
+    plan: LaunchPlan, gpus: tuple[str, ...] | None, *, python: str = "", cwd: str | None = None
+) -> JobSpec:
+    """The single-node command as a panel job: ``python -u -m torch.distributed.run
+    --standalone ... SCRIPT ARGS`` on ``gpus`` (None: the saved choice). The job's
+    environment (preset, session variables, GPU choice) is added where jobs start.
+
+    ``interactive``: the user's script speaks no JSON-lines protocol and reports no result,
+    so its outcome is its exit code alone (exit 0 succeeds), as for an interactive worker."""
+    from rocmpanel.jobs.spec import JobSpec
+
+    return JobSpec(
+        name=f"torchrun {Path(plan.script).name}",
+        worker=Path(plan.script),
+        args=plan.args,
+        python=python,
+        launcher=tuple(torchrun_args(plan, "torchrun")),
+        gpus=gpus,
+        interactive=True,
+        cwd=cwd,
+    )
+
+
+def outcome_text(outcome: JobOutcome | None) -> str:
+    """One paragraph on how a run ended, with the last lines of its error output."""
+    from rocmpanel.jobs.process import JobState
+
+    if outcome is None:
+        return "The run did not finish."
+    if outcome.state is JobState.CANCELLED:
+        return "Cancelled."
+    if outcome.exit_code == 0 and outcome.error is None and not outcome.signal_name:
+        return f"Finished (exit code 0) in {outcome.duration_s:.1f} s."
+    text = outcome.message
+    if outcome.stderr_tail:
+        text += "\nLast lines of its error output:\n" + "\n".join(outcome.stderr_tail[-8:])
+    return text

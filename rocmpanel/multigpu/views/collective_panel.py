@@ -1,0 +1,417 @@
+"""The Multi-GPU tab's collective test: an all-reduce over a range of sizes on the chosen
+GPUs (RCCL) or, without a GPU, on CPU processes (gloo); a table and a chart of the bus
+and algorithm bandwidth per size, the cause of a failure, and the saved runs.
+
+The run is a job of ``ctx.jobs`` (the jobs strip shows it and can cancel it); its
+``check`` events bring each finished size as it ends. Reading the GPU choice, saving and
+listing runs go through ``run_in_background``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rocmpanel.base.errors import PanelError
+from rocmpanel.gui.background import run_in_background
+from rocmpanel.gui.report import report
+from rocmpanel.jobs.process import JobOutcome
+from rocmpanel.jobs.protocol import CheckDone, Progress
+from rocmpanel.multigpu.collective import (
+    DEFAULT_PROCS,
+    MAX_PROCS,
+    CollectivePlan,
+    CollectiveRun,
+    SizeCollector,
+    SizeResult,
+    collective_spec,
+    format_size,
+    make_plan,
+    run_from_outcome,
+)
+from rocmpanel.multigpu.collective_store import CollectiveStore
+
+if TYPE_CHECKING:
+    from rocmpanel.gui.context import AppContext
+    from rocmpanel.jobs.gpu_choice import GpuChoice
+    from rocmpanel.jobs.runner import Job
+
+SIZE_CHOICES = tuple(1024 * 4**k for k in range(11))  # 1 KiB .. 1 GiB, x4
+COLUMNS = ("Size", "Count", "Time (µs)", "algbw (GB/s)", "busbw (GB/s)")
+
+
+def load_choice() -> GpuChoice:
+    from rocmpanel.jobs import gpu_choice
+
+    return gpu_choice.resolve()
+
+
+class CollectivePanel(QWidget):
+    """Controls, progress, the result (table, chart, cause) and the saved runs."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.store = CollectiveStore()
+        self.choice: GpuChoice | None = None
+        self.plan: CollectivePlan | None = None
+        self.job: Job | None = None
+        self.collector = SizeCollector()
+        self.shown: CollectiveRun | None = None
+        self.chart: BandwidthChart | None = None
+
+        self.where_label = QLabel("Looking for GPUs…")
+        self.where_label.setWordWrap(True)
+        self.where_label.setAccessibleName("Where the test runs")
+        self.min_combo, self.max_combo = QComboBox(), QComboBox()
+        for combo, name in ((self.min_combo, "Smallest size"), (self.max_combo, "Largest size")):
+            for size in SIZE_CHOICES:
+                combo.addItem(format_size(size), size)
+            combo.setAccessibleName(name)
+        self.max_combo.setCurrentIndex(len(SIZE_CHOICES) - 1)
+        self.procs_spin = QSpinBox()
+        self.procs_spin.setRange(2, MAX_PROCS)
+        self.procs_spin.setValue(DEFAULT_PROCS)
+        self.procs_spin.setAccessibleName("Processes on the CPU")
+        self.procs_spin.setToolTip("How many processes run the all-reduce on the CPU.")
+        self.run_button = QPushButton("&Run")
+        self.run_button.setAccessibleName("Run the collective test")
+        self.run_button.setEnabled(False)
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Cancel the collective test")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Sizes done")
+        self.progress.setFormat("%v of %m sizes")
+        self.progress.hide()
+        self.status_label = QLabel("")
+        self.status_label.setWordWrap(True)
+        self.error_label = QLabel("")
+        self.error_label.setWordWrap(True)
+        self.error_label.setAccessibleName("Why the test failed")
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label.hide()
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Bandwidth per size")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().hide()
+        self.chart_box = QVBoxLayout()
+        self.saved_list = QListWidget()
+        self.saved_list.setAccessibleName("Saved collective runs")
+        self.saved_list.currentItemChanged.connect(self._on_saved_list_changed)
+
+        controls = QHBoxLayout()
+        for caption, widget in (
+            ("&From:", self.min_combo),
+            ("&To:", self.max_combo),
+            ("&Processes:", self.procs_spin),
+        ):
+            buddy = QLabel(caption)
+            buddy.setBuddy(widget)
+            controls.addWidget(buddy)
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        controls.addWidget(self.run_button)
+        controls.addWidget(self.cancel_button)
+        result = QWidget()
+        result_layout = QVBoxLayout(result)
+        result_layout.setContentsMargins(0, 0, 0, 0)
+        result_layout.addWidget(self.status_label)
+        result_layout.addWidget(self.error_label)
+        result_layout.addLayout(self.chart_box, 1)
+        result_layout.addWidget(self.table, 1)
+        saved = QWidget()
+        saved_layout = QVBoxLayout(saved)
+        saved_layout.setContentsMargins(0, 0, 0, 0)
+        saved_caption = QLabel("&Saved runs:")
+        saved_caption.setBuddy(self.saved_list)
+        saved_layout.addWidget(saved_caption)
+        saved_layout.addWidget(self.saved_list)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(result)
+        splitter.addWidget(saved)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.where_label)
+        layout.addLayout(controls)
+        layout.addWidget(self.progress)
+        layout.addWidget(splitter, 1)
+        self.refresh()
+
+    # -- choice and history --------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read the GPU choice and the saved runs."""
+        run_in_background(load_choice, self._on_choice_loaded, owner=self, what="GPU choice")
+        self.reload_saved()
+
+    def reload_saved(self) -> None:
+        run_in_background(
+            self.store.list_runs, self._on_saved_loaded, owner=self, what="collective runs"
+        )
+
+    def _on_choice_loaded(self, choice: GpuChoice | None, error: BaseException | None) -> None:
+        if error is not None or choice is None:
+            if error is not None:
+                report(error, "Reading the GPU choice", label=self.where_label)
+            self.choice = None
+        else:
+            self.choice = choice
+        self._update_where()
+        self.run_button.setEnabled(self.job is None)
+
+    def _update_where(self) -> None:
+        count = self.choice.count if self.choice is not None else 0
+        on_cpu = count == 0
+        self.procs_spin.setEnabled(on_cpu and self.job is None)
+        if self.choice is None:
+            return
+        if on_cpu:
+            self.where_label.setText(
+                f"No AMD GPU: the test runs on the CPU with gloo and {self.procs_spin.value()} "
+                "processes (figures are the CPU's, not a GPU's)."
+            )
+        elif count == 1:
+            self.where_label.setText(
+                f"Only one GPU is chosen ({self.choice.label}): an all-reduce needs two or "
+                "more. Choose more GPUs for the jobs."
+            )
+        else:
+            self.where_label.setText(f"Runs on {self.choice.label}: RCCL, one process per GPU.")
+
+    def _on_saved_loaded(
+        self, runs: list[CollectiveRun] | None, error: BaseException | None
+    ) -> None:
+        if error is not None:
+            report(error, "Listing the collective runs", label=self.error_label)
+            self.error_label.show()
+            return
+        notice = self.store.notice
+        if notice:
+            self.status_label.setText(notice)
+        self.saved_list.blockSignals(True)
+        self.saved_list.clear()
+        for run in runs or []:
+            item = QListWidgetItem(saved_title(run))
+            item.setData(Qt.ItemDataRole.UserRole, run)
+            self.saved_list.addItem(item)
+        self.saved_list.blockSignals(False)
+
+    @Slot(object, object)
+    def _on_saved_list_changed(self, item: QListWidgetItem | None, _old: object) -> None:
+        if item is not None and self.job is None:
+            self.show_run(item.data(Qt.ItemDataRole.UserRole))
+
+    # -- running -------------------------------------------------------------------------
+    def start(self) -> None:
+        count = self.choice.count if self.choice is not None else 0
+        try:
+            gpus = tuple(g.bdf for g in self.choice.gpus if g.bdf) if self.choice else None
+            self.plan = make_plan(
+                count,
+                gpus=gpus or None,
+                procs=self.procs_spin.value() if count == 0 else None,
+                min_bytes=int(self.min_combo.currentData()),
+                max_bytes=int(self.max_combo.currentData()),
+                python=self.ctx.workload_python(),
+                label=self.choice.label if self.choice else "",
+            )
+            self.job = self.ctx.jobs.start(collective_spec(self.plan))
+        except PanelError as exc:
+            self._show_error(report(exc, "Starting the collective test", label=self.error_label))
+            return
+        self.collector = SizeCollector()
+        self.shown = None
+        self.table.setRowCount(0)
+        self._clear_chart()
+        self.error_label.hide()
+        self.status_label.setText(f"Running on {self.plan.where}…")
+        self.progress.setRange(0, _planned(self.plan))
+        self.progress.setValue(0)
+        self.progress.show()
+        self.job.check_done.connect(self._on_job_check_done)
+        self.job.progress_changed.connect(self._on_job_progress_changed)
+        self.job.finished.connect(self._on_job_finished)
+        self._set_running(True)
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        for widget in (self.min_combo, self.max_combo):
+            widget.setEnabled(not running)
+        self._update_where()
+
+    @Slot(object)
+    def _on_job_check_done(self, event: CheckDone) -> None:
+        found = self.collector.feed(event)
+        self.progress.setValue(len(self.collector.sizes) + len(self.collector.skipped))
+        if found is not None:
+            self._add_row(found)
+            self._draw(tuple(self.collector.sizes))
+
+    @Slot(object)
+    def _on_job_progress_changed(self, progress: Progress) -> None:
+        if progress.step:
+            self.status_label.setText(progress.step)
+
+    @Slot(object)
+    def _on_job_finished(self, outcome: JobOutcome) -> None:
+        plan, self.job = self.plan, None
+        self._set_running(False)
+        self.progress.hide()
+        if plan is None:
+            return
+        run = run_from_outcome(plan, outcome, self.collector.sizes)
+        self.show_run(run)
+        if run.sizes or run.error:
+            run_in_background(
+                lambda: self.store.save(run), self._on_saved, owner=self, what="saving the run"
+            )
+
+    def _on_saved(self, run: CollectiveRun | None, error: BaseException | None) -> None:
+        if error is not None:
+            report(error, "Saving the collective run", label=self.status_label)
+            return
+        self.reload_saved()
+
+    # -- showing -------------------------------------------------------------------------
+    def show_run(self, run: CollectiveRun) -> None:
+        """Show ``run``: its summary, its cause if it failed, the table and the chart."""
+        self.shown = run
+        self.table.setRowCount(0)
+        for size in run.sizes:
+            self._add_row(size)
+        self._draw(run.sizes)
+        self.status_label.setText(summary_text(run))
+        if run.outcome == "failed":
+            self._show_error(run.cause or run.error or "The test failed.")
+            if run.cause and run.error:
+                self.error_label.setToolTip(run.error)
+        else:
+            self.error_label.hide()
+
+    def _show_error(self, text: str) -> None:
+        self.error_label.setText(text)
+        self.error_label.show()
+
+    def _add_row(self, size: SizeResult) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        cells = (
+            format_size(size.bytes),
+            str(size.count),
+            f"{size.time_us:.1f}",
+            f"{size.algbw_gbs:.3f}",
+            f"{size.busbw_gbs:.3f}",
+        )
+        for column, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if column:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.table.setItem(row, column, item)
+
+    def _clear_chart(self) -> None:
+        if self.chart is not None:
+            self.chart.clear()
+
+    def _draw(self, sizes: tuple[SizeResult, ...]) -> None:
+        if self.chart is None:
+            if not sizes:
+                return
+            self.chart = BandwidthChart(self)  # pyqtgraph is imported with the first result
+            self.chart_box.addWidget(self.chart)
+        self.chart.show_sizes(sizes)
+
+
+class BandwidthChart(QWidget):
+    """Bus and algorithm bandwidth (GB/s) against the size, on a log2 axis."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        import pyqtgraph as pg
+
+        super().__init__(parent)
+        self.plot = pg.PlotWidget()
+        self.plot.setAccessibleName("Bandwidth per size chart")
+        item = self.plot.getPlotItem()
+        item.setLabel("left", "GB/s")
+        item.setLabel("bottom", "size")
+        item.showGrid(x=True, y=True, alpha=0.3)
+        item.addLegend()
+        self.busbw = item.plot([], [], name="busbw", pen=pg.mkPen("#d9534f", width=2), symbol="o")
+        self.algbw = item.plot([], [], name="algbw", pen=pg.mkPen("#0275d8", width=2), symbol="t")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.setMinimumHeight(180)
+
+    def clear(self) -> None:
+        self.busbw.setData([], [])
+        self.algbw.setData([], [])
+
+    def show_sizes(self, sizes: tuple[SizeResult, ...]) -> None:
+        x = [math.log2(s.bytes) for s in sizes]
+        self.busbw.setData(x, [s.busbw_gbs for s in sizes])
+        self.algbw.setData(x, [s.algbw_gbs for s in sizes])
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        axis.setTicks([log2_ticks(tuple(s.bytes for s in sizes))])
+
+
+def _planned(plan: CollectivePlan) -> int:
+    count, size = 0, plan.min_bytes
+    while size <= plan.max_bytes:
+        count, size = count + 1, size * 2
+    return count
+
+
+def summary_text(run: CollectiveRun) -> str:
+    """One sentence: where, how it ended, the peak bus bandwidth."""
+    peak = run.peak()
+    state = {"done": "Done", "failed": "Failed", "cancelled": "Cancelled"}.get(run.outcome, "")
+    figure = (
+        f"; peak bus bandwidth {peak.busbw_gbs:.3f} GB/s at {format_size(peak.bytes)}"
+        if peak
+        else ""
+    )
+    skipped = f"; {len(run.skipped)} sizes skipped: {run.skipped[0][1]}" if run.skipped else ""
+    return f"{state}: {run.world_size} processes, {run.backend}{figure}{skipped}. {run.where}."
+
+
+def saved_title(run: CollectiveRun) -> str:
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
+    peak = run.peak()
+    figure = f"{peak.busbw_gbs:.2f} GB/s" if peak else run.outcome
+    return f"{when}  {run.world_size}× {run.backend}  {figure}"
+
+
+def log2_ticks(sizes: tuple[int, ...]) -> list[tuple[float, str]]:
+    """Axis ticks at each size, placed at log2(bytes)."""
+    return [(math.log2(s), format_size(s)) for s in sizes]
