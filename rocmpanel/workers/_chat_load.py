@@ -108,16 +108,16 @@ def dtype_keyword(transformers: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
 def plan_gpus(torch: Any, folder: Path, precision: str, context_length: int | None) -> Placement:
     """Where on the visible GPUs the model in ``folder`` goes (see ``_chat_devices``): its
     need from the safetensors headers and config.json, against each GPU's free memory."""
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    positions = _text_config(config).get("max_position_embeddings")
-    positions = positions if isinstance(positions, int) and positions > 0 else 4096
-    context = min(context_length or positions, positions)
     try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        positions = _text_config(config).get("max_position_embeddings")
         shapes = tensor_shapes(folder)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
         # from_pretrained will say what is wrong with the file; the plan just cannot help.
         _wire.log(f"The weights' sizes could not be read ({exc}); loading on GPU 0.", "warning")
         return Placement(True, (0,), {"": 0}, None, "Loading on GPU 0.")
+    positions = positions if isinstance(positions, int) and positions > 0 else 4096
+    context = min(context_length or positions, positions)
     return plan_placement(estimate_need(shapes, config, precision, context), gpu_rooms(torch))
 
 
