@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rocmpanel.gui.active_preset import ActivePresetHolder
+from rocmpanel.gui.gpu_choice_holder import GpuChoiceHolder
 from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.gui.probe_result import ProbeResultHolder
 from rocmpanel.machine.live import LiveGpuMemory
@@ -46,6 +47,8 @@ class AppContext:
     probe_result: ProbeResultHolder = field(default_factory=ProbeResultHolder)
     #: The tuning preset jobs run under (the Tuning tab sets it; the status bar shows it).
     active_preset: ActivePresetHolder = field(default_factory=ActivePresetHolder)
+    #: The GPUs jobs run on, as last read (the status bar's GPU button reads and sets it).
+    gpu_choice: GpuChoiceHolder = field(default_factory=GpuChoiceHolder)
 
     def workload_python(self) -> str:
         """The interpreter GPU jobs run in ("" = the panel's own)."""

@@ -45,6 +45,33 @@ def current_choice(ctx: AppContext, platform: str = sys.platform) -> GpuChoice:
     )
 
 
+def refresh_choice(ctx: AppContext) -> None:
+    """Read the choice again off the GUI thread (sysfs and the PCI table) into
+    ``ctx.gpu_choice``; a reading under way is not doubled."""
+    holder = ctx.gpu_choice
+    if holder.reading:
+        return
+    holder.reading = True
+    saved, known = ctx.settings.general.job_gpus, known_gpus(ctx)
+
+    def done(choice: GpuChoice | None, error: BaseException | None) -> None:
+        holder.reading = False
+        if error is not None or choice is None:
+            report(error or RuntimeError("nothing was read"), "Reading the GPUs for jobs")
+            return
+        now = ctx.settings.general.job_gpus
+        if now != saved:  # chosen again while reading: the setting in memory counts
+            choice = gpu_choice.choose(choice.available, gpu_choice.saved_wanted(now))
+        holder.set(choice)
+
+    run_in_background(
+        lambda: gpu_choice.resolve(None, known=known, saved=saved),
+        done,
+        owner=holder,
+        what="reading the GPUs for jobs",
+    )
+
+
 def _gpu_action_text(index: int, gpu: GpuInfo) -> str:
     extra = []
     if gpu.vram_bytes:
@@ -60,6 +87,7 @@ class GpuPicker(QToolButton):
     ``changed`` follows each choice the user makes (after the setting is set in memory)."""
 
     changed = Signal()
+    refreshed = Signal()  # a reading of the GPUs is shown
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,14 +101,28 @@ class GpuPicker(QToolButton):
         self.setMenu(self.menu_)
         self.choice: GpuChoice | None = None
         self.setText("GPUs: …")
-        # Filled when the window's inventory arrives (after the first paint), then on each
-        # new detection; the menu reads the GPUs again whenever it opens.
+        ctx.gpu_choice.changed.connect(self._on_choice_changed)
+        # Read when the window's inventory arrives (after the first paint), on each new
+        # detection, and each time the menu opens (the menu shows the last reading).
         ctx.inventory.changed.connect(self.refresh)
 
     @Slot()
     def refresh(self) -> None:
-        """Read the runtime's GPUs again and show the choice."""
-        self._show(current_choice(self.ctx))
+        """Read the runtime's GPUs again (in the background); the button follows."""
+        refresh_choice(self.ctx)
+
+    @Slot()
+    def _on_choice_changed(self) -> None:
+        choice = self.ctx.gpu_choice.choice
+        if choice is not None:
+            self._show(choice)
+        self.refreshed.emit()
+
+    def _set(self, wanted_text: str) -> None:
+        """Share the choice ``wanted_text`` makes among the GPUs last read (no disk)."""
+        if self.choice is not None:
+            wanted = gpu_choice.saved_wanted(wanted_text)
+            self.ctx.gpu_choice.set(gpu_choice.choose(self.choice.available, wanted))
 
     def _show(self, choice: GpuChoice) -> None:
         self.choice = choice
@@ -101,9 +143,14 @@ class GpuPicker(QToolButton):
         self.setToolTip("\n".join(lines))
 
     def _fill_menu(self) -> None:
+        """The menu from the last reading (none yet: say so); a new reading starts."""
         self.menu_.clear()
-        choice = current_choice(self.ctx)
-        self._show(choice)
+        choice = self.choice
+        self.refresh()
+        if choice is None:
+            wait = self.menu_.addAction("Reading the GPUs…")
+            wait.setEnabled(False)
+            return
         saved = gpu_choice.saved_wanted(self.ctx.settings.general.job_gpus)
         title = self.menu_.addAction("Jobs run on:")
         title.setEnabled(False)
@@ -143,7 +190,9 @@ class GpuPicker(QToolButton):
         return action
 
     def _toggle(self, gpu: GpuInfo) -> None:
-        choice = self.choice or current_choice(self.ctx)
+        choice = self.choice
+        if choice is None:
+            return
         chosen = [g for g in choice.gpus if g.bdf]
         if gpu in chosen:
             if len(chosen) == 1:
@@ -161,7 +210,7 @@ class GpuPicker(QToolButton):
         general = self.ctx.settings.general
         before = general.job_gpus
         general.job_gpus = gpu_choice.saved_text(None if wanted is None else tuple(wanted))
-        self.refresh()
+        self._set(general.job_gpus)
         self.changed.emit()
         if self.choice is not None:
             self.ctx.notify(f"Jobs started from now on run on {self.choice.label}.")
@@ -182,13 +231,15 @@ class GpuPicker(QToolButton):
         report(error, "Saving the GPU choice")
         if self.ctx.settings.general.job_gpus == chosen:
             self.ctx.settings.general.job_gpus = before
-            self.refresh()
+            self._set(before)
             self.changed.emit()
 
     @Slot()
     def explain(self) -> None:
         """What the choice does, one sentence per variable."""
-        choice = self.choice or current_choice(self.ctx)
+        choice = self.choice
+        if choice is None:
+            return
         lines = [f"Jobs run on {choice.label}.", *choice.notes, ""]
         if choice.env:
             for name, value in choice.env.items():

@@ -22,6 +22,7 @@ variables the user set; a choice the user made wins over them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import re
@@ -156,6 +157,18 @@ def saved_wanted(text: str) -> tuple[str, ...] | None:
     return tuple(bdf for bdf in found if bdf) or None
 
 
+def saved_problem(text: str) -> str | None:
+    """What in the saved setting is neither ``all`` nor a PCI address (ignored), or None."""
+    text = text.strip()
+    if not text or text.lower() == ALL:
+        return None
+    bad = [part.strip() for part in text.split(",") if part.strip() and not normalize_bdf(part)]
+    if not bad:
+        return None
+    shown = ", ".join(repr(part[:40]) for part in bad[:3]) + (", …" if len(bad) > 3 else "")
+    return f"The saved GPU choice has entries that are not PCI addresses ({shown}): ignored."
+
+
 def saved_text(wanted: tuple[str, ...] | None) -> str:
     """The setting's text for a choice (:func:`saved_wanted`'s inverse)."""
     if wanted is None:
@@ -233,10 +246,12 @@ def resolve(
         available = runtime_gpus()
     if gpus is None and saved is None and not available:
         return choose(available, None, platform)  # nothing to choose: no settings read
-    wanted = (
-        gpus if gpus is not None else saved_wanted(_saved_setting() if saved is None else saved)
-    )
-    return choose(available, wanted, platform)
+    if gpus is not None:
+        return choose(available, gpus, platform)
+    text = _saved_setting() if saved is None else saved
+    choice = choose(available, saved_wanted(text), platform)
+    problem = saved_problem(text)
+    return dataclasses.replace(choice, notes=(problem, *choice.notes)) if problem else choice
 
 
 def parse_gpus_option(text: str, available: Sequence[GpuInfo] | None = None) -> tuple[str, ...]:
@@ -300,9 +315,13 @@ def add_gpus_option(parser: argparse.ArgumentParser) -> None:
 
 
 def say_where(env: Mapping[str, str | None], prog: str) -> None:
-    """Print on stderr which GPUs a command's job runs on (nothing without a GPU)."""
-    from rocmpanel.jobs.spec import GPUS_VAR
+    """Print on stderr which GPUs a command's job runs on, and what the user should know
+    about the choice (a chosen GPU that is gone); nothing without a GPU."""
+    from rocmpanel.jobs.spec import GPU_NOTES_VAR, GPUS_VAR
 
     where = env.get(GPUS_VAR)
     if where:
+        notes = env.get(GPU_NOTES_VAR)
         print(f"{prog}: runs on {where}.", file=sys.stderr, flush=True)
+        if notes:
+            print(f"{prog}: {notes}", file=sys.stderr, flush=True)

@@ -28,7 +28,7 @@ from rocmpanel.base.settings import Settings
 from rocmpanel.envvars.stores import windows as windows_store
 from rocmpanel.envvars.stores.session import job_env_overrides
 from rocmpanel.jobs import gpu_choice, presets, workload
-from rocmpanel.jobs.spec import GPUS_VAR, JobSpec
+from rocmpanel.jobs.spec import GPU_NOTES_VAR, GPUS_VAR, JobSpec
 
 Env = dict[str, str | None]
 
@@ -162,7 +162,8 @@ def _apply_gpus(
         if set_by_user:
             label = f"the GPUs {', '.join(set_by_user)} leaves visible"
             choice = dataclasses.replace(choice, env={})
-    _update(env, {**choice.env, GPUS_VAR: label}, windows)
+    notes = " ".join(choice.notes) or None
+    _update(env, {**choice.env, GPUS_VAR: label, GPU_NOTES_VAR: notes}, windows)
 
 
 def env_preset(env: Mapping[str, str | None]) -> str | None:

@@ -37,6 +37,8 @@ PYTHONW = "pythonw.exe"
 #: The GPUs a job runs on, in words (set by :mod:`rocmpanel.jobs.job_env` from the GPU
 #: choice): the jobs strip and the commands show it.
 GPUS_VAR = "ROCMPANEL_JOB_GPUS"
+#: What the user should know about that choice (a chosen GPU that is gone), or unset.
+GPU_NOTES_VAR = "ROCMPANEL_JOB_GPU_NOTES"
 
 
 @dataclass(frozen=True)

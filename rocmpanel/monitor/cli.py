@@ -19,11 +19,15 @@ import argparse
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base import cliargs
 from rocmpanel.base.units import format_gib
+from rocmpanel.monitor.prometheus_cli import SCRAPE_EXAMPLE, listen_address, node_url
 from rocmpanel.monitor.sample import GpuIdentity, Sample
+
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -33,21 +37,6 @@ MAX_COUNT = 10**9
 
 
 PROG = "rocmpanel telemetry"
-SCRAPE_EXAMPLE = """\
-Serving to Prometheus (--prometheus): the page is http://HOST:PORT/metrics. With a key
-(the default), tell Prometheus to send it, from a file only it can read:
-
-  scrape_configs:
-    - job_name: rocmpanel
-      authorization:
-        credentials_file: /etc/prometheus/rocmpanel.key   # a copy of the key, one line
-      static_configs:
-        - targets: ["127.0.0.1:9400"]
-
-The key is made on first use and kept in rocmpanel's config folder (telemetry/api-key,
-mode 0600); --show-key prints it, --new-key replaces it. Metrics: rocmpanel_gpu_* with
-labels gpu, bdf, name, host; units in the names (_percent, _bytes, _celsius, _watts,
-_hertz)."""
 
 
 def register(subparsers: Any) -> None:
@@ -139,38 +128,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def listen_address(text: str) -> tuple[str, int]:
-    """``PORT``, ``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); the host is 127.0.0.1
-    when none is given."""
-    from rocmpanel.monitor.prometheus_export import DEFAULT_HOST
-
-    value = text.strip()
-    host, sep, port_text = value.rpartition(":")
-    if not sep:
-        host, port_text = DEFAULT_HOST, value
-    host = host.strip()
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not host or any(c.isspace() or c in "/?#@[]" for c in host):
-        raise argparse.ArgumentTypeError(f"{text!r}: give [HOST:]PORT, as in 127.0.0.1:9400")
-    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: the port must be a number from 0 to 65535, as in 127.0.0.1:9400"
-        )
-    return host, int(port_text)
-
-
-def node_url(text: str) -> str:
-    from rocmpanel.base.errors import PanelError
-    from rocmpanel.monitor.nodes import check_url
-
-    try:
-        return check_url(text)
-    except PanelError as exc:
-        raise argparse.ArgumentTypeError(exc.message) from exc
-
-
-def _fmt(value: float | int | None, unit: str = "", digits: int = 0) -> str:
+def fmt(value: float | int | None, unit: str = "", digits: int = 0) -> str:
+    """A figure with its unit, or "n/a"."""
     if value is None:
         return "n/a"
     return f"{value:.{digits}f}{unit}"
@@ -187,36 +146,38 @@ def text_lines(sample: Sample) -> list[str]:
         lines.append("No AMD GPU found.")
     for g in sample.gpus:
         ident = g.identity
-        head = f"{ident.card or ident.key}  {ident.name}  [{ident.pci_slot or 'n/a'}]"
+        first = ident.card or ident.key
+        slot = ident.pci_slot or "n/a"
+        head = f"{first}  {ident.name}" + ("" if slot == first else f"  [{slot}]")
         if g.asleep:
             lines.append(f"{head}  asleep (not woken)")
             lines.append(f"  VRAM {_gib(g.vram_used_bytes)} / {_gib(g.vram_total_bytes)}")
             continue
-        temps = "  ".join(f"{s} {_fmt(g.temp_c(s), ' °C')}" for s in ("edge", "junction", "mem"))
+        temps = "  ".join(f"{s} {fmt(g.temp_c(s), ' °C')}" for s in ("edge", "junction", "mem"))
         lines += [
             head,
-            f"  busy {_fmt(g.busy_percent, ' %')}   "
-            f"memory bandwidth {_fmt(g.mem_busy_percent, ' %')}",
+            f"  busy {fmt(g.busy_percent, ' %')}   "
+            f"memory bandwidth {fmt(g.mem_busy_percent, ' %')}",
             f"  VRAM {_gib(g.vram_used_bytes)} / {_gib(g.vram_total_bytes)}   "
             f"GTT {_gib(g.gtt_used_bytes)} / {_gib(g.gtt_total_bytes)}",
             f"  {temps}",
-            f"  power {_fmt(g.power_w, ' W', 1)} / cap {_fmt(g.power_cap_w, ' W')}   "
-            f"sclk {_fmt(g.sclk_mhz, ' MHz')}  mclk {_fmt(g.mclk_mhz, ' MHz')}",
-            f"  fan {_fmt(g.fan_rpm, ' rpm')} ({_fmt(g.fan_percent, ' %')})   "
+            f"  power {fmt(g.power_w, ' W', 1)} / cap {fmt(g.power_cap_w, ' W')}   "
+            f"sclk {fmt(g.sclk_mhz, ' MHz')}  mclk {fmt(g.mclk_mhz, ' MHz')}",
+            f"  fan {fmt(g.fan_rpm, ' rpm')} ({fmt(g.fan_percent, ' %')})   "
             f"link {g.link or 'n/a'}   perf level {g.perf_level or 'n/a'}",
         ]
         lines += [f"  no value for {name}: {reason}" for name, reason in g.invalid]
     host = sample.host
     if host is not None:
         lines.append(
-            f"host  CPU {_fmt(host.cpu_percent, ' %')}   RAM {_gib(host.ram_used_bytes)} / "
+            f"host  CPU {fmt(host.cpu_percent, ' %')}   RAM {_gib(host.ram_used_bytes)} / "
             f"{_gib(host.ram_total_bytes)}   swap {_gib(host.swap_used_bytes)}"
         )
     for p in sample.processes:
         label = f" (rocmpanel job {p.worker})" if p.worker else ""
         lines.append(
             f"  pid {p.pid} {p.name}{label} on {p.pci_slot or 'n/a'}: VRAM {_gib(p.vram_bytes)}"
-            f"  GTT {_gib(p.gtt_bytes)}  engine {_fmt(p.engine_percent, ' %')}"
+            f"  GTT {_gib(p.gtt_bytes)}  engine {fmt(p.engine_percent, ' %')}"
         )
         lines += [f"    no value for {name}: {reason}" for name, reason in p.invalid]
     return lines
@@ -240,45 +201,17 @@ def inventory_gpus(sysfs_root: Path | str) -> list[GpuIdentity] | None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    wrong = _misplaced_options(args)
+    from rocmpanel.monitor.prometheus_cli import misplaced_options, read_node, serve_prometheus
+
+    wrong = misplaced_options(args)
     if wrong:
         print(f"{PROG}: {wrong}", file=sys.stderr)
         return 2
     if args.node is not None:
-        return _read_node(args)
+        return read_node(args)
     if args.prometheus is not None:
-        return _serve_prometheus(args)
+        return serve_prometheus(args)
     return _print_samples(args)
-
-
-def _misplaced_options(args: argparse.Namespace) -> str:
-    if args.key_file is not None and args.node is None:
-        return "--key-file goes with --node"
-    if args.prometheus is None:
-        if args.show_key or args.new_key or args.no_key:
-            return "--show-key, --new-key and --no-key go with --prometheus"
-        return ""
-    if args.count is not None or args.once:
-        return "--prometheus serves until Ctrl+C: --once and --count do not go with it"
-    if args.no_key and (args.show_key or args.new_key):
-        return "--no-key serves without a key: --show-key and --new-key do not go with it"
-    if args.no_key and not _is_loopback(args.prometheus[0]):
-        return (
-            f"--no-key is allowed only on 127.0.0.1 (or ::1): on {args.prometheus[0]} anyone "
-            "who can reach this machine could read the page"
-        )
-    return ""
-
-
-def _is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _print_samples(args: argparse.Namespace) -> int:
@@ -311,164 +244,3 @@ def _print_samples(args: argparse.Namespace) -> int:
     finally:
         collector.close()
     return 0
-
-
-# -- --node: another machine's page, once ----------------------------------------------
-def _read_node(args: argparse.Namespace) -> int:
-    import sys
-
-    from rocmpanel.monitor.nodes import NodeSpec, check_name, poll
-    from rocmpanel.monitor.prometheus_read import RemoteGpu
-
-    key = None
-    if args.key_file is not None:
-        key, problem = _key_from_file(args.key_file)
-        if problem:
-            print(f"{PROG}: {problem}", file=sys.stderr)
-            return 1
-    result = poll(NodeSpec(check_name("", args.node), args.node, key))
-    if result.reading is None:
-        message = result.error.message if result.error else "no answer"
-        print(f"{PROG}: {args.node}: {message}", file=sys.stderr)
-        return 1
-    reading = result.reading
-
-    def extra(g: RemoteGpu) -> dict[str, Any]:
-        return {"host": g.host, "serial": g.serial, "ecc_correctable": g.ecc_correctable,
-                "ecc_uncorrectable": g.ecc_uncorrectable, "healthy": g.healthy}  # fmt: skip
-
-    if args.json:
-        gpus = [{**g.sample.to_json(), "key": g.sample.identity.key, **extra(g)}
-                for g in reading.gpus]  # fmt: skip
-        doc = {"url": args.node, "source": reading.source, "t": round(result.t, 3), "gpus": gpus}
-        print(json.dumps(doc), flush=True)
-        return 0
-    print(f"{args.node}: {reading.source}, {len(reading.gpus)} GPU(s)")
-    for g in reading.gpus:
-        lines = text_lines(Sample(result.t, (g.sample,), None))
-        errors = f"  ECC errors: {_fmt(g.ecc_correctable)} corrected, "
-        errors += f"{_fmt(g.ecc_uncorrectable)} uncorrected"
-        if g.healthy is not None:
-            errors += "   health: " + ("healthy" if g.healthy else "UNHEALTHY")
-        where = f"  host {g.host}" if g.host else ""
-        print("\n".join([lines[0] + where, *lines[1:], errors]), flush=True)
-    return 0
-
-
-def _key_from_file(path: str) -> tuple[str | None, str]:
-    from rocmpanel.base.files import read_text
-
-    try:
-        value = read_text(path, 4096).strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"the key file {path} cannot be read ({getattr(exc, 'strerror', None) or exc})"
-    if not value or not value.isprintable():
-        return None, f"the key file {path} does not hold one line of text (the key)"
-    return value, ""
-
-
-# -- --prometheus: serve this machine's telemetry ------------------------------------------
-def _serve_prometheus(args: argparse.Namespace) -> int:
-    import sys
-    import time
-
-    from rocmpanel.base.errors import PanelError
-    from rocmpanel.monitor.collector import TelemetryCollector
-    from rocmpanel.monitor.prometheus_export import MetricsServer, OwnCollector, registry_for
-
-    host, port = args.prometheus
-    try:
-        key, key_note = _telemetry_key(args, host, port)
-    except PanelError as exc:
-        print(f"{PROG}: {exc.message}", file=sys.stderr)
-        return 1
-    sysfs_root = args.sysfs_root or "/sys"
-    collector = TelemetryCollector(
-        sysfs_root, args.proc_root or "/proc", gpus=inventory_gpus(sysfs_root)
-    )
-    try:
-        own = OwnCollector()
-        own.update(collector.collect())
-        try:
-            server = MetricsServer(registry_for(own), host, port, key=key)
-        except PanelError as exc:
-            print(f"{PROG}: {exc.message}", file=sys.stderr)
-            return 1
-        with server:
-            _announce(server.url, key, key_note, args.show_key, host)
-            try:
-                next_at = time.monotonic()
-                while True:
-                    next_at += args.interval
-                    time.sleep(max(0.0, next_at - time.monotonic()))
-                    own.update(collector.collect())
-            except KeyboardInterrupt:  # Ctrl+C, or SIGTERM/SIGHUP through jobs.lifetime
-                print("Stopped serving telemetry.", file=sys.stderr, flush=True)
-    finally:
-        collector.close()
-    return 0
-
-
-def _telemetry_key(args: argparse.Namespace, host: str, port: int) -> tuple[str | None, str]:
-    """(the key or None, where it is kept); the port is checked before --new-key replaces
-    the stored key, so a refused run changes nothing."""
-    from rocmpanel.base import api_key
-    from rocmpanel.base.errors import PanelError
-
-    if args.no_key:
-        return None, ""
-    if args.new_key:
-        problem = _port_problem(host, port)
-        if problem:
-            raise PanelError(problem)
-    stored = (
-        api_key.regenerate(api_key.TELEMETRY)
-        if args.new_key
-        else api_key.load_or_create(api_key.TELEMETRY)
-    )
-    if stored.note:
-        import sys
-
-        print(f"{PROG}: {stored.note}", file=sys.stderr)
-    made = "new, " if stored.created else ""
-    return stored.value, f"{made}stored in {stored.path}"
-
-
-def _port_problem(host: str, port: int) -> str:
-    import socket
-
-    from rocmpanel.monitor.prometheus_export import listen_problem
-
-    if port == 0:
-        return ""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            return listen_problem(host, port, exc)
-    return ""
-
-
-def _announce(url: str, key: str | None, key_note: str, show_key: bool, host: str) -> None:
-    import shlex
-    import sys
-
-    from rocmpanel.base.api_key import mask
-
-    print(f"Serving GPU telemetry at {url} (Prometheus text format).", flush=True)
-    if key is None:
-        print("No API key: any program on this machine can read the page.")
-        print(f"Example: curl {url}")
-    else:
-        print(f"API key: {key if show_key else mask(key)} ({key_note}).")
-        path = key_note.split("stored in ", 1)[-1]
-        print(f'Example: curl -H "Authorization: Bearer $(cat {shlex.quote(path)})" {url}')
-    if not _is_loopback(host):
-        print(
-            f"{PROG}: warning: listening on {host}: anyone who can reach this machine there "
-            "and has the key can read its telemetry, as plain HTTP (no TLS).",
-            file=sys.stderr,
-        )
-    print("Press Ctrl+C to stop.", flush=True)

@@ -38,6 +38,7 @@ from rocmpanel.base.atomic import backup_file, write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
 from rocmpanel.base.locking import locked
+from rocmpanel.base.units import KIB, MIB
 from rocmpanel.monitor.alerts import Alert, AlertMonitor, AlertRules
 from rocmpanel.monitor.history import TelemetryHistory
 from rocmpanel.monitor.prometheus_read import (
@@ -172,7 +173,7 @@ def _read_within(response: Any, deadline: float) -> bytes:
     while True:
         if time.monotonic() > deadline:
             raise PollError(Problem.TIMEOUT, "The node sends its page too slowly (timed out).")
-        chunk = response.read(64 * 1024)
+        chunk = response.read(64 * KIB)
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)
@@ -184,7 +185,7 @@ def _read_within(response: Any, deadline: float) -> bytes:
 def _too_large() -> PollError:
     return PollError(
         Problem.TOO_LARGE,
-        f"The page is larger than {MAX_PAGE_BYTES // (1024 * 1024)} MiB; a GPU metrics page is "
+        f"The page is larger than {MAX_PAGE_BYTES // MIB} MiB; a GPU metrics page is "
         "far smaller, so this is not one.",
     )
 

@@ -4,7 +4,8 @@ The metrics are ``rocmpanel_gpu_<figure>_<unit>`` (names and units in
 :data:`rocmpanel.monitor.prometheus_read.OWN_METRICS`, the one table both directions use),
 labelled ``gpu`` (index in the sample), ``bdf`` (PCI address, "" when unknown), ``name``
 and ``host``, from the newest :class:`Sample` given to :meth:`OwnCollector.update`. A
-figure a GPU does not report is left out, not written as 0.
+figure a GPU does not report is left out, not written as 0. ``rocmpanel_gpu_info`` (always
+1) carries what is text in its labels: ``gfx``, ``link`` and ``perf_level``.
 
 The server is off unless the user asks (``rocmpanel telemetry --prometheus``), listens on
 127.0.0.1 unless told otherwise, answers ``GET /metrics`` only (404 elsewhere, 405 for other
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hmac
 import logging
 import socket
+import socketserver
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -27,7 +29,14 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from rocmpanel.base.errors import PanelError
-from rocmpanel.monitor.prometheus_read import OWN_ASLEEP, OWN_LABELS, OWN_METRICS, OWN_PREFIX
+from rocmpanel.monitor.prometheus_read import (
+    OWN_ASLEEP,
+    OWN_INFO,
+    OWN_INFO_LABELS,
+    OWN_LABELS,
+    OWN_METRICS,
+    OWN_PREFIX,
+)
 from rocmpanel.monitor.sample import Sample
 
 log = logging.getLogger(__name__)
@@ -35,7 +44,8 @@ log = logging.getLogger(__name__)
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 9400
 PATH = "/metrics"
-REQUEST_TIMEOUT_S = 10.0  # a client that stops sending must not hold the one thread
+REQUEST_TIMEOUT_S = 10.0  # a client that stops sending gives its thread back after this
+MAX_CONNECTIONS = 16  # connections served at once; more are closed (see _Threaded)
 
 StartResponse = Callable[..., Any]
 
@@ -68,9 +78,16 @@ class OwnCollector(Collector):
             ((str(i), g.identity.pci_slot or "", g.identity.name, self.host), g)
             for i, g in enumerate(sample.gpus)
         ]
+        info = GaugeMetricFamily(
+            OWN_PREFIX + OWN_INFO,
+            "always 1; the labels carry the gfx target, PCIe link and performance level",
+            labels=(*OWN_LABELS, *OWN_INFO_LABELS),
+        )
         for labels, gpu in rows:
             asleep.add_metric(labels, 1.0 if gpu.asleep else 0.0)
-        families.append(asleep)
+            texts = (gpu.identity.gfx or "", gpu.link or "", gpu.perf_level or "")
+            info.add_metric((*labels, *texts), 1.0)
+        families += [asleep, info]
         for metric, attr, scale, help_text in OWN_METRICS:
             family = GaugeMetricFamily(OWN_PREFIX + metric, help_text, labels=OWN_LABELS)
             for labels, gpu in rows:
@@ -160,11 +177,40 @@ class _QuietHandler(WSGIRequestHandler):
         log.debug("%s - %s", self.address_string(), format % args)
 
 
-class _Server4(WSGIServer):
+class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
+    """One thread per connection, at most :data:`MAX_CONNECTIONS` at once (more are closed
+    at once), so a client that connects and sends nothing cannot stall Prometheus's
+    scrapes: it only holds its own thread until the request timeout."""
+
+    daemon_threads = True
+    block_on_close = False
+    _slots: threading.BoundedSemaphore | None = None
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if self._slots is None:
+            self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            if self._slots is not None:
+                self._slots.release()
+
+
+class _Server4(_Threaded):
     address_family = socket.AF_INET
 
 
-class _Server6(WSGIServer):
+class _Server6(_Threaded):
     address_family = socket.AF_INET6
 
 

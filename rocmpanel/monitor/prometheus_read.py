@@ -37,7 +37,8 @@ MAX_PAGE_BYTES = 8 * MIB  # a full exporter page of 8 GPUs is about 200 KiB
 OWN_PREFIX = "rocmpanel_gpu_"
 # The exporter writes math.MaxUint32 for a figure the GPU does not have (MaxUint64 for the
 # 64-bit counters of amd-smi); only on its pages, where no real figure comes near them.
-NOT_APPLICABLE = (float(2**32 - 1), float(2**64 - 1))
+# The exporter's "not applicable": the largest 32- and 64-bit unsigned values.
+NOT_APPLICABLE = (float(0xFFFF_FFFF), float(0xFFFF_FFFF_FFFF_FFFF))
 EXPORTER_MB = MIB  # "in MB": amd-smi's MB, 2^20 bytes (see resources/prometheus_metrics.yaml)
 
 
@@ -100,6 +101,10 @@ OWN_METRICS: tuple[tuple[str, str, float, str], ...] = (
 )
 OWN_ASLEEP = "asleep"  # 1 while runtime-suspended (only memory figures are read then)
 OWN_LABELS: tuple[str, ...] = ("gpu", "bdf", "name", "host")
+# What is text, not a figure: one series of value 1 whose labels carry it ("" when unknown),
+# so a node's header shows its gfx target, PCIe link and performance level as locally.
+OWN_INFO = "info"
+OWN_INFO_LABELS: tuple[str, ...] = ("gfx", "link", "perf_level")
 _INT_ATTRS = {"vram_used_bytes", "vram_total_bytes", "gtt_used_bytes", "gtt_total_bytes",
               "vis_vram_used_bytes", "vis_vram_total_bytes", "fan_rpm"}  # fmt: skip
 
@@ -222,6 +227,10 @@ def _read_own(samples: list[tuple[str, dict[str, str], float]]) -> PageReading:
         value = _value(raw)
         if name == OWN_PREFIX + OWN_ASLEEP:
             figures["asleep"] = bool(value)
+        elif name == OWN_PREFIX + OWN_INFO:
+            for label in OWN_INFO_LABELS:
+                if labels.get(label):
+                    figures[label] = labels[label]
         elif name in by_metric and value is not None:
             attr, scale = by_metric[name]
             _set(figures, attr, value / scale)
@@ -231,8 +240,9 @@ def _read_own(samples: list[tuple[str, dict[str, str], float]]) -> PageReading:
         bdf = labels.get("bdf") or None
         key = bdf or f"gpu{slot[1]}"
         name = labels.get("name") or f"GPU {slot[1]}"
-        identity = GpuIdentity(key=key, card=None, pci_slot=bdf, pci_id=None, name=name)
         figures = gpus[slot]
+        gfx = figures.pop("gfx", None)
+        identity = GpuIdentity(key=key, card=None, pci_slot=bdf, pci_id=None, name=name, gfx=gfx)
         asleep = bool(figures.pop("asleep", False))
         sample = check_gpu(GpuSample(identity=identity, asleep=asleep, **figures))
         out.append(RemoteGpu(sample, host=slot[0] or None))

@@ -10,6 +10,7 @@ texts of torch, RCCL/NCCL and gloo to a cause a user can act on.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -114,7 +115,8 @@ def make_plan(
         count = DEFAULT_PROCS if procs is None else procs
         if not 2 <= count <= MAX_PROCS:
             raise PanelError(f"An all-reduce on the CPU needs 2 to {MAX_PROCS} processes.")
-        label = "CPU" if gpu_count and cpu else ""  # asked for, though GPUs are there
+        # Worded by cause: asked for (--cpu, the panel's box) or no GPU to run on.
+        label = "CPU" if cpu else ""
         return CollectivePlan(0, None, count, min_bytes, max_bytes, python, label=label)
     if gpu_count < 2:
         raise PanelError(
@@ -122,6 +124,19 @@ def make_plan(
             "Choose two or more GPUs (--gpus 0,1 or all), or test on the CPU with --cpu.",
         )
     return CollectivePlan(gpu_count, gpus, gpu_count, min_bytes, max_bytes, python, label=label)
+
+
+def bandwidth_text(gbs: float) -> str:
+    """GB/s with 3 decimals, or 3 significant digits below 0.1: a small size's figure on
+    a slow CPU run reads 0.000412, not 0.000."""
+    if gbs <= 0 or not math.isfinite(gbs):
+        return f"{gbs:.3f}"
+    return f"{gbs:.{max(3, 2 - math.floor(math.log10(gbs)))}f}"
+
+
+def backend_name(backend: str) -> str:
+    """The backend as users know it: torch calls RCCL ``nccl`` on ROCm."""
+    return "RCCL" if backend.lower() == "nccl" else backend
 
 
 def collective_spec(plan: CollectivePlan) -> JobSpec:

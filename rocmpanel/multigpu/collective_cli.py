@@ -21,6 +21,8 @@ from rocmpanel.multigpu.collective import (
     DEFAULT_MIN_BYTES,
     MAX_PROCS,
     RUN_TIMEOUT_S,
+    backend_name,
+    bandwidth_text,
     format_size,
     parse_size,
 )
@@ -48,7 +50,9 @@ def register(subparsers: Any) -> None:
         "saved in the data folder's collective history.",
     )
     add_gpus_option(parser)
-    parser.add_argument("--cpu", action="store_true", help="run on the CPU with gloo")
+    parser.add_argument(
+        "--cpu", action="store_true", help="run on the CPU with gloo (not with --gpus)"
+    )
     parser.add_argument(
         "--procs",
         type=integer(2, MAX_PROCS),
@@ -84,10 +88,13 @@ def fail(message: str, code: int) -> int:
 
 def build_plan(args: argparse.Namespace) -> CollectivePlan:
     """The plan for the arguments (reads the GPU choice and the saved workload Python)."""
+    from rocmpanel.base.errors import PanelError
     from rocmpanel.base.settings import Settings
     from rocmpanel.jobs import gpu_choice
     from rocmpanel.multigpu.collective import make_plan
 
+    if args.cpu and args.gpus is not None:
+        raise PanelError("--cpu runs the test on the CPU: leave out --gpus, or --cpu to use GPUs.")
     python = args.python
     if python is None:
         python = Settings.load().general.workload_python
@@ -124,13 +131,13 @@ def run_collective(args: argparse.Namespace) -> int:
         return fail(str(exc), 2)
     out = sys.stderr if args.json else sys.stdout
     print(f"Running on: {plan.where}", file=out, flush=True)
-    if not args.json:
-        print_header()
     collector = SizeCollector()
 
     def on_event(event: object) -> None:
         found = collector.feed(event)
         if found is not None and not args.json:
+            if len(collector.sizes) == 1:  # no bare header above a run that fails at once
+                print_header()
             print(row_text(found), flush=True)
         elif isinstance(event, Progress) and event.step and args.json:
             print(f"  {event.step}", file=sys.stderr, flush=True)
@@ -167,11 +174,15 @@ def run_collective(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(run_json(shown), indent=2, ensure_ascii=False))
     else:
-        print_summary(shown, store.path if saved else None, collector.skipped)
+        print_summary(shown, collector.skipped)
     if run.outcome == "failed":
-        print(f"rocmpanel collective: {run.error}", file=sys.stderr)
+        sys.stdout.flush()  # the table and summary above the error, as they happened
+        print(f"rocmpanel collective: {run.error}", file=sys.stderr, flush=True)
         if run.cause:
-            print(f"Cause: {run.cause}", file=sys.stderr)
+            print(f"Cause: {run.cause}", file=sys.stderr, flush=True)
+    if saved is not None and saved.id is not None and not args.json:
+        print(f"Saved as run #{saved.id} in {store.path}.")
+    if run.outcome == "failed":
         return 1
     if interrupted or run.outcome == "cancelled":
         print("rocmpanel collective: cancelled; the processes were stopped.", file=sys.stderr)
@@ -192,13 +203,13 @@ def row_text(size: Any) -> str:
         format_size(size.bytes),
         str(size.count),
         f"{size.time_us:.1f}",
-        f"{size.algbw_gbs:.3f}",
-        f"{size.busbw_gbs:.3f}",
+        bandwidth_text(size.algbw_gbs),
+        bandwidth_text(size.busbw_gbs),
     )
     return "".join(c.rjust(w) for c, w in zip(cells, WIDTHS, strict=True))
 
 
-def print_summary(run: CollectiveRun, saved_at: Any, skipped: list[tuple[int, str]]) -> None:
+def print_summary(run: CollectiveRun, skipped: list[tuple[int, str]]) -> None:
     for size, reason in run.skipped or tuple(skipped):
         print(f"{format_size(size).rjust(WIDTHS[0])}  skipped: {reason}")
     peak = run.peak()
@@ -211,14 +222,14 @@ def print_summary(run: CollectiveRun, saved_at: Any, skipped: list[tuple[int, st
         )
         if value
     )
-    print(f"{run.world_size} processes, {run.backend}" + (f"; {versions}" if versions else ""))
+    backend = backend_name(run.backend)
+    print(f"{run.world_size} processes, {backend}" + (f"; {versions}" if versions else ""))
     if peak is not None:
         print(
-            f"Peak bus bandwidth: {peak.busbw_gbs:.3f} GB/s at {format_size(peak.bytes)} "
-            f"(algbw {peak.algbw_gbs:.3f} GB/s)."
+            f"Peak bus bandwidth: {bandwidth_text(peak.busbw_gbs)} GB/s at "
+            f"{format_size(peak.bytes)} "
+            f"(algbw {bandwidth_text(peak.algbw_gbs)} GB/s)."
         )
-    if saved_at is not None and run.id is not None:
-        print(f"Saved as run #{run.id} in {saved_at}.")
 
 
 def run_json(run: CollectiveRun) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Prints the link matrix (type, hops, weight of each GPU pair), each GPU's NUMA node and
 PCIe link (now and maximum, and where it was read), and the warnings with what to do.
 ``--json`` prints :meth:`Topology.to_json` instead. ``--sysfs-root DIR`` reads a captured
-/sys-like tree (a friend's ``class/kfd``, ``bus/pci/devices`` and ``devices`` folders).
+/sys-like tree (a friend's ``class/kfd``, ``bus/pci/devices`` and ``devices`` folders); by
+default ``$ROCMPANEL_SYSFS_ROOT`` when set (as the window and ``--gpus`` read it), else /sys.
 
 Exit status 0, also when no KFD topology is found (the one sentence that says so is the
 answer, not a failure); 2 for a usage error (argparse's).
@@ -13,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base import cliargs
+from rocmpanel.jobs.gpu_choice import SYSFS_ROOT_VARIABLE
 
 if TYPE_CHECKING:  # the model is imported when the command runs: --help stays fast
     from rocmpanel.multigpu.topology import GpuPlace, Topology
@@ -23,6 +27,10 @@ if TYPE_CHECKING:  # the model is imported when the command runs: --help stays f
 NO_TOPOLOGY = (
     "No ROCm kernel driver topology was found under {root}/class/kfd: the amdgpu driver "
     "has no compute (KFD) interface here, so there are no GPUs to connect."
+)
+NO_GPU_NODE = (
+    "The KFD topology under {root}/class/kfd lists no GPU node that could be read (their "
+    "properties files are missing or damaged), so there are no GPUs to connect."
 )
 
 
@@ -117,16 +125,21 @@ def text_lines(topo: Topology) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from rocmpanel.multigpu.topology import read_topology
 
-    root = args.sysfs_root or "/sys"
+    # As the window and the GPU choice do: a recorded tree named by $ROCMPANEL_SYSFS_ROOT.
+    root = args.sysfs_root or os.environ.get(SYSFS_ROOT_VARIABLE) or "/sys"
     topo = read_topology(root)
+    missing = ""
+    if not topo.found:
+        nodes = Path(root) / "class/kfd/kfd/topology/nodes"
+        missing = (NO_GPU_NODE if nodes.is_dir() else NO_TOPOLOGY).format(root=root.rstrip("/"))
     if args.json:
         data = topo.to_json()
-        if not topo.found:
-            data["message"] = NO_TOPOLOGY.format(root=root.rstrip("/"))
+        if missing:
+            data["message"] = missing
         print(json.dumps(data, indent=2))
         return 0
-    if not topo.found:
-        print(NO_TOPOLOGY.format(root=root.rstrip("/")))
+    if missing:
+        print(missing)
         return 0
     print("\n".join(text_lines(topo)))
     return 0

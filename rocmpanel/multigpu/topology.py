@@ -181,11 +181,16 @@ def _gpu_json(g: GpuPlace) -> dict[str, Any]:
 
 
 # -- paths ---------------------------------------------------------------------------------
-def _adjacency(links: Iterable[KfdLink]) -> dict[int, list[KfdLink]]:
-    """Physical links both ways (the kernel lists most in both directions, not all)."""
+def _adjacency(links: Iterable[KfdLink], nodes: Iterable[int]) -> dict[int, list[KfdLink]]:
+    """Physical links both ways (the kernel lists most in both directions, not all),
+    between ``nodes`` only: a link to a node the topology does not list is damage, and a
+    path through it would be made up."""
+    known = set(nodes)
     adjacency: dict[int, list[KfdLink]] = {}
     for link in links:
         if link.indirect or link.node_from == link.node_to:
+            continue
+        if link.node_from not in known or link.node_to not in known:
             continue
         adjacency.setdefault(link.node_from, []).append(link)
         reverse = KfdLink(link.node_to, link.node_from, link.type, link.weight)
@@ -334,7 +339,7 @@ def build(
                 pcie_assessment=assess(link) if link is not None else None,
             )
         )
-    adjacency = _adjacency(graph.links)
+    adjacency = _adjacency(graph.links, graph.node_ids)
     pairs = tuple(_pair(graph, adjacency, a, b) for a in gpus for b in gpus)
     nodes = dict(numa_node_cpus or {})
     proc = process_nodes(nodes, affinity) if affinity is not None and nodes else None

@@ -185,8 +185,8 @@ def _xgmi_warnings(
         if len(members) < 2:
             continue
         inside = [p for p in pairs if p.a in members and p.b in members and p.a != p.b]
-        if any(p.kind == "XGMI" for p in inside):
-            continue
+        if any(p.kind == "XGMI" for p in inside) or not any(p.has_path for p in inside):
+            continue  # XGMI is there, or no link is known at all ("no-links" says that)
         family = XGMI_FAMILIES[gfx]
         out.append(
             TopologyWarning(

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rocmpanel.jobs.spec import GPUS_VAR
+from rocmpanel.jobs.spec import GPU_NOTES_VAR, GPUS_VAR
 
 if TYPE_CHECKING:
     from rocmpanel.gui.log_view import JobLogDialog
@@ -60,7 +60,9 @@ class JobChip(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         where = job.spec.env.get(GPUS_VAR)
+        notes = job.spec.env.get(GPU_NOTES_VAR)
         runs_on = f"\nRuns on {where}." if where else ""
+        runs_on += f"\n{notes}" if where and notes else ""
         self.setToolTip(f"{job.name}: click to see its log{runs_on}")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 4, 2)

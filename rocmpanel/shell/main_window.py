@@ -245,7 +245,6 @@ class MainWindow(QMainWindow):
         from rocmpanel.gui.gpu_picker import GpuPicker  # reads sysfs only when it refreshes
 
         self.status_gpus = GpuPicker(self.ctx, self)
-        self.status_gpus.changed.connect(self._on_gpus_changed)
         self.statusBar().addPermanentWidget(self.status_gpus)
         self.statusBar().addPermanentWidget(self.status_jobs)
         self.jobs.job_added.connect(self._on_jobs_changed)
@@ -553,15 +552,6 @@ class MainWindow(QMainWindow):
             f"The tuning preset “{ident}” chosen for jobs {why}: jobs run without a "
             "preset. Choose one in the Tuning tab."
         )
-
-    @Slot()
-    def _on_gpus_changed(self) -> None:
-        """Tell the built tabs that show the GPU choice (``on_gpus_changed``) it changed."""
-        for index in range(self.tabs.count()):
-            slot = self.tabs.widget(index)
-            hook = getattr(getattr(slot, "widget", None), "on_gpus_changed", None)
-            if callable(hook):
-                hook()
 
     def _job_env_for(self, spec: JobSpec) -> dict[str, str | None]:
         return _job_env_for(spec, self.ctx)

@@ -500,6 +500,7 @@ def test_the_smoke_test_starts_on_damaged_databases_and_leaves_them_alone(
         "PyTorch",
         "Tuning",
         "Chat",
+        "Multi-GPU",
     ]
     assert "Traceback" not in result.stderr
     assert _aside(chat) == [] and _aside(validation) == []

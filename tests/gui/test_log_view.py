@@ -22,6 +22,7 @@ from rocmpanel.gui.log_view import (
 from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.protocol import LogLine, Progress
 from rocmpanel.jobs.runner import LOG_LINES_KEPT
+from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.shell.jobs_strip import CHIP_UPDATE_MS, JobChip
 
 
@@ -37,6 +38,7 @@ class FakeJob(QObject):
         super().__init__()
         self.cancel_label = "Cancel"
         self.name = "fake"
+        self.spec = JobSpec("fake", "fake.py")
         self.argv = ("python", "fake.py")
         self.pid = 4242
         self.outcome: JobOutcome | None = None

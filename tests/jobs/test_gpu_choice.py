@@ -209,3 +209,27 @@ def test_probe_says_where_it_runs(tmp_path, monkeypatch, capsys, kfd) -> None:
     main(["probe", "--python", sys.executable, "--gpus", "0000:0c:00.0"])
     err = capsys.readouterr().err
     assert "rocmpanel probe: runs on GPU 1 AMD Radeon RX 6800" in err and "(0000:0c:00.0)." in err
+
+
+def test_a_saved_choice_that_is_gone_or_garbled_is_said(tmp_path, monkeypatch, capsys, kfd) -> None:
+    import sys
+
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.shell.cli import main
+
+    root = kfd.kfd_tree(tmp_path / "sys", kfd.RX7900XTX, kfd.RX6900XT)
+    monkeypatch.setenv(gpu_choice.SYSFS_ROOT_VARIABLE, str(root))
+    settings = Settings.load()
+    settings.general.job_gpus = "0000:99:00.0,zz"
+    settings.save()
+    choice = resolve()
+    assert choice.label == "all 2 GPUs"  # the default: nothing chosen is here
+    assert choice.notes[0] == (
+        "The saved GPU choice has entries that are not PCI addresses ('zz'): ignored."
+    )
+    assert "0000:99:00.0 is not on this machine now" in choice.notes[1]
+    main(["probe", "--python", sys.executable])
+    err = capsys.readouterr().err
+    assert "rocmpanel probe: runs on all 2 GPUs.\n" in err
+    assert "rocmpanel probe: The saved GPU choice has entries" in err
+    assert "None of the chosen GPUs is here: jobs use the default." in err

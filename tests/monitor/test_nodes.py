@@ -33,7 +33,10 @@ from rocmpanel.monitor.nodes import (
     poll,
     save_nodes,
 )
+from rocmpanel.monitor.prometheus_export import page
 from rocmpanel.monitor.prometheus_read import MAX_PAGE_BYTES
+from rocmpanel.monitor.sample import GpuIdentity, GpuSample, Sample
+from rocmpanel.shell.cli import main
 
 LABELS = (
     'card_model="102-G30211-0C",card_series="AMD Instinct MI300X OAM",gpu_id="{gpu}",'
@@ -303,3 +306,61 @@ def test_a_damaged_list_is_kept_aside(tmp_path: Path) -> None:
     kept = list(path.parent.glob("nodes.json.bad-*"))
     assert len(kept) == 1 and kept[0].read_text() == '{"nodes": [{"url": "ftp://x"}]}'
     assert not path.exists()
+
+
+# -- rocmpanel telemetry --node ------------------------------------------------------------
+def needs_key(key: str) -> Route:
+    def guarded(h: BaseHTTPRequestHandler) -> None:
+        if h.headers.get("Authorization") == f"Bearer {key}":
+            send(h, 200, exporter_page())
+        else:
+            send(h, 401, b"needs key", **{"WWW-Authenticate": "Bearer"})
+
+    return guarded
+
+
+def test_node_cli_says_how_to_give_the_key(
+    served: Served, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = "rp-node-key-0123456789abcdef"
+    served.route = needs_key(key)
+    assert main(["telemetry", "--node", served.url]) == 1
+    err = capsys.readouterr().err
+    assert "needs its API key (HTTP 401). Give it with --key-file FILE" in err
+    wrong = tmp_path / "wrong.key"
+    wrong.write_text("rp-other-0123456789abcdef\n")
+    assert main(["telemetry", "--node", served.url, "--key-file", str(wrong)]) == 1
+    assert f"Check that {wrong} holds the node's current key." in capsys.readouterr().err
+    right = tmp_path / "right.key"
+    right.write_text(key + "\n")
+    assert main(["telemetry", "--node", served.url, "--key-file", str(right)]) == 0
+    assert "2 GPU(s)" in capsys.readouterr().out
+
+
+def test_node_cli_prints_a_rocmpanel_node_once_and_without_na(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ident = GpuIdentity("0000:0c:00.0", "card0", "0000:0c:00.0", "1002:73bf", "RX 6800", "gfx1030")
+    gpu = GpuSample(ident, False, busy_percent=3.0, vram_used_bytes=1 << 30,
+                    vram_total_bytes=16 << 30, temp_edge_c=56.0, power_w=36.0,
+                    power_cap_w=289.0, link="16.0 GT/s x16", perf_level="auto")  # fmt: skip
+    body = page(Sample(1.0, (gpu,), None), host="box2")
+    served.route = lambda h: send(h, 200, body)
+    assert main(["telemetry", "--node", served.url]) == 0
+    out = capsys.readouterr().out
+    assert out.count("0000:0c:00.0") == 1  # the PCI address once, not twice
+    assert "0000:0c:00.0  RX 6800  gfx1030  host box2" in out
+    assert "link 16.0 GT/s x16   perf level auto" in out
+    assert "power 36.0 W / cap 289 W" in out
+    assert "n/a" not in out  # what the page does not carry (fan, GTT, clocks) is left out
+    assert "fan" not in out and "GTT" not in out and "sclk" not in out
+
+
+def test_node_cli_prints_an_exporter_node_without_na(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["telemetry", "--node", served.url]) == 0
+    out = capsys.readouterr().out
+    assert "gpu0  AMD Instinct MI300X OAM (GPU 0)  host node-a" in out
+    assert "ECC errors: 3 corrected, 0 uncorrected" in out
+    assert "n/a" not in out and "link" not in out and "perf level" not in out

@@ -18,7 +18,7 @@ import pytest
 
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.units import GIB
-from rocmpanel.monitor.cli import listen_address
+from rocmpanel.monitor.prometheus_cli import listen_address
 from rocmpanel.monitor.prometheus_export import (
     DEFAULT_HOST,
     MetricsServer,
@@ -42,6 +42,7 @@ def full_gpu(slot: str, name: str, busy: float) -> GpuSample:
         temp_edge_c=51.0, temp_junction_c=63.5, temp_mem_c=70.0, crit_edge_c=100.0,
         crit_junction_c=110.0, crit_mem_c=105.0, power_w=212.25, power_cap_w=327.0,
         sclk_mhz=2482.0, mclk_mhz=1249.0, fan_rpm=1650, fan_percent=38.0,
+        link="16.0 GT/s x16", perf_level="auto",
     )  # fmt: skip
 
 
@@ -67,6 +68,20 @@ def test_round_trip_gives_the_same_figures() -> None:
         for _, attr, _, _ in OWN_METRICS:
             assert getattr(after.sample, attr) == getattr(before, attr), attr
         assert after.sample.asleep is False
+        # what is text travels in rocmpanel_gpu_info's labels (a node's header shows it)
+        assert after.sample.identity.gfx == "gfx1100"
+        assert (after.sample.link, after.sample.perf_level) == ("16.0 GT/s x16", "auto")
+
+
+def test_unknown_text_is_an_empty_label_and_reads_as_none() -> None:
+    gpu = sample().gpus[0]
+    bare = dataclasses.replace(gpu, identity=dataclasses.replace(gpu.identity, gfx=None),
+                               link=None, perf_level=None)  # fmt: skip
+    text = page(Sample(1.0, (bare,), None), host="box").decode()
+    info = next(x for x in text.splitlines() if x.startswith("rocmpanel_gpu_info{"))
+    assert 'gfx=""' in info and 'link=""' in info and 'perf_level=""' in info
+    (read,) = read_page(text).gpus
+    assert (read.sample.identity.gfx, read.sample.link, read.sample.perf_level) == (None,) * 3
 
 
 def test_a_figure_a_gpu_lacks_is_left_out_not_zero() -> None:
@@ -127,6 +142,15 @@ def test_the_key_is_required(server: MetricsServer) -> None:
     status, body = get(server.url, KEY)
     assert status == 200
     assert [g.sample.busy_percent for g in read_page(body).gpus] == [42.0, 99.0]
+
+
+def test_a_silent_client_does_not_stall_a_scrape(server: MetricsServer) -> None:
+    # A client that connects and sends half a request line holds only its own thread.
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as idle:
+        idle.sendall(b"GET /metrics HTTP/1.1\r\n")
+        assert get(server.url, KEY)[0] == 200  # within urlopen's 5 s, not after 10 s
 
 
 def test_only_get_metrics_is_served(server: MetricsServer) -> None:
@@ -195,6 +219,9 @@ def test_a_real_telemetry_process_is_scraped_then_stops_on_sigterm(tmp_path: Pat
         if not first.startswith(f"Serving GPU telemetry at http://127.0.0.1:{port}/metrics"):
             process.kill()
             pytest.fail(f"did not start: {first}{process.communicate(timeout=10)[1]}")
+        banner = [first]  # read here: communicate() below skips what readline buffered
+        while not banner[-1].startswith("Press Ctrl+C") and len(banner) < 20:
+            banner.append(process.stdout.readline())
         key = (home / "config" / "telemetry" / "api-key").read_text().strip()
         url = f"http://127.0.0.1:{port}/metrics"
         assert get(url)[0] == 401
@@ -209,6 +236,10 @@ def test_a_real_telemetry_process_is_scraped_then_stops_on_sigterm(tmp_path: Pat
             process.wait(5)
     assert process.returncode == 128 + signal.SIGTERM
     assert "Stopped serving telemetry." in err and "stopped by SIGTERM" in err
-    assert key not in first + out  # masked unless --show-key
+    shown = "".join(banner) + out
+    assert key not in shown  # masked unless --show-key
+    assert "; masked here: --show-key prints it whole)." in shown
+    assert f"stored in {home / 'config' / 'telemetry' / 'api-key'}" in shown
+    assert "--node URL --key-file FILE" in shown
     with pytest.raises(OSError):  # nothing listens any more
         socket.create_connection(("127.0.0.1", port), timeout=1).close()

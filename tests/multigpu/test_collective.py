@@ -13,9 +13,12 @@ from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.protocol import CheckDone, WorkerError, parse_line
 from rocmpanel.jobs.spec import prepare
 from rocmpanel.multigpu.collective import (
+    CPU_CHOSEN,
     CPU_NOTE,
     SizeCollector,
     SizeResult,
+    backend_name,
+    bandwidth_text,
     collective_spec,
     explain,
     format_size,
@@ -82,6 +85,24 @@ def test_plan_checks() -> None:
     asked = make_plan(2, cpu=True, procs=3)
     assert (asked.device, asked.processes) == ("cpu", 3)
     assert "as asked" in asked.where and not asked.where.startswith("No AMD GPU")
+
+
+def test_the_cpu_asked_for_is_not_called_a_missing_gpu() -> None:
+    # The CLI's --cpu does not read the GPUs (count 0): the text says it was asked for.
+    plan = make_plan(0, cpu=True, procs=2)
+    assert plan.where == CPU_CHOSEN.format(procs=2)
+    assert "No AMD GPU" not in plan.where
+    assert make_plan(0).where.startswith("No AMD GPU")  # the fallback keeps its sentence
+
+
+def test_backends_carry_the_names_users_know() -> None:
+    assert (backend_name("nccl"), backend_name("gloo")) == ("RCCL", "gloo")
+
+
+def test_small_bandwidths_keep_their_digits() -> None:
+    # A 1 KiB all-reduce on a busy CPU: 0.000412 GB/s, not "0.000".
+    texts = [bandwidth_text(v) for v in (0.000412, 0.0123, 0.5, 1.0794, 123.4567, 0.0)]
+    assert texts == ["0.000412", "0.0123", "0.500", "1.079", "123.457", "0.000"]
 
 
 def test_the_job_runs_torchrun_with_one_process_per_gpu() -> None:

@@ -6,11 +6,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 import pytest
 
 from rocmpanel.multigpu import collective_cli
 from rocmpanel.multigpu.collective_store import CollectiveStore
+
+
+@pytest.fixture
+def two_gpus(tmp_path: Any, kfd: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recorded /sys with two RX 7900 XTX: the GPU choice finds them (no real GPU)."""
+    root = kfd.kfd_tree(tmp_path / "sys", kfd.RX7900XTX, kfd.RX7900XTX_2)
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))
 
 
 def run_cli(*argv: str) -> int:
@@ -70,11 +78,50 @@ def test_a_python_without_torch_fails_with_its_cause(
     capsys: pytest.CaptureFixture[str], python_without_torch: str
 ) -> None:
     code = run_cli("--max-size", "2K", "--python", python_without_torch)
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert code == 1
     assert "Cause: PyTorch is not installed in the workload Python." in err
     [run] = CollectiveStore().list_runs()
     assert run.outcome == "failed" and run.cause is not None
+    # No size finished: no bare table header; the summary, then where it was saved.
+    assert "busbw" not in captured.out
+    lines = captured.out.splitlines()
+    assert lines[1:] == [
+        "2 processes, gloo",
+        f"Saved as run #{run.id} in {CollectiveStore().path}.",
+    ]
+
+
+def test_a_failed_gpu_run_says_rccl_not_nccl(
+    capsys: pytest.CaptureFixture[str], python_without_torch: str, two_gpus: None
+) -> None:
+    code = run_cli("--max-size", "2K", "--python", python_without_torch)
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    lines = captured.out.splitlines()
+    assert lines[0] == "Running on: all 2 GPUs, RCCL, 2 processes"
+    assert lines[1] == "2 processes, RCCL"
+    assert "busbw" not in captured.out
+    assert "nccl" not in captured.out.lower()
+
+
+def test_cpu_asked_for_next_to_gpus_is_not_called_no_gpu(
+    capsys: pytest.CaptureFixture[str], python_without_torch: str, two_gpus: None
+) -> None:
+    assert run_cli("--cpu", "--max-size", "2K", "--python", python_without_torch) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Running on: On the CPU with gloo and 2 processes, as asked")
+
+
+def test_cpu_and_gpus_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("--cpu", "--gpus", "all", "--python", sys.executable) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "rocmpanel collective: --cpu runs the test on the CPU: leave out --gpus, or --cpu "
+        "to use GPUs.\n"
+    )
+    assert CollectiveStore().list_runs() == []
 
 
 @pytest.mark.parametrize(

@@ -114,7 +114,9 @@ def test_run_starts_a_real_job_and_shows_its_log(qtbot, panel: LaunchPanel, scri
     assert panel.cancel_button.isEnabled() and not panel.run_button.isEnabled()
     job = panel.job
     assert job is not None
-    qtbot.waitUntil(lambda: not job.running, timeout=120000)
+    # The end reaches the panel through a queued signal, after the process is gone.
+    qtbot.waitUntil(lambda: job.outcome is not None, timeout=120000)
+    qtbot.waitUntil(lambda: panel.status_label.text().startswith("Finished"), timeout=10000)
     assert panel.status_label.text().startswith("Finished (exit code 0)"), panel.status_label.text()
     qtbot.waitUntil(lambda: "sum 3.0" in panel.log.toPlainText(), timeout=5000)
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
@@ -130,5 +132,5 @@ def test_a_run_can_be_cancelled(qtbot, panel: LaunchPanel, script: Path):
     assert job is not None
     qtbot.waitUntil(lambda: "sum 3.0" in panel.log.toPlainText(), timeout=120000)
     panel.cancel_button.click()
-    qtbot.waitUntil(lambda: not job.running, timeout=20000)
-    assert panel.status_label.text() == "Cancelled."
+    qtbot.waitUntil(lambda: panel.status_label.text() == "Cancelled.", timeout=20000)
+    assert not job.running

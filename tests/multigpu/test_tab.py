@@ -8,6 +8,7 @@ import pytest
 
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui.context import AppContext
+from rocmpanel.gui.gpu_picker import refresh_choice
 from rocmpanel.jobs import gpu_choice
 from rocmpanel.jobs.runner import JobManager
 from rocmpanel.multigpu.views.tab import NO_GPU, ONE_GPU, MultiGpuTab
@@ -23,6 +24,8 @@ def make_tab(qtbot, monkeypatch, tmp_path, kfd):
         ctx = AppContext(settings, jobs, notify=lambda _m: None)
         tab = MultiGpuTab(ctx)
         qtbot.addWidget(tab)
+        assert tab.where.text() == "Reading which GPUs jobs run on…"
+        qtbot.waitUntil(lambda: ctx.gpu_choice.choice is not None, timeout=10_000)
         return tab
 
     return make
@@ -40,11 +43,12 @@ def test_pages_and_no_gpu(make_tab) -> None:
     tab.shutdown()
 
 
-def test_one_gpu_and_the_integrated_one_left_out(make_tab, kfd) -> None:
+def test_one_gpu_and_the_integrated_one_left_out(qtbot, make_tab, kfd) -> None:
     tab = make_tab(kfd.RX7900XTX, kfd.RAPHAEL_IGPU)
     assert "Jobs run on: <b>GPU 0 " in _where(tab) and ONE_GPU in _where(tab)
     assert "Left out by default (integrated): GPU 1" in _where(tab)
     tab.ctx.settings.general.job_gpus = "all"
-    tab.on_gpus_changed()
+    refresh_choice(tab.ctx)  # as the GPU button does after a choice
+    qtbot.waitUntil(lambda: "all 2 GPUs" in _where(tab), timeout=10_000)
     assert "<b>all 2 GPUs</b>" in _where(tab) and ONE_GPU not in _where(tab)
     tab.shutdown()

@@ -86,3 +86,21 @@ def test_this_machine_runs_without_a_traceback():
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout.strip()
+
+
+def test_the_recorded_tree_of_rocmpanel_sysfs_root_is_read(
+    tmp_path: Path, capsys, monkeypatch, topo_trees
+):
+    # As the window, the GPU button and --gpus read it (their errors point here).
+    monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(topo_trees.mi300x_box(tmp_path, 2)))
+    code, out, _ = run_topo(capsys)
+    assert code == 0 and "GPU1" in out and "XGMI" in out
+
+
+def test_kfd_without_a_readable_gpu_node_says_so(tmp_path: Path, capsys):
+    node = tmp_path / "class/kfd/kfd/topology/nodes/1"
+    node.mkdir(parents=True)
+    (node / "properties").write_text("simd_count -1\n")
+    code, out, _ = run_topo(capsys, "--sysfs-root", str(tmp_path))
+    assert code == 0
+    assert "lists no GPU node that could be read" in out and "No ROCm kernel" not in out

@@ -203,3 +203,24 @@ def test_cpulists_and_process_nodes():
     nodes = {0: frozenset(range(8)), 1: frozenset(range(8, 16))}
     assert process_nodes(nodes, {9}) == (1,)
     assert process_nodes(nodes, range(16)) == (0, 1)
+
+
+def test_links_to_a_node_that_is_not_there_make_no_path(tmp_path: Path, topo_trees):
+    # Damage: both GPUs list an XGMI link to node 99, which the topology does not have. A
+    # path through it would be invented (XGMI, 2 hops) and hide the missing links.
+    topo_trees.cpu_node(tmp_path, 0)
+    for i, bdf in enumerate(("0000:11:00.0", "0000:31:00.0")):
+        topo_trees.gpu_node(tmp_path, i + 1, bdf, topo_trees.MI300X)
+        topo_trees.link(tmp_path, i + 1, 99, topo_trees.XGMI, 15, both=False)
+    topo = read_topology(tmp_path, check_process=False)
+    assert topo.link(0, 1).kind == NO_PATH
+    assert "no-links" in codes(topo)
+
+
+def test_no_known_link_is_not_called_pcie_only(tmp_path: Path, topo_trees):
+    # MI300X without any io_links: "no links listed" (info), not "only over PCIe".
+    topo_trees.cpu_node(tmp_path, 0)
+    for i, bdf in enumerate(("0000:11:00.0", "0000:31:00.0")):
+        topo_trees.gpu_node(tmp_path, i + 1, bdf, topo_trees.MI300X)
+    topo = read_topology(tmp_path, check_process=False)
+    assert "no-links" in codes(topo) and "no-xgmi" not in codes(topo)

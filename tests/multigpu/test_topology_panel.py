@@ -119,3 +119,12 @@ def test_keyboard_and_accessible_names(qtbot, ctx, tmp_path: Path, topo_trees):
     for widget in (panel.refresh_button, panel.matrix, panel.gpu_table, panel.warning_list):
         assert widget.focusPolicy() & Qt.FocusPolicy.TabFocus
     assert panel.refresh_button.text() == "&Refresh"  # Alt+R
+
+
+def test_notes_only_are_not_called_nothing_to_act_on(qtbot, ctx, tmp_path: Path, topo_trees):
+    topo_trees.cpu_node(tmp_path, 0)
+    topo_trees.gpu_node(tmp_path, 1, "0000:03:00.0")
+    topo_trees.gpu_node(tmp_path, 2, "0000:04:00.0")  # no links listed: an info note
+    panel = _shown(qtbot, TopologyPanel(ctx, read=lambda: read_topology(tmp_path)))
+    assert panel.status_label.text().endswith("notes only, nothing urgent.")
+    assert panel.warning_list.item(0).text().startswith("ℹ ")

@@ -48,7 +48,8 @@ def make_window(qtbot, monkeypatch, tmp_path: Path, kfd) -> MainWindow:
     )
     win.save_on_close = False
     qtbot.addWidget(win)
-    win.status_gpus.refresh()
+    with qtbot.waitSignal(win.status_gpus.refreshed, timeout=10_000):
+        win.status_gpus.refresh()  # read off the GUI thread
     return win
 
 

@@ -50,7 +50,8 @@ class Target:
 def target_for(ctx: AppContext, model_dir: str, port: int) -> Target:
     """The GPUs jobs run on (the status bar's choice; by default the discrete ones: tensor
     parallel needs cards alike), numbered in the order the runtime lists them."""
-    choice = current_choice(ctx)
+    # As last read (the status bar's GPU button reads it off this thread after start-up).
+    choice = ctx.gpu_choice.choice or current_choice(ctx)
     gfx = tuple(dict.fromkeys(g.gfx for g in choice.gpus if g.gfx))
     inventory = ctx.inventory.current
     os_name = inventory.system.os if inventory is not None else ""

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -64,7 +65,8 @@ POLL_MS = 5000
 PLOT_WINDOW_S = 600.0
 MAX_POINTS = 800
 COLUMNS = ("Node", "GPU", "State", "Utilisation", "VRAM used / total", "Temperature", "Power",
-           "ECC errors (corrected / uncorrected)")  # fmt: skip
+           "ECC corr. / uncorr.")  # fmt: skip
+TABLE_ROWS = 4  # rows the table keeps on a 1280x820 window; the plots scroll below it
 ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -117,6 +119,7 @@ class NodesView(QWidget):
         self.nodes: dict[str, RemoteNode] = {}
         self.panel: GpuPanel | None = None
         self._selected: tuple[str, str] | None = None  # (node, GPU key)
+        self._just_added: str | None = None  # its first poll replaces "reading it…"
         self._polling = False
         self._saving = False
         self._save_again = False
@@ -130,10 +133,9 @@ class NodesView(QWidget):
     # -- layout -------------------------------------------------------------------------
     def _build(self) -> None:
         intro = QLabel(
-            "GPUs of other machines, read from their Prometheus pages: AMD's GPU metrics "
-            "exporter (http://HOST:5000/metrics) or another rocmpanel running "
-            "'rocmpanel telemetry --prometheus HOST:9400'. Nodes are read every "
-            f"{self._interval_ms / 1000:g} s; no AMD GPU is needed on this machine."
+            f"Other machines' GPUs, read every {self._interval_ms / 1000:g} s from their "
+            "Prometheus pages: AMD's GPU metrics exporter (http://HOST:5000/metrics) or "
+            "'rocmpanel telemetry --prometheus HOST:9400' (no AMD GPU needed here)."
         )
         intro.setWordWrap(True)
         self.url_edit = QLineEdit()
@@ -152,7 +154,7 @@ class NodesView(QWidget):
         self.remove_button = QPushButton("&Remove node")
         self.remove_button.setToolTip("Remove the node of the selected row from the list")
         self.remove_button.clicked.connect(self._on_remove_button_clicked)
-        self.poll_button = QPushButton("Read &now")
+        self.poll_button = QPushButton("Read no&w")  # Alt+N is the Monitor's Nodes tab
         self.poll_button.clicked.connect(self.poll_now)
         form = QHBoxLayout()
         url_label = QLabel("&URL:")
@@ -171,15 +173,28 @@ class NodesView(QWidget):
         self.key_note.setWordWrap(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.message.setAccessibleName("Nodes status")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        ecc_header = self.table.horizontalHeaderItem(len(COLUMNS) - 1)
+        if ecc_header is not None:
+            ecc_header.setToolTip("ECC errors: corrected / uncorrected")
         self.table.setAccessibleName("Nodes and their GPUs")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The GPU's name takes what is left (elided, whole in its tooltip), so the figures
+        # to its right stay in view without a horizontal scroll.
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
         self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)
+        # A few rows always show: the GPU panel below is taller than what is left of a
+        # 1280x820 window, so it scrolls rather than squeezing the table to one row.
+        row_h = self.table.verticalHeader().defaultSectionSize()
+        header_h = self.table.horizontalHeader().sizeHint().height()
+        self.table.setMinimumHeight(header_h + TABLE_ROWS * row_h + 4)
         self.plot_placeholder = QLabel("Select a GPU in the table to see its history.")
         self.plot_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plot_box = QWidget()
@@ -192,14 +207,24 @@ class NodesView(QWidget):
         alerts_layout.setContentsMargins(0, 0, 0, 0)
         alerts_layout.addWidget(self.alert_panel.label)
         alerts_layout.addWidget(self.alert_panel.list, 1)
-        bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.plot_box)
-        bottom.addWidget(alerts)
-        bottom.setSizes([800, 300])
+        # Alerts beside the table, so the plots get the full width (three plots a row:
+        # their legends are cut below about 400 px each).
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.table)
+        top.addWidget(alerts)
+        top.setStretchFactor(0, 1)
+        top.setSizes([950, 280])
+        self.plot_scroll = QScrollArea()
+        self.plot_scroll.setWidgetResizable(True)
+        self.plot_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.plot_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plot_scroll.setWidget(self.plot_box)
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
-        split.addWidget(bottom)
-        split.setSizes([300, 500])
+        split.addWidget(top)
+        split.addWidget(self.plot_scroll)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        split.setSizes([1, 10_000])  # the table at its minimum: the plots get the rest
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
@@ -258,6 +283,7 @@ class NodesView(QWidget):
         self.name_edit.clear()
         self.key_edit.clear()
         self.message.setText(f"Added {name}; reading it…")
+        self._just_added = name
 
     def add_node(self, spec: NodeSpec) -> None:
         """Add ``spec``, save the list, and read every node now."""
@@ -318,6 +344,7 @@ class NodesView(QWidget):
     ) -> None:
         self._polling = False
         if error is not None:
+            self._just_added = None
             report(error, "Reading the other nodes", label=self.message)
             return
         desktop = self.ctx.settings.monitor.alert_desktop_notify if self.ctx else False
@@ -332,7 +359,25 @@ class NodesView(QWidget):
                     self.ctx.notify(alert.message)
         self._fill_table()
         self._redraw_panel()
+        self._say_first_reading()
         self.polled.emit()
+
+    def _say_first_reading(self) -> None:
+        """Replace "Added X; reading it…" by what the first read found (a later poll, or
+        another message since, leaves the message alone)."""
+        name = self._just_added
+        node = self.nodes.get(name) if name else None
+        if node is not None and node.status.state is NodeState.WAITING:
+            QTimer.singleShot(0, self.poll_now)  # added while an earlier poll ran
+            return
+        self._just_added = None
+        if node is None or self.message.text() != f"Added {name}; reading it…":
+            return
+        if node.status.state is NodeState.UP:
+            count = len(node.gpus)
+            self.message.setText(f"Added {name}: {count} GPU{'s' if count != 1 else ''} read.")
+        else:
+            self.message.setText(f"Added {name}, but it does not answer: {node.status.error}")
 
     # -- table and plots ----------------------------------------------------------------
     def _fill_table(self) -> None:
@@ -350,6 +395,8 @@ class NodesView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(ROLE, ref)
+                if c == 1:
+                    item.setToolTip(text)  # the whole name when the column elides it
                 if c == 2:
                     item.setToolTip(self.nodes[ref[0]].spec.url)
                 self.table.setItem(r, c, item)

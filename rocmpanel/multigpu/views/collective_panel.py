@@ -1,6 +1,10 @@
 """The Multi-GPU tab's collective test: an all-reduce over a range of sizes on the chosen
-GPUs (RCCL) or, without a GPU, on CPU processes (gloo); a table and a chart of the bus
-and algorithm bandwidth per size, the cause of a failure, and the saved runs.
+GPUs (RCCL) or on CPU processes (gloo: without a GPU, or when the user ticks "Run on the
+CPU"); a table and a chart of the bus and algorithm bandwidth per size, the cause of a
+failure, and the saved runs.
+
+Mnemonics avoid T, A and L (the tab's pages: Topology, All-reduce test, Launch scripts)
+and F, V, H (the main window's menus).
 
 The run is a job of ``ctx.jobs`` (the jobs strip shows it and can cancel it); its
 ``check`` events bring each finished size as it ends. Reading the GPU choice, saving and
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -43,6 +48,8 @@ from rocmpanel.multigpu.collective import (
     CollectiveRun,
     SizeCollector,
     SizeResult,
+    backend_name,
+    bandwidth_text,
     collective_spec,
     format_size,
     make_plan,
@@ -78,6 +85,7 @@ class CollectivePanel(QWidget):
         self.collector = SizeCollector()
         self.shown: CollectiveRun | None = None
         self.chart: BandwidthChart | None = None
+        self.cpu_wanted = False  # the user's tick; without a GPU the box is ticked anyway
 
         self.where_label = QLabel("Looking for GPUs…")
         self.where_label.setWordWrap(True)
@@ -93,6 +101,15 @@ class CollectivePanel(QWidget):
         self.procs_spin.setValue(DEFAULT_PROCS)
         self.procs_spin.setAccessibleName("Processes on the CPU")
         self.procs_spin.setToolTip("How many processes run the all-reduce on the CPU.")
+        self.procs_spin.valueChanged.connect(self._on_procs_changed)
+        self.cpu_check = QCheckBox("Run on the &CPU (gloo)")
+        self.cpu_check.setAccessibleName("Run on the CPU with gloo")
+        self.cpu_check.setToolTip(
+            "Test the all-reduce between CPU processes (gloo) instead of the chosen GPUs: "
+            "checks torch.distributed itself when the GPUs fail."
+        )
+        self.cpu_check.setEnabled(False)  # until the GPU choice is read
+        self.cpu_check.clicked.connect(self._on_cpu_clicked)
         self.run_button = QPushButton("&Run")
         self.run_button.setAccessibleName("Run the collective test")
         self.run_button.setEnabled(False)
@@ -118,6 +135,7 @@ class CollectivePanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
+        self.table.hide()  # shown with the first size: no empty grid above a failure
         self.chart_box = QVBoxLayout()
         self.saved_list = QListWidget()
         self.saved_list.setAccessibleName("Saved collective runs")
@@ -125,14 +143,18 @@ class CollectivePanel(QWidget):
 
         controls = QHBoxLayout()
         for caption, widget in (
-            ("&From:", self.min_combo),
-            ("&To:", self.max_combo),
-            ("&Processes:", self.procs_spin),
+            ("Fro&m:", self.min_combo),
+            ("T&o:", self.max_combo),
         ):
             buddy = QLabel(caption)
             buddy.setBuddy(widget)
             controls.addWidget(buddy)
             controls.addWidget(widget)
+        controls.addWidget(self.cpu_check)
+        procs_caption = QLabel("&Processes:")
+        procs_caption.setBuddy(self.procs_spin)
+        controls.addWidget(procs_caption)
+        controls.addWidget(self.procs_spin)
         controls.addStretch(1)
         controls.addWidget(self.run_button)
         controls.addWidget(self.cancel_button)
@@ -183,21 +205,45 @@ class CollectivePanel(QWidget):
         self._update_where()
         self.run_button.setEnabled(self.job is None)
 
+    @Slot(int)
+    def _on_procs_changed(self, _value: int) -> None:
+        self._update_where()  # the sentence names the number of processes
+
+    @Slot(bool)
+    def _on_cpu_clicked(self, checked: bool) -> None:
+        self.cpu_wanted = checked
+        self._update_where()
+
+    def _gpu_count(self) -> int:
+        return self.choice.count if self.choice is not None else 0
+
+    def on_cpu(self) -> bool:
+        """Whether Run tests the CPU: no GPU is chosen, or the user ticked the box."""
+        return self._gpu_count() == 0 or self.cpu_wanted
+
     def _update_where(self) -> None:
-        count = self.choice.count if self.choice is not None else 0
-        on_cpu = count == 0
-        self.procs_spin.setEnabled(on_cpu and self.job is None)
+        count = self._gpu_count()
+        idle = self.job is None
+        self.cpu_check.setChecked(self.on_cpu())
+        self.cpu_check.setEnabled(count > 0 and idle)
+        self.procs_spin.setEnabled(self.on_cpu() and idle)
         if self.choice is None:
             return
-        if on_cpu:
+        procs = self.procs_spin.value()
+        if count == 0:
             self.where_label.setText(
-                f"No AMD GPU: the test runs on the CPU with gloo and {self.procs_spin.value()} "
+                f"No AMD GPU: the test runs on the CPU with gloo and {procs} "
                 "processes (figures are the CPU's, not a GPU's)."
+            )
+        elif self.cpu_wanted:
+            self.where_label.setText(
+                f"The test runs on the CPU with gloo and {procs} processes, as chosen "
+                f"(figures are the CPU's, not those of {self.choice.label})."
             )
         elif count == 1:
             self.where_label.setText(
                 f"Only one GPU is chosen ({self.choice.label}): an all-reduce needs two or "
-                "more. Choose more GPUs for the jobs."
+                "more. Choose more GPUs for the jobs, or run it on the CPU."
             )
         else:
             self.where_label.setText(f"Runs on {self.choice.label}: RCCL, one process per GPU.")
@@ -217,23 +263,26 @@ class CollectivePanel(QWidget):
         for run in runs or []:
             item = QListWidgetItem(saved_title(run))
             item.setData(Qt.ItemDataRole.UserRole, run)
+            item.setToolTip(run.where)
             self.saved_list.addItem(item)
         self.saved_list.blockSignals(False)
 
     @Slot(object, object)
     def _on_saved_list_changed(self, item: QListWidgetItem | None, _old: object) -> None:
         if item is not None and self.job is None:
-            self.show_run(item.data(Qt.ItemDataRole.UserRole))
+            self.show_run(item.data(Qt.ItemDataRole.UserRole), saved=True)
 
     # -- running -------------------------------------------------------------------------
     def start(self) -> None:
-        count = self.choice.count if self.choice is not None else 0
+        count = self._gpu_count()
+        on_cpu = self.on_cpu()
         try:
             gpus = tuple(g.bdf for g in self.choice.gpus if g.bdf) if self.choice else None
             self.plan = make_plan(
                 count,
                 gpus=gpus or None,
-                procs=self.procs_spin.value() if count == 0 else None,
+                cpu=on_cpu and count > 0,  # asked for; without a GPU it is the fallback
+                procs=self.procs_spin.value() if on_cpu else None,
                 min_bytes=int(self.min_combo.currentData()),
                 max_bytes=int(self.max_combo.currentData()),
                 python=self.ctx.workload_python(),
@@ -247,8 +296,10 @@ class CollectivePanel(QWidget):
         self.shown = None
         self.table.setRowCount(0)
         self._clear_chart()
+        self._show_results(False)
         self.error_label.hide()
-        self.status_label.setText(f"Running on {self.plan.where}…")
+        # Where it runs is said above the controls; this line follows the job's steps.
+        self.status_label.setText("Starting the processes…")
         self.progress.setRange(0, _planned(self.plan))
         self.progress.setValue(0)
         self.progress.show()
@@ -275,6 +326,7 @@ class CollectivePanel(QWidget):
         if found is not None:
             self._add_row(found)
             self._draw(tuple(self.collector.sizes))
+            self._show_results(True)
 
     @Slot(object)
     def _on_job_progress_changed(self, progress: Progress) -> None:
@@ -302,14 +354,20 @@ class CollectivePanel(QWidget):
         self.reload_saved()
 
     # -- showing -------------------------------------------------------------------------
-    def show_run(self, run: CollectiveRun) -> None:
-        """Show ``run``: its summary, its cause if it failed, the table and the chart."""
+    def show_run(self, run: CollectiveRun, *, saved: bool = False) -> None:
+        """Show ``run``: its summary, its cause if it failed, the table and the chart (hidden
+        when no size finished). ``saved``: picked from the list, so the summary says where
+        it ran (the line above the controls says where the next run goes)."""
         self.shown = run
         self.table.setRowCount(0)
         for size in run.sizes:
             self._add_row(size)
-        self._draw(run.sizes)
-        self.status_label.setText(summary_text(run))
+        if run.sizes:
+            self._draw(run.sizes)
+        else:
+            self._clear_chart()
+        self._show_results(bool(run.sizes))
+        self.status_label.setText(summary_text(run, with_where=saved))
         if run.outcome == "failed":
             self._show_error(run.cause or run.error or "The test failed.")
             if run.cause and run.error:
@@ -328,14 +386,19 @@ class CollectivePanel(QWidget):
             format_size(size.bytes),
             str(size.count),
             f"{size.time_us:.1f}",
-            f"{size.algbw_gbs:.3f}",
-            f"{size.busbw_gbs:.3f}",
+            bandwidth_text(size.algbw_gbs),
+            bandwidth_text(size.busbw_gbs),
         )
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             if column:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(row, column, item)
+
+    def _show_results(self, visible: bool) -> None:
+        self.table.setVisible(visible)
+        if self.chart is not None:
+            self.chart.setVisible(visible)
 
     def _clear_chart(self) -> None:
         if self.chart is not None:
@@ -351,7 +414,8 @@ class CollectivePanel(QWidget):
 
 
 class BandwidthChart(QWidget):
-    """Bus and algorithm bandwidth (GB/s) against the size, on a log2 axis."""
+    """Bus and algorithm bandwidth against the size, on a log2 axis. Plotted in B/s so
+    pyqtgraph's SI prefix labels the axis kB/s, MB/s or GB/s (10**9, as the table)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         import pyqtgraph as pg
@@ -360,8 +424,9 @@ class BandwidthChart(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setAccessibleName("Bandwidth per size chart")
         item = self.plot.getPlotItem()
-        item.setLabel("left", "GB/s")
+        item.setLabel("left", "bandwidth", units="B/s")
         item.setLabel("bottom", "size")
+        item.getAxis("bottom").enableAutoSIPrefix(False)  # ticks are sizes, not log2 values
         item.showGrid(x=True, y=True, alpha=0.3)
         item.addLegend()
         self.busbw = item.plot([], [], name="busbw", pen=pg.mkPen("#d9534f", width=2), symbol="o")
@@ -377,8 +442,8 @@ class BandwidthChart(QWidget):
 
     def show_sizes(self, sizes: tuple[SizeResult, ...]) -> None:
         x = [math.log2(s.bytes) for s in sizes]
-        self.busbw.setData(x, [s.busbw_gbs for s in sizes])
-        self.algbw.setData(x, [s.algbw_gbs for s in sizes])
+        self.busbw.setData(x, [s.busbw_gbs * 1e9 for s in sizes])
+        self.algbw.setData(x, [s.algbw_gbs * 1e9 for s in sizes])
         axis = self.plot.getPlotItem().getAxis("bottom")
         axis.setTicks([log2_ticks(tuple(s.bytes for s in sizes))])
 
@@ -390,17 +455,19 @@ def _planned(plan: CollectivePlan) -> int:
     return count
 
 
-def summary_text(run: CollectiveRun) -> str:
-    """One sentence: where, how it ended, the peak bus bandwidth."""
+def summary_text(run: CollectiveRun, *, with_where: bool = False) -> str:
+    """One sentence: how it ended, the peak bus bandwidth; where it ran on request."""
     peak = run.peak()
     state = {"done": "Done", "failed": "Failed", "cancelled": "Cancelled"}.get(run.outcome, "")
     figure = (
-        f"; peak bus bandwidth {peak.busbw_gbs:.3f} GB/s at {format_size(peak.bytes)}"
+        f"; peak bus bandwidth {bandwidth_text(peak.busbw_gbs)} GB/s at {format_size(peak.bytes)}"
         if peak
         else ""
     )
     skipped = f"; {len(run.skipped)} sizes skipped: {run.skipped[0][1]}" if run.skipped else ""
-    return f"{state}: {run.world_size} processes, {run.backend}{figure}{skipped}. {run.where}."
+    where = f" {run.where}." if with_where and run.where else ""
+    backend = backend_name(run.backend)
+    return f"{state}: {run.world_size} processes, {backend}{figure}{skipped}.{where}"
 
 
 def saved_title(run: CollectiveRun) -> str:
@@ -409,7 +476,7 @@ def saved_title(run: CollectiveRun) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
     peak = run.peak()
     figure = f"{peak.busbw_gbs:.2f} GB/s" if peak else run.outcome
-    return f"{when}  {run.world_size}× {run.backend}  {figure}"
+    return f"{when}  {run.world_size}× {backend_name(run.backend)}  {figure}"
 
 
 def log2_ticks(sizes: tuple[int, ...]) -> list[tuple[float, str]]:

@@ -111,14 +111,15 @@ class LaunchPanel(QWidget):
         self.log = LogText(self, format_line=format_log_line)
         self.log.setAccessibleName("Run log")
         self.log.setMaximumHeight(180)
+        self.log.hide()  # until a run: the preview gets the room
 
         script_row = QHBoxLayout()
         script_row.addWidget(self.script_edit, 1)
         script_row.addWidget(self.browse_button)
         form = QFormLayout()
         for caption, field in (
-            ("Training &script:", script_row),
-            ("&Arguments:", self.args_edit),
+            ("Tra&ining script:", script_row),
+            ("Ar&guments:", self.args_edit),
             ("&Kind:", self.kind_combo),
             ("&Nodes:", self.nodes_spin),
             ("&Processes per node:", self.procs_spin),
@@ -302,6 +303,7 @@ class LaunchPanel(QWidget):
             report(exc, "Starting the run", label=self.status_label)
             return
         self.log.clear()
+        self.log.show()
         self.status_label.setText(f"Running: {' '.join(shlex.quote(a) for a in self.job.argv)}")
         self.job.log_added.connect(self._on_job_log_added)
         self.job.finished.connect(self._on_job_finished)

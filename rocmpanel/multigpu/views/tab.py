@@ -17,7 +17,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from rocmpanel.gui.context import AppContext
-from rocmpanel.gui.gpu_picker import current_choice
+from rocmpanel.gui.gpu_picker import refresh_choice
 from rocmpanel.multigpu.views.collective_panel import CollectivePanel
 from rocmpanel.multigpu.views.launch_panel import LaunchPanel
 from rocmpanel.multigpu.views.topology_panel import TopologyPanel
@@ -53,13 +53,17 @@ class MultiGpuTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.where)
         layout.addWidget(self.pages)
-        ctx.inventory.changed.connect(self.refresh_where)
+        ctx.gpu_choice.changed.connect(self.on_gpus_changed)
         self.refresh_where()
 
     @Slot()
     def refresh_where(self) -> None:
-        """Say which GPUs jobs run on now."""
-        choice = current_choice(self.ctx)
+        """Say which GPUs jobs run on (as last read; none yet: a reading starts)."""
+        choice = self.ctx.gpu_choice.choice
+        if choice is None:
+            self.where.setText("Reading which GPUs jobs run on…")
+            refresh_choice(self.ctx)
+            return
         text = f"Jobs run on: <b>{html.escape(choice.label)}</b>."
         if not choice.available:
             text += " " + NO_GPU
@@ -69,13 +73,14 @@ class MultiGpuTab(QWidget):
         self.where.setText(text + (f" {notes}" if notes else ""))
         self.where.setToolTip("Choose the GPUs with the GPU button in the status bar.")
 
+    @Slot()
     def on_gpus_changed(self) -> None:
-        """The window's hook: the user chose other GPUs."""
+        """The choice was read again, or the user chose other GPUs."""
         self.refresh_where()
         self.collective.refresh()
 
     def showEvent(self, event: QShowEvent) -> None:
-        self.refresh_where()
+        refresh_choice(self.ctx)  # in the background: on_gpus_changed follows
         self.collective.refresh()
         super().showEvent(event)
 

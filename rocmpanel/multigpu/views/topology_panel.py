@@ -117,7 +117,7 @@ class TopologyPanel(QWidget):
         self.warning_list.setAccessibleName("Topology warnings")
         self.warning_list.setWordWrap(True)
 
-        self.matrix_title = QLabel("&Links between GPUs")
+        self.matrix_title = QLabel("Lin&ks between GPUs")
         self.matrix_title.setBuddy(self.matrix)
         gpus_title = QLabel("&GPUs: NUMA node and PCIe link")
         gpus_title.setBuddy(self.gpu_table)
@@ -198,6 +198,8 @@ class TopologyPanel(QWidget):
             + (
                 f"{problems} warning{'s' if problems != 1 else ''}."
                 if problems
+                else "notes only, nothing urgent."
+                if topology.warnings
                 else "nothing to act on."
             )
         )
@@ -210,7 +212,7 @@ class TopologyPanel(QWidget):
         labels = [g.label for g in topology.gpus]
         single = len(labels) < 2
         self.matrix_title.setText(
-            "&Links between GPUs" + (" (one GPU: nothing to compare)" if single else "")
+            "Lin&ks between GPUs" + (" (one GPU: nothing to compare)" if single else "")
         )
         self.matrix.setRowCount(len(labels))
         self.matrix.setColumnCount(len(labels))

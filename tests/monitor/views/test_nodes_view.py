@@ -93,9 +93,10 @@ def test_a_served_node_shows_its_gpus(qtbot, make_view, node_url: str) -> None: 
     assert first["VRAM used / total"] == "2.0 GiB / 192.0 GiB"
     assert first["Temperature"] == "junction 60 °C  mem 48 °C"
     assert first["Power"] == "350 W"
-    assert first["ECC errors (corrected / uncorrected)"] == "3 / 0"
+    assert first["ECC corr. / uncorr."] == "3 / 0"
     assert cells(view, 1)["Utilisation"] == "4 %"
     assert view.key_edit.text() == "" and view.url_edit.text() == ""
+    assert view.message.text() == "Added rack1: 2 GPUs read."  # not "reading it…" any more
 
     view.table.selectRow(0)  # its history, drawn with the Monitor's own GPU panel
     assert view.panel is not None and view.panel.key == "rack1/gpu0"
@@ -115,11 +116,15 @@ def test_a_node_that_is_down_says_why(qtbot, make_view) -> None:  # type: ignore
         port = probe.getsockname()[1]
     view = make_view()
     qtbot.waitUntil(lambda: view.timer.isActive(), timeout=5000)
+    view.url_edit.setText(f"http://127.0.0.1:{port}/metrics")
+    view.name_edit.setText("gone")
     with qtbot.waitSignal(view.polled, timeout=10_000):
-        view.add_node(NodeSpec("gone", f"http://127.0.0.1:{port}/metrics"))
+        view.add_button.click()
     row = cells(view, 0)
     assert row["Node"] == "gone" and row["GPU"] == "—"
     assert row["State"].startswith("down since ") and "refused the connection" in row["State"]
+    assert view.message.text().startswith("Added gone, but it does not answer: ")
+    assert "refused the connection" in view.message.text()
 
 
 def test_bad_input_is_refused_with_a_sentence(qtbot, make_view) -> None:  # type: ignore[no-untyped-def]
@@ -141,3 +146,38 @@ def test_the_saved_list_is_loaded(qtbot, make_view, node_url: str) -> None:  # t
     assert cells(view, 0)["Utilisation"] == "37 %"
     assert str(nodes_file()) in view.key_note.text()
     view.shutdown()
+
+
+def test_the_table_keeps_rows_and_the_plots_their_size(qtbot, make_view, node_url: str) -> None:  # type: ignore[no-untyped-def]
+    """What is left of a 1280x820 window for this page: the GPU panel (taller than that)
+    scrolls instead of squeezing the table to one row and drawing its hint over the axes."""
+    view = make_view()
+    view.resize(1240, 560)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: view.timer.isActive(), timeout=5000)
+    with qtbot.waitSignal(view.polled, timeout=10_000):
+        view.add_node(NodeSpec("rack1", node_url))
+    view.table.selectRow(0)
+    assert view.panel is not None
+    panel = view.panel
+
+    def laid_out() -> None:
+        assert panel.isVisible() and panel.height() >= panel.minimumSizeHint().height()
+        # the hint sits under the plots, not over their axes
+        assert panel.readout.geometry().top() > panel.graphics.geometry().bottom()
+
+    qtbot.waitUntil(laid_out, timeout=5000)
+    rows_shown = view.table.viewport().height() / view.table.rowHeight(0)
+    assert rows_shown >= 4
+    # Plots get the whole width (alerts sit beside the table): three plots of 400 px a row.
+    assert view.plot_scroll.viewport().width() >= 1100
+
+
+def test_no_mnemonic_clashes_with_the_monitor_pages(make_view) -> None:  # type: ignore[no-untyped-def]
+    view = make_view()
+    letters = [b.text()[b.text().index("&") + 1].lower()
+               for b in (view.add_button, view.remove_button, view.poll_button)]  # fmt: skip
+    letters.append("u")  # "&URL:"
+    assert len(set(letters)) == len(letters)
+    assert not {"m", "n"} & set(letters)  # the Monitor's "This &machine" and "&Nodes" tabs
