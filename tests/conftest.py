@@ -31,6 +31,24 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 @pytest.fixture(autouse=True)
+def _no_real_gpus_for_the_choice(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU choice of jobs reads a test's recorded tree ($ROCMPANEL_SYSFS_ROOT) or none:
+    on a machine with AMD GPUs, no test's job environment changes with that machine's."""
+    from rocmpanel.jobs import gpu_choice
+
+    empty = tmp_path_factory.getbasetemp() / "no-gpus-sys"
+    empty.mkdir(exist_ok=True)
+    real = gpu_choice.runtime_gpus
+
+    def recorded_only(sysfs_root: Path | str | None = None) -> tuple[Any, ...]:
+        return real(sysfs_root or os.environ.get(gpu_choice.SYSFS_ROOT_VARIABLE) or empty)
+
+    monkeypatch.setattr(gpu_choice, "runtime_gpus", recorded_only)
+
+
+@pytest.fixture(autouse=True)
 def _no_remembered_registry_changes():
     """The Windows store remembers, per process, the names the panel changed (its jobs get
     their new values): no test sees another's."""

@@ -26,9 +26,9 @@ from rocmpanel.machine.gpu_model import GpuInfo
 
 
 def known_gpus(ctx: AppContext, platform: str = sys.platform) -> tuple[GpuInfo, ...] | None:
-    """The runtime's GPUs as the window knows them: the inventory's on Windows (in
-    hipInfo's order) and in the demo (recorded GPUs); None on Linux, where the KFD
-    topology is read when asked (a few small files)."""
+    """The GPUs as the window knows them: the inventory's on Windows (the choice counts
+    those hipInfo numbers, :func:`gpu_choice.hip_order`) and in the demo (recorded GPUs);
+    None on Linux, where the KFD topology is read when asked (a few small files)."""
     if platform == "win32" or ctx.demo:
         inventory = ctx.inventory.current
         return tuple(inventory.gpus) if inventory is not None else ()

@@ -139,6 +139,20 @@ def runtime_gpus(sysfs_root: Path | str | None = None) -> tuple[GpuInfo, ...]:
     return tuple(_named(gpu) for gpu in gpus_from_kfd(read_nodes(root)))
 
 
+NO_HIPINFO = (
+    "HIP's own GPU numbers are not known (hipInfo, from AMD's HIP SDK, was not found), so "
+    "jobs see every GPU: install the HIP SDK to choose."
+)
+
+
+def hip_order(gpus: Sequence[GpuInfo]) -> tuple[GpuInfo, ...]:
+    """Windows: the GPUs HIP numbers, in its order (hipInfo's ``device#N``). HIP_VISIBLE_
+    DEVICES counts in that order, which need not be Windows' own list of video cards;
+    without hipInfo there is no order to count in, so nothing."""
+    listed = [gpu for gpu in gpus if gpu.hip_index is not None]
+    return tuple(sorted(listed, key=lambda gpu: gpu.hip_index or 0))
+
+
 def default_gpus(available: Sequence[GpuInfo]) -> tuple[GpuInfo, ...]:
     """The discrete GPUs when there are any, else all: an integrated GPU next to a
     discrete one is slower, shares system memory, and often is not supported."""
@@ -233,17 +247,24 @@ def resolve(
     saved: str | None = None,
 ) -> GpuChoice:
     """The choice a job gets. ``gpus``: PCI addresses (() = all; None = the saved choice,
-    ``saved`` when given, else read from the settings). ``known``: the runtime's GPUs when
-    the caller has them (on Windows the inventory's, in hipInfo's order); else read from
-    the KFD topology (Linux), or detected (Windows: blocking, for the CLI)."""
-    if known is not None:
-        available: tuple[GpuInfo, ...] = tuple(known)
-    elif platform == "win32":
-        from rocmpanel.machine.inventory import detect_inventory
+    ``saved`` when given, else read from the settings). ``known``: the GPUs when the caller
+    has them (Linux: in the runtime's order; Windows: the inventory's, of which those
+    hipInfo numbers count, in its order); else read from the KFD topology (Linux), or
+    detected (Windows: blocking, for the CLI)."""
+    unnumbered = False
+    if platform == "win32":
+        if known is None:
+            from rocmpanel.machine.inventory import detect_inventory
 
-        available = tuple(g for g in detect_inventory().gpus)
+            known = detect_inventory().gpus
+        available: tuple[GpuInfo, ...] = hip_order(known)
+        unnumbered = bool(known) and not available
+    elif known is not None:
+        available = tuple(known)
     else:
         available = runtime_gpus()
+    if unnumbered:
+        return GpuChoice((), (), notes=(NO_HIPINFO,))
     if gpus is None and saved is None and not available:
         return choose(available, None, platform)  # nothing to choose: no settings read
     if gpus is not None:

@@ -192,6 +192,7 @@ def _merge_group(group: list[GpuInfo], table: pci_ids.PciTable) -> GpuInfo:
         sources=tuple(sources),
         drm_card=_pick(group, "drm_card", ("drm",)),  # type: ignore[arg-type]
         kfd_node=_pick(group, "kfd_node", ("kfd", "rocminfo")),  # type: ignore[arg-type]
+        hip_index=_pick(group, "hip_index", ("hipinfo",)),  # type: ignore[arg-type]
     )
 
 

@@ -25,6 +25,7 @@ class GpuInfo:
     sources: tuple[str, ...] = ()
     drm_card: str | None = None  # "card0", when seen through DRM sysfs
     kfd_node: int | None = None  # KFD topology node id, when seen through KFD
+    hip_index: int | None = None  # HIP's device number (hipInfo's device#N), on Windows
 
 
 @dataclass(frozen=True)

@@ -286,6 +286,7 @@ def parse_hipinfo(text: str) -> list[GpuInfo]:
     ``totalGlobalMem: 23.98 GB`` (GiB), ``pciBusID``/``pciDomainID`` and ``isIntegrated``."""
     gpus = []
     for block in re.split(r"^device#", text, flags=re.MULTILINE)[1:]:
+        number = re.match(r"\s*(\d+)", block)
         fields: dict[str, str] = {}
         for line in block.splitlines():
             key, sep, value = line.partition(":")
@@ -302,6 +303,7 @@ def parse_hipinfo(text: str) -> list[GpuInfo]:
                 vram_bytes=_hip_memory(fields.get("totalGlobalMem", "")),
                 integrated=fields.get("isIntegrated") == "1" if "isIntegrated" in fields else None,
                 sources=("hipinfo",),
+                hip_index=int(number.group(1)) if number else None,
             )
         )
     return gpus

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from rocmpanel.base.units import format_gib
 from rocmpanel.monitor.sample import TEMP_SENSORS, GpuSample, Sample
+
+if TYPE_CHECKING:
+    from rocmpanel.base.settings import MonitorSettings
 
 
 class AlertKind(Enum):
@@ -31,6 +35,18 @@ class AlertRules:
     power_cap_fraction: float = 0.98
     power_hold_s: float = 10.0
     cooldown_s: float = 300.0
+
+    @classmethod
+    def from_settings(cls, s: MonitorSettings) -> AlertRules:
+        """The rules the user set (the same for this machine's GPUs and other nodes')."""
+        return cls(
+            enabled=s.alerts_enabled,
+            temp_margin_c=s.alert_temp_margin_c,
+            vram_percent=s.alert_vram_percent,
+            vram_hold_s=s.alert_vram_hold_s,
+            power_hold_s=s.alert_power_hold_s,
+            cooldown_s=s.alert_cooldown_s,
+        )
 
 
 @dataclass(frozen=True)

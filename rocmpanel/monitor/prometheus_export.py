@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import os
 import socket
 import socketserver
 import threading
@@ -184,6 +185,9 @@ class _Threaded(socketserver.ThreadingMixIn, WSGIServer):
 
     daemon_threads = True
     block_on_close = False
+    # On Windows SO_REUSEADDR lets another program bind the same port and take requests:
+    # only POSIX gets it (there it only allows a port still in TIME_WAIT).
+    allow_reuse_address = os.name == "posix"
     _slots: threading.BoundedSemaphore | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:

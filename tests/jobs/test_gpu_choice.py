@@ -233,3 +233,40 @@ def test_a_saved_choice_that_is_gone_or_garbled_is_said(tmp_path, monkeypatch, c
     assert "rocmpanel probe: runs on all 2 GPUs.\n" in err
     assert "rocmpanel probe: The saved GPU choice has entries" in err
     assert "None of the chosen GPUs is here: jobs use the default." in err
+
+
+def test_windows_counts_in_hips_order_not_windows_list() -> None:
+    # Windows' list of video cards: the integrated GPU first, then two cards in the order
+    # CIM gives; HIP numbers only the two cards, and in its own order.
+    from rocmpanel.machine.gpu_model import GpuInfo
+
+    igpu = GpuInfo("AMD Radeon(TM) Graphics", integrated=True, bdf="0000:75:00.0")
+    xtx = GpuInfo("Radeon RX 7900 XTX", bdf="0000:03:00.0", hip_index=1)
+    r7600 = GpuInfo("Radeon RX 7600", bdf="0000:08:00.0", hip_index=0)
+    choice = resolve(("0000:08:00.0",), platform="win32", known=(igpu, xtx, r7600))
+    assert choice.env == {"HIP_VISIBLE_DEVICES": "0", "CUDA_VISIBLE_DEVICES": None}
+    assert (
+        resolve(("0000:03:00.0",), platform="win32", known=(igpu, xtx, r7600)).env[
+            "HIP_VISIBLE_DEVICES"
+        ]
+        == "1"
+    )
+    # Without hipInfo there are no HIP numbers: nothing is set, and the note says why.
+    plain = [GpuInfo(g.name, bdf=g.bdf, integrated=g.integrated) for g in (igpu, xtx, r7600)]
+    unnumbered = resolve(None, platform="win32", known=plain, saved="")
+    assert unnumbered.env == {} and unnumbered.notes == (gpu_choice.NO_HIPINFO,)
+
+
+def test_hipinfo_device_numbers_are_kept() -> None:
+    from rocmpanel.machine.windows_gpu import parse_hipinfo
+
+    text = (
+        "device#                           0\nName:                             Radeon RX 7600\n"
+        "gcnArchName:                      gfx1102\n"
+        "device#  1\nName:  Radeon RX 7900 XTX\n"
+        "gcnArchName:                      gfx1100\n"
+    )
+    assert [(g.name, g.hip_index) for g in parse_hipinfo(text)] == [
+        ("Radeon RX 7600", 0),
+        ("Radeon RX 7900 XTX", 1),
+    ]

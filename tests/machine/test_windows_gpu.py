@@ -207,6 +207,7 @@ def test_live_windows_detection_finds_one_gpu_per_gpu(fake_registry: Any, tmp_pa
             vram_bytes=XTX_VRAM,
             integrated=False,
             sources=("cim", "hipinfo"),
+            hip_index=0,  # HIP's own numbers, which HIP_VISIBLE_DEVICES counts in
         ),
         GpuInfo(
             name="AMD Radeon(TM) Graphics",
@@ -216,6 +217,7 @@ def test_live_windows_detection_finds_one_gpu_per_gpu(fake_registry: Any, tmp_pa
             vram_bytes=536870912,
             integrated=True,
             sources=("cim", "hipinfo"),
+            hip_index=1,
         ),
     )
     assert detection.system.notes == () and detection.system.rocm_version == "6.2"

@@ -62,6 +62,7 @@ def run_script(text: str, tmp_path: Path, out: Path) -> subprocess.CompletedProc
     path = tmp_path / "launch.sh"
     path.write_text(text, encoding="utf-8")
     env = {**os.environ, "LAUNCH_TEST_OUT": str(out), "OMP_NUM_THREADS": "1"}
+    env["GLOO_SOCKET_IFNAME"] = "lo"  # gloo on the loopback
     return subprocess.run(
         ["bash", str(path)], env=env, capture_output=True, text=True, timeout=180, check=False
     )

@@ -131,6 +131,7 @@ def test_run_starts_the_single_node_command_for_real(
     pytest.importorskip("torch")
     monkeypatch.setenv("LAUNCH_TEST_OUT", str(tmp_path))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "lo")  # gloo on the loopback
     code = launch(
         "torchrun", str(script), "--run", "--python", sys.executable, "--nproc-per-node", "2",
         "--", "it's", "$HOME",

@@ -23,7 +23,10 @@ import torch, torch.distributed as dist
 dist.init_process_group("gloo")
 value = torch.tensor([float(dist.get_rank() + 1)])
 dist.all_reduce(value)
-print("sum", value.item(), "rank", dist.get_rank(), flush=True)
+# One write per line: the ranks share the job's stdout, and print() writes its pieces
+# separately (the job runs unbuffered), so two ranks' words would interleave.
+sys.stdout.write(f"sum {value.item()} rank {dist.get_rank()}\\n")
+sys.stdout.flush()
 if sys.argv[1:] == ["hang"]:
     time.sleep(120)
 dist.destroy_process_group()
@@ -36,6 +39,8 @@ def panel(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     root.mkdir()
     monkeypatch.setenv("ROCMPANEL_SYSFS_ROOT", str(root))  # no AMD GPU
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    # gloo on the loopback: a host name that resolves elsewhere must not stall the ranks.
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "lo")
     settings = Settings.load()
     settings.general.workload_python = sys.executable
     jobs = JobManager(grace_s=1.0)

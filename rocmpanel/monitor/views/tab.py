@@ -420,14 +420,7 @@ class MonitorTab(QWidget):
 
     def _rules(self) -> AlertRules:
         s = self.ctx.settings.monitor
-        return AlertRules(
-            enabled=s.alerts_enabled,
-            temp_margin_c=s.alert_temp_margin_c,
-            vram_percent=s.alert_vram_percent,
-            vram_hold_s=s.alert_vram_hold_s,
-            power_hold_s=s.alert_power_hold_s,
-            cooldown_s=s.alert_cooldown_s,
-        )
+        return AlertRules.from_settings(s)
 
     # -- drawing ------------------------------------------------------------------------
     def window_seconds(self) -> float:

@@ -66,12 +66,6 @@ SIZE_CHOICES = tuple(1024 * 4**k for k in range(11))  # 1 KiB .. 1 GiB, x4
 COLUMNS = ("Size", "Count", "Time (µs)", "algbw (GB/s)", "busbw (GB/s)")
 
 
-def load_choice() -> GpuChoice:
-    from rocmpanel.jobs import gpu_choice
-
-    return gpu_choice.resolve()
-
-
 class CollectivePanel(QWidget):
     """Controls, progress, the result (table, chart, cause) and the saved runs."""
 
@@ -187,7 +181,17 @@ class CollectivePanel(QWidget):
     # -- choice and history --------------------------------------------------------------
     def refresh(self) -> None:
         """Re-read the GPU choice and the saved runs."""
-        run_in_background(load_choice, self._on_choice_loaded, owner=self, what="GPU choice")
+        from rocmpanel.gui.gpu_picker import known_gpus
+        from rocmpanel.jobs import gpu_choice
+
+        # The choice as the window holds it (the setting in memory, the window's GPUs).
+        saved, known = self.ctx.settings.general.job_gpus, known_gpus(self.ctx)
+        run_in_background(
+            lambda: gpu_choice.resolve(None, known=known, saved=saved),
+            self._on_choice_loaded,
+            owner=self,
+            what="GPU choice",
+        )
         self.reload_saved()
 
     def reload_saved(self) -> None:
