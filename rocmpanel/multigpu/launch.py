@@ -23,7 +23,6 @@ nothing is generated and the reason is said (:func:`check_platform`). Qt-free.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.multigpu.launch_env import LaunchEnv, one_line
 
 if TYPE_CHECKING:
     from rocmpanel.jobs.process import JobOutcome
@@ -45,14 +45,9 @@ KIND_LABELS: Mapping[str, str] = {
     "slurm": "Slurm batch script (srun + torchrun)",
     "deepspeed": "DeepSpeed ZeRO-3 config (JSON)",
 }
-#: The user's own variables carried from the process environment: read by RCCL (NCCL_*,
-#: RCCL_*), ROCm's runtime (HSA_*) and PyTorch's gloo backend (GLOO_*).
-USER_PREFIXES: tuple[str, ...] = ("NCCL_", "RCCL_", "HSA_", "GLOO_")
 DEFAULT_PORT = 29500  # torchrun's own default master port
 DEFAULT_RESTARTS = 3
 MAX_PROCS = 1024
-_SECRET_RE = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HOST_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]+\]")
 _JOB_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _GRES_RE = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
@@ -62,29 +57,6 @@ WINDOWS_REFUSAL = (
     "the Windows HIP SDK ships none, so torch's nccl backend cannot run there. Generate the "
     "script on (or for) a Linux machine."
 )
-
-
-@dataclass(frozen=True)
-class EnvEntry:
-    """One variable of a launch script: ``value`` None means the script unsets it."""
-
-    name: str
-    value: str | None
-    explanation: str
-    origin: str = ""
-
-
-@dataclass(frozen=True)
-class LaunchEnv:
-    """What :func:`gather_env` found: the variables, the preset's torch runtime settings
-    (which a user's script must apply itself), and what was left out and why."""
-
-    entries: tuple[EnvEntry, ...] = ()
-    torch_settings: tuple[tuple[str, str], ...] = ()
-    preset_name: str = ""
-    gpu_label: str = ""
-    gpu_count: int = 0
-    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,142 +161,6 @@ def check_counts(plan: LaunchPlan) -> None:
         raise PanelError("The largest number of nodes cannot be below the smallest.")
 
 
-# ---- the environment -------------------------------------------------------------------
-
-
-def _one_line(text: str) -> str:
-    """``text`` as one comment line: control characters and line breaks become spaces."""
-    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
-
-
-def _first_sentence(text: str) -> str:
-    match = re.match(r"(.+?[.!?])(?:\s|$)", text)
-    return match.group(1) if match else text
-
-
-def explain(name: str, why: str = "") -> str:
-    """One line saying what ``name`` does: the GPU-choice meaning, the catalogue's, the
-    preset's ``why``, or what its prefix tells."""
-    from rocmpanel.envvars.catalogue import load_catalogue
-    from rocmpanel.jobs.gpu_choice import MEANINGS
-
-    if name in MEANINGS:
-        return _first_sentence(_one_line(MEANINGS[name]))
-    try:
-        info = load_catalogue().lookup(name)
-    except PanelError:
-        info = None
-    if info is not None and info.meaning:
-        return _first_sentence(_one_line(info.meaning))
-    if why.strip():
-        return _first_sentence(_one_line(why))
-    fallback = {
-        "NCCL_": "An NCCL setting; RCCL (ROCm's NCCL) reads NCCL_* names.",
-        "RCCL_": "An RCCL setting (ROCm's communication library).",
-        "HSA_": "Read by ROCm's runtime (Linux only) when the process starts.",
-        "GLOO_": "Read by PyTorch's gloo backend (CPU collectives).",
-    }
-    for prefix, text in fallback.items():
-        if name.startswith(prefix):
-            return text + " Not in rocmpanel's catalogue: passed on as you set it."
-    return "Set for rocmpanel's jobs; not in rocmpanel's catalogue: passed on as set."
-
-
-def _internal(name: str) -> bool:
-    """The panel's own variables (the preset header, the data folder, the lifeline) and
-    Python's, which prepare() sets for workers only."""
-    return name.upper().startswith(("ROCMPANEL_", "PYTHON"))
-
-
-def gather_env(
-    *,
-    gpus: tuple[str, ...] | None = None,
-    python: str = "",
-    platform: str = sys.platform,
-    environ: Mapping[str, str] | None = None,
-    active: str | None = None,
-    choice: Any = None,
-) -> LaunchEnv:
-    """The variables a launch script carries: :func:`job_env_for` of a job on ``gpus``
-    (None: the saved choice) in ``python``, then the user's ``USER_PREFIXES`` variables
-    from ``environ`` (default: this process's). ``active`` and ``choice``: the active
-    preset and GPU choice as the caller knows them (None: read them). PanelError as
-    job_env_for (a damaged session file, an unknown preset). Reads files: not on the GUI
-    thread."""
-    from rocmpanel.jobs import gpu_choice, presets
-    from rocmpanel.jobs.job_env import job_env_for, preset_env
-    from rocmpanel.jobs.spec import JobSpec
-
-    environ = os.environ if environ is None else environ
-    spec = JobSpec(name="launch", worker=Path("launch.py"), python=python, gpus=gpus)
-    if choice is None:
-        choice = gpu_choice.resolve(gpus, platform=platform)
-    env = job_env_for(spec, platform=platform, active=active, gpus=choice)
-    from_preset = preset_env(spec, platform, active)
-    header = from_preset.get(presets.HEADER_VAR) or env.get(presets.HEADER_VAR) or ""
-    preset_name, settings = _header(header)
-    whys = _preset_whys(header)
-    for user_name, user_value in sorted(environ.items()):
-        if user_name.upper().startswith(USER_PREFIXES) and user_name not in env:
-            env[user_name] = user_value
-    entries: list[EnvEntry] = []
-    left_out: list[str] = []
-    for name, value in env.items():
-        if _internal(name):
-            continue
-        if _SECRET_RE.search(name) or _NAME_RE.fullmatch(name) is None:
-            left_out.append(f"{_one_line(name)}: looks like a secret or is no shell name")
-            continue
-        if name in choice.env:
-            origin = "GPU choice"
-        elif name in from_preset:
-            origin = f"preset {preset_name}" if preset_name else "preset"
-        elif name in environ and name.upper().startswith(USER_PREFIXES):
-            origin = "your environment"
-        else:
-            origin = "panel jobs"
-        entries.append(EnvEntry(name, value, explain(name, whys.get(name, "")), origin))
-    return LaunchEnv(
-        entries=tuple(entries),
-        torch_settings=settings,
-        preset_name=preset_name,
-        gpu_label=choice.label,
-        gpu_count=choice.count,
-        left_out=tuple(left_out),
-    )
-
-
-def _header(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The preset's name and its torch settings as (key, JSON value) from the header."""
-    try:
-        data = json.loads(text) if text else {}
-    except ValueError:
-        return "", ()
-    if not isinstance(data, dict):
-        return "", ()
-    torch = data.get("torch")
-    if not isinstance(torch, dict):
-        torch = {}
-    settings = tuple((str(k), json.dumps(v, sort_keys=True)) for k, v in sorted(torch.items()))
-    return _one_line(str(data.get("name") or "")), settings
-
-
-def _preset_whys(header: str) -> dict[str, str]:
-    """The active preset's ``why`` of each env item (a fallback explanation)."""
-    from rocmpanel.jobs import presets
-
-    name, _ = _header(header)
-    if not name:
-        return {}
-    try:
-        for preset in presets.PresetStore().all():
-            if preset.name == name:
-                return {item.key: item.why for item in preset.env}
-    except Exception:  # only explanations: a store that cannot be read costs nothing else
-        return {}
-    return {}
-
-
 # ---- rendering ---------------------------------------------------------------------------
 
 
@@ -354,7 +190,7 @@ def _torch_notes(env: LaunchEnv) -> list[str]:
         f"# The preset {env.preset_name or ''} also has torch runtime settings. rocmpanel's own",
         "# workers apply them; your script does not read them: set them in your code:",
     ]
-    lines += [f"#   {key} = {_one_line(value)}" for key, value in env.torch_settings]
+    lines += [f"#   {key} = {one_line(value)}" for key, value in env.torch_settings]
     return lines
 
 
@@ -367,7 +203,7 @@ def _header_lines(kind: str, plan: LaunchPlan) -> list[str]:
         "# torchrun is `python -m torch.distributed.run` (torch.distributed.launch is deprecated).",
     ]
     if plan.env.gpu_label:
-        lines.append(f"# GPUs chosen in rocmpanel: {_one_line(plan.env.gpu_label)}")
+        lines.append(f"# GPUs chosen in rocmpanel: {one_line(plan.env.gpu_label)}")
     return lines
 
 

@@ -17,7 +17,8 @@ from rocmpanel.base.cliargs import integer
 from rocmpanel.jobs.gpu_choice import add_gpus_option
 
 if TYPE_CHECKING:
-    from rocmpanel.multigpu.launch import LaunchEnv, LaunchPlan
+    from rocmpanel.multigpu.launch import LaunchPlan
+    from rocmpanel.multigpu.launch_env import LaunchEnv
 
 KINDS = ("torchrun", "multinode", "slurm", "deepspeed")  # launch.KINDS, without importing it
 
@@ -196,14 +197,14 @@ def _plan(args: argparse.Namespace) -> tuple[LaunchPlan, LaunchEnv]:
 
     from rocmpanel.base.errors import PanelError
     from rocmpanel.jobs import gpu_choice
-    from rocmpanel.multigpu import launch
+    from rocmpanel.multigpu import launch, launch_env
 
     if args.kind != "deepspeed" and not args.script:
         raise PanelError(f"{args.kind} needs your training script (SCRIPT).")
     gpus = plan_gpus(args)
     choice = gpu_choice.resolve(gpus)
     python = _python(args)
-    env = launch.gather_env(gpus=gpus, python=python, choice=choice)
+    env = launch_env.gather_env(gpus=gpus, python=python, choice=choice)
     host, port = socket.gethostname(), launch.DEFAULT_PORT
     if args.rdzv_endpoint is not None:
         host, port = launch.parse_endpoint(args.rdzv_endpoint)

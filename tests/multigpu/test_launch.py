@@ -17,8 +17,9 @@ import pytest
 from rocmpanel.base.errors import PanelError
 from rocmpanel.jobs import gpu_choice
 from rocmpanel.machine.gpu_model import GpuInfo
-from rocmpanel.multigpu import launch
-from rocmpanel.multigpu.launch import EnvEntry, LaunchEnv, LaunchPlan
+from rocmpanel.multigpu import launch, launch_env
+from rocmpanel.multigpu.launch import LaunchPlan
+from rocmpanel.multigpu.launch_env import EnvEntry, LaunchEnv
 
 # A tiny training script: gloo all-reduce of rank + 1, checked against the sum, and one
 # file per rank holding what it saw and its arguments (JSON, so any byte survives).
@@ -79,7 +80,7 @@ def check_ranks(out: Path, world: int) -> None:
         assert data["env"] == "WARN"  # the script's export reached every rank
 
 
-ENV = LaunchEnv(entries=(EnvEntry("NCCL_DEBUG", "WARN", launch.explain("NCCL_DEBUG")),))
+ENV = LaunchEnv(entries=(EnvEntry("NCCL_DEBUG", "WARN", launch_env.explain("NCCL_DEBUG")),))
 
 
 def test_single_node_command_runs_for_real(train_script: Path, tmp_path: Path) -> None:
@@ -196,7 +197,7 @@ def test_environment_is_explained_and_keeps_internals_and_secrets_out() -> None:
         GpuInfo("Radeon RX 7600", gfx="gfx1102", bdf="0000:0a:00.0"),
     )
     choice = gpu_choice.choose(available, ("0000:0a:00.0",), "linux")
-    env = launch.gather_env(
+    env = launch_env.gather_env(
         environ={"NCCL_IB_HCA": "mlx5_0", "NCCL_SOCKET_IFNAME": "eth0", "PATH": "/bin"},
         active="rdna3-consumer",
         choice=choice,
@@ -233,10 +234,10 @@ def test_explanations_come_from_the_catalogue_and_stay_one_line() -> None:
 
     meaning = load_catalogue().lookup("NCCL_SOCKET_IFNAME")
     assert meaning is not None
-    assert launch.explain("NCCL_SOCKET_IFNAME").split(".")[0] in meaning.meaning
-    assert "\n" not in launch.explain("X_Y", "line one\nline two. And more.")
-    assert launch.explain("X_Y", "line one\nline two. And more.") == "line one line two."
-    assert "RCCL" in launch.explain("NCCL_SOMETHING_NEW")
+    assert launch_env.explain("NCCL_SOCKET_IFNAME").split(".")[0] in meaning.meaning
+    assert "\n" not in launch_env.explain("X_Y", "line one\nline two. And more.")
+    assert launch_env.explain("X_Y", "line one\nline two. And more.") == "line one line two."
+    assert "RCCL" in launch_env.explain("NCCL_SOMETHING_NEW")
 
 
 @pytest.mark.parametrize(

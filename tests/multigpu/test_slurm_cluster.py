@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from rocmpanel.multigpu import launch
+from rocmpanel.multigpu import launch, launch_env
 from rocmpanel.multigpu.launch import LaunchPlan
 
 TOOLS = ("munged", "slurmctld", "slurmd", "sbatch", "sinfo", "scontrol", "srun")
@@ -152,8 +152,8 @@ def test_generated_batch_script_runs_under_sbatch(cluster: dict[str, str], tmp_p
     folder.mkdir()
     script = folder / "train $it.py"
     script.write_text(TRAIN)
-    env = launch.LaunchEnv(
-        entries=(launch.EnvEntry("NCCL_DEBUG", "WARN", launch.explain("NCCL_DEBUG")),)
+    env = launch_env.LaunchEnv(
+        entries=(launch_env.EnvEntry("NCCL_DEBUG", "WARN", launch_env.explain("NCCL_DEBUG")),)
     )
     plan = LaunchPlan(
         str(script),

@@ -39,8 +39,9 @@ from rocmpanel.gui.report import report
 from rocmpanel.jobs.process import JobOutcome
 from rocmpanel.jobs.protocol import LogLine
 from rocmpanel.jobs.runner import Job
-from rocmpanel.multigpu import launch
-from rocmpanel.multigpu.launch import KIND_LABELS, KINDS, LaunchEnv, LaunchPlan
+from rocmpanel.multigpu import launch, launch_env
+from rocmpanel.multigpu.launch import KIND_LABELS, KINDS, LaunchPlan
+from rocmpanel.multigpu.launch_env import LaunchEnv
 
 NO_GPU_NOTE = (
     "No AMD GPU is visible: the scripts are still generated (one process per node); run "
@@ -157,7 +158,7 @@ class LaunchPanel(QWidget):
             python = ctx.workload_python()
             active = ctx.active_preset.ident
             run_in_background(
-                lambda: launch.gather_env(python=python, active=active),
+                lambda: launch_env.gather_env(python=python, active=active),
                 self._on_env_read,
                 owner=self,
                 what="reading the launch environment",
