@@ -280,17 +280,17 @@ def chosen_rooms(gpus: tuple[str, ...] | None) -> list[GpuRoom]:
     """The GPUs a chat job gets (``gpus``: PCI addresses; None: the saved choice), as the
     job numbers them, with the free VRAM sysfs reports (blocking: a command's check)."""
     from rocmpanel.chat.free_memory import read_amd_vram
-    from rocmpanel.chat.memory_estimate import GpuRoom
+    from rocmpanel.chat.memory_estimate import rooms_for
     from rocmpanel.jobs.gpu_choice import resolve
+    from rocmpanel.machine.gpu_model import GpuInfo
 
     readings = {r.bdf: r for r in read_amd_vram() if r.bdf}
-    rooms = []
-    for number, gpu in enumerate(resolve(gpus).gpus):
+
+    def memory_of(gpu: GpuInfo) -> tuple[int | None, int | None]:
         reading = readings.get(gpu.bdf or "")
-        free = reading.free if reading is not None else None
-        total = reading.total if reading is not None else gpu.vram_bytes
-        rooms.append(GpuRoom(f"GPU {number}", free, total))
-    return rooms
+        return (reading.free, reading.total) if reading is not None else (None, gpu.vram_bytes)
+
+    return rooms_for(resolve(gpus).gpus, memory_of)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -99,12 +99,15 @@ def chosen_gpu_rooms(
     from rocmpanel.jobs.gpu_choice import choose, saved_wanted
 
     ordered = sorted(gpus, key=lambda g: (g.kfd_node is None, g.kfd_node or 0))
-    chosen = choose(ordered, saved_wanted(saved_choice)).gpus
-    rooms = []
-    for number, gpu in enumerate(chosen):
-        free, total = memory_of(gpu)
-        rooms.append(GpuRoom(f"GPU {number}", free, total))
-    return rooms
+    return rooms_for(choose(ordered, saved_wanted(saved_choice)).gpus, memory_of)
+
+
+def rooms_for(
+    chosen: Sequence[GpuInfo], memory_of: Callable[[GpuInfo], tuple[int | None, int | None]]
+) -> list[GpuRoom]:
+    """``chosen`` (in the job's order) as rooms labelled as the job numbers them ("GPU 0"
+    is cuda:0), with their (free, total) memory from ``memory_of``."""
+    return [GpuRoom(f"GPU {number}", *memory_of(gpu)) for number, gpu in enumerate(chosen)]
 
 
 def default_precision(device: Device, has_amd_gpu: bool) -> Precision:

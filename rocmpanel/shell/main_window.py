@@ -56,13 +56,21 @@ TabSource = TabEntry | TabFactory  # a tab named by its module, or its class its
 
 def _job_env_for(spec: JobSpec, ctx: AppContext) -> dict[str, str | None]:
     """The job's environment under the active preset and GPU choice this window holds in
-    memory."""
+    memory (no sysfs read on the GUI thread once the GPU button has read the GPUs)."""
     # Imported at the first job, not at start-up (it reads the env catalogue and stores).
     from rocmpanel.gui.gpu_picker import known_gpus
     from rocmpanel.jobs import gpu_choice
     from rocmpanel.jobs.job_env import job_env_for
 
-    gpus = gpu_choice.resolve(spec.gpus, known=known_gpus(ctx), saved=ctx.settings.general.job_gpus)
+    held = ctx.gpu_choice.choice  # as the GPU button last read it (it follows each choice)
+    if held is None:  # not read yet (a job right at start-up): read now
+        gpus = gpu_choice.resolve(
+            spec.gpus, known=known_gpus(ctx), saved=ctx.settings.general.job_gpus
+        )
+    elif spec.gpus is not None:  # the job's own GPUs, among those last read
+        gpus = gpu_choice.choose(held.available, spec.gpus)
+    else:
+        gpus = held
     return job_env_for(spec, active=ctx.active_preset.ident, gpus=gpus)
 
 

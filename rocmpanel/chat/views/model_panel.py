@@ -46,6 +46,7 @@ from rocmpanel.chat.memory_estimate import (
     estimate_device,
     estimate_for,
     judge_fit,
+    rooms_for,
 )
 from rocmpanel.chat.model_check import ModelCheck, check_model
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Sampling
@@ -365,7 +366,8 @@ class ModelPanel(QWidget):
         return gpu_budget(self.ctx.inventory.current, self.ctx.live_memory)
 
     def _gpu_rooms(self) -> list[GpuRoom]:
-        """The GPUs a chat job gets (the saved GPU choice), each with the VRAM the
+        """The GPUs a chat job gets (the choice the window last read, as jobs get it; before
+        that reading, the saved choice among the inventory's GPUs), each with the VRAM the
         Monitor last read for it; empty before the inventory is known."""
         inventory = self.ctx.inventory.current
         if inventory is None:
@@ -378,6 +380,9 @@ class ModelPanel(QWidget):
             budget = gpu_budget(inventory, live, gpu.bdf)
             return budget.free, budget.total
 
+        choice = self.ctx.gpu_choice.choice
+        if choice is not None:
+            return rooms_for(choice.gpus, memory_of)
         return chosen_gpu_rooms(inventory.system.gpus, self.settings.general.job_gpus, memory_of)
 
     def refresh_estimate(self) -> None:
