@@ -4,10 +4,15 @@
         [--size 1280x820]
         [--sysfs-root DIR | --device-dir DIR ... | --demo] [--wait-ms 2500]
     python scripts/screenshot.py --demo --all-tabs --out-dir docs/screenshots
+    python scripts/screenshot.py --demo --all-tabs --lang zh_CN --out-dir docs/screenshots/zh_CN
 
 ``--demo`` shows demo mode (``rocmpanel --demo``: recorded GPUs with a replayed workload,
 the Monitor with minutes of history). ``--all-tabs --out-dir DIR`` saves one picture per
-tab (``DIR/setup.png``, ``DIR/monitor.png``...); the README's pictures are made so.
+tab (``DIR/setup.png``, ``DIR/monitor.png``... ``DIR/multi-gpu.png``: every tab, named
+by its English title); the README's pictures are made so. ``--lang zh_CN`` shows the window
+in that translation (``en``, the default, in English whatever the system's language);
+``--theme light|dark`` picks the palette (default: light, so pictures do not depend on the
+desktop they are made on).
 
 ``--sysfs-root`` (a /sys-like tree) or ``--device-dir`` (captured amdgpu
 ``/sys/class/drm/cardN/device`` folders, linked into a temporary /sys-like tree) make the
@@ -62,7 +67,17 @@ def main() -> int:
     parser.add_argument("--demo", action="store_true", help="demo mode (rocmpanel --demo)")
     parser.add_argument("--all-tabs", action="store_true", help="one picture per tab")
     parser.add_argument("--out-dir", default=None, help="with --all-tabs: where they go")
+    parser.add_argument("--lang", default="en", help="the window's language: en or zh_CN")
+    parser.add_argument("--theme", default="light", choices=("light", "dark"))
     args = parser.parse_args()
+    from rocmpanel.base.enums import Language
+
+    try:
+        args.language = Language(args.lang)
+    except ValueError:
+        parser.error(
+            f"--lang: one of {', '.join(m.value for m in Language if m.value != 'system')}"
+        )
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.demo:
         return _demo_shots(args)
@@ -102,7 +117,9 @@ def _live_shots(args: argparse.Namespace) -> int:
         loop.exec()
 
     app = QApplication(sys.argv[:1])
-    window = MainWindow(inventory=InventoryHolder(detector))
+    settings = _dressed(app, args)
+    window = MainWindow(settings, inventory=InventoryHolder(detector))
+    window.save_on_close = False
     width, height = (int(v) for v in args.size.split("x"))
     window.resize(width, height)
     titles = window.tab_titles()
@@ -149,7 +166,6 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from rocmpanel.base.settings import Settings
     from rocmpanel.shell.app import demo_window
 
     def wait(ms: int) -> None:
@@ -158,7 +174,8 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
         loop.exec()
 
     app = QApplication(sys.argv[:1])
-    window = demo_window(Settings.load(tell=False), session)  # type: ignore[arg-type]
+    settings = _dressed(app, args)
+    window = demo_window(settings, session)  # type: ignore[arg-type]
     window.save_on_close = False
     width, height = (int(v) for v in args.size.split("x"))
     window.resize(width, height)
@@ -182,6 +199,7 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
             path = out_dir / f"{title.lower()}.png"
         else:
             path = _out_for(Path(args.out), title, args.all_tabs)
+            path.parent.mkdir(parents=True, exist_ok=True)
         if not window.grab().save(str(path)):
             print(f"could not save {path}", file=sys.stderr)
             return 1
@@ -189,6 +207,45 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
     window.close()
     app.processEvents()
     return 0
+
+
+def _dressed(app: object, args: argparse.Namespace) -> object:
+    """The settings of the pictures' window (nothing saved, no first-run guide) with the
+    language and palette asked for, installed on ``app`` before any widget exists."""
+    from rocmpanel.base.enums import Language, Theme
+    from rocmpanel.base.settings import Settings
+    from rocmpanel.gui.palette import apply_theme
+    from rocmpanel.shell.translations import install_translators
+
+    settings = Settings.load(tell=False)
+    settings.writable = False  # a picture run leaves no settings behind
+    settings.general.guide_dismissed = True  # the pictures show the tabs, not the guide
+    settings.general.theme = Theme(args.theme)
+    if args.language is not Language.ENGLISH:
+        loaded = install_translators(app, args.language)  # type: ignore[arg-type]
+        if loaded is None:
+            raise SystemExit(f"the {args.lang} translation could not be loaded (see the log)")
+        _chinese_font(app)
+    apply_theme(app, settings)  # type: ignore[arg-type]
+    return settings
+
+
+def _chinese_font(app: object) -> None:
+    """Qt's offscreen platform does not fall back to another font for characters its
+    default lacks: name a Simplified Chinese font after the default one."""
+    from PySide6.QtGui import QFontDatabase
+
+    chinese = QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese)
+    if not chinese:
+        print(
+            "no Simplified Chinese font is installed: the text shows as boxes "
+            "(Debian/Ubuntu: apt install fonts-wqy-microhei)",
+            file=sys.stderr,
+        )
+        return
+    font = app.font()  # type: ignore[attr-defined]
+    font.setFamilies([font.family(), chinese[0]])
+    app.setFont(font)  # type: ignore[attr-defined]
 
 
 def _monitor_ready(monitor: object, wait: object) -> bool:

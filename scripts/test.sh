@@ -9,4 +9,5 @@ export QT_QPA_PLATFORM=offscreen
 "$VENV"/bin/ruff check .
 "$VENV"/bin/ruff format --check .
 "$VENV"/bin/mypy rocmpanel
+"$VENV"/bin/python scripts/translations.py build >/dev/null  # the .qm files the window loads
 "$VENV"/bin/python -m pytest "$@"

@@ -24,6 +24,7 @@ import yaml
 
 from rocmpanel.base import files, paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.resources import read_resource, resource_path
 
 _T = TypeVar("_T")
@@ -69,8 +70,11 @@ class DatasetInfo:
 
     def describe(self) -> str:
         """One line for the Setup tab and ``doctor``: "built-in data as of 2026-10-05"."""
-        where = "installed update" if self.origin == "installed" else "built-in data"
-        return f"{where}, newest ROCm release known: {self.data_as_of}"
+        if self.origin == "installed":
+            text = translate("DatasetInfo", "installed update, newest ROCm release known: {date}")
+        else:
+            text = translate("DatasetInfo", "built-in data, newest ROCm release known: {date}")
+        return text.format(date=self.data_as_of)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP
+
 
 class CheckStatus(str, Enum):
     """The verdict of one check (Setup's checklist, PyTorch's validation suite)."""
@@ -56,8 +58,9 @@ class Precision(str, Enum):
 
 
 _PRECISION_LABELS = {
-    Precision.NF4: "4-bit NF4 (bitsandbytes)",
-    Precision.INT8: "8-bit (bitsandbytes)",
+    # Shown through translate("Precision", label) in the window.
+    Precision.NF4: QT_TRANSLATE_NOOP("Precision", "4-bit NF4 (bitsandbytes)"),
+    Precision.INT8: QT_TRANSLATE_NOOP("Precision", "8-bit (bitsandbytes)"),
     Precision.FP16: "float16",
     Precision.BF16: "bfloat16",
     Precision.FP32: "float32",
@@ -95,3 +98,19 @@ class Device(str, Enum):
     def memory_name(self) -> str:
         """What this device's memory is called in messages."""
         return "RAM" if self is Device.CPU else "VRAM"
+
+
+class Language(str, Enum):
+    """The window's language: the system's (when a translation for it exists) or a fixed one."""
+
+    SYSTEM = "system"
+    ENGLISH = "en"
+    CHINESE_SIMPLIFIED = "zh_CN"
+
+
+class Theme(str, Enum):
+    """The window's colours: the system's light or dark scheme, or a fixed one."""
+
+    SYSTEM = "system"
+    LIGHT = "light"
+    DARK = "dark"

@@ -36,6 +36,16 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def cache_dir() -> Path:
+    """Folder of things the panel can make again (a translation compiled at first use)."""
+    home = _home_override()
+    if home is not None:
+        return home / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 def settings_file() -> Path:
     return config_dir() / "settings.yaml"
 

@@ -37,8 +37,9 @@ from rocmpanel.base.atomic import (
     resolved,
     write_atomic,
 )
-from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.enums import Device, Language, Precision, Theme
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP
 from rocmpanel.base.locking import locked
 
 log = logging.getLogger(__name__)
@@ -192,34 +193,69 @@ class GeneralSettings(Section):
     workload_python: str = option(
         "",
         "workload_python",
-        "Python for GPU jobs",
-        "The interpreter that runs GPU jobs (PyTorch checks, chat). Empty: the panel's own "
-        "Python. Making an environment active in the PyTorch tab sets it.",
+        QT_TRANSLATE_NOOP("Settings", "Python for GPU jobs"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "The interpreter that runs GPU jobs (PyTorch checks, chat). Empty: the panel's own "
+            "Python. Making an environment active in the PyTorch tab sets it.",
+        ),
         group="Workload",
         kind=PYTHON,
-        placeholder="the panel's own Python",
+        placeholder=QT_TRANSLATE_NOOP("Settings", "the panel's own Python"),
     )
     active_preset: str = option(
         "",
         "tuning_active_preset",
-        "Tuning preset for jobs",
-        "The id of the tuning preset every job runs under (chosen in the Tuning tab). "
-        "Empty: no preset.",
+        QT_TRANSLATE_NOOP("Settings", "Tuning preset for jobs"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "The id of the tuning preset every job runs under (chosen in the Tuning tab). "
+            "Empty: no preset.",
+        ),
         visible=False,
     )
     job_gpus: str = option(
         "",
         "job_gpus",
-        "GPUs for jobs",
-        "The GPUs every job runs on, by PCI address, separated by commas (chosen with the "
-        "GPUs button in the status bar). Empty: the discrete GPUs; all: every GPU.",
+        QT_TRANSLATE_NOOP("Settings", "GPUs for jobs"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "The GPUs every job runs on, by PCI address, separated by commas (chosen with the "
+            "GPUs button in the status bar). Empty: the discrete GPUs; all: every GPU.",
+        ),
+        visible=False,
+    )
+    language: Language = option(
+        Language.SYSTEM,
+        "language",
+        QT_TRANSLATE_NOOP("Settings", "Language"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "The window's language: system (the system's when a translation exists, else "
+            "English), en or zh_CN. Takes effect when the panel starts again.",
+        ),
+    )
+    theme: Theme = option(
+        Theme.SYSTEM,
+        "theme",
+        QT_TRANSLATE_NOOP("Settings", "Colours"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "system (follows the system's light or dark scheme), light or dark."
+        ),
+    )
+    guide_dismissed: bool = option(
+        False,
+        "first_run_guide_dismissed",
+        QT_TRANSLATE_NOOP("Settings", "First-run guide dismissed"),
         visible=False,
     )
     job_cancel_grace_s: float = option(
         3.0,
         "job_cancel_grace_s",
-        "Time a cancelled job gets to finish",
-        "How long a cancelled job may clean up before it is stopped by force.",
+        QT_TRANSLATE_NOOP("Settings", "Time a cancelled job gets to finish"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "How long a cancelled job may clean up before it is stopped by force."
+        ),
         minimum=0.1,
         maximum=60.0,
         suffix=" s",
@@ -230,11 +266,17 @@ class GeneralSettings(Section):
 class WindowSettings(Section):
     title: ClassVar[str] = "Window"
 
-    geometry: str = option("", "window_geometry", "Window geometry", visible=False)
-    state: str = option("", "window_state", "Window state", visible=False)
-    last_tab: str = option("", "last_tab", "Last tab", visible=False)
+    geometry: str = option(
+        "", "window_geometry", QT_TRANSLATE_NOOP("Settings", "Window geometry"), visible=False
+    )
+    state: str = option(
+        "", "window_state", QT_TRANSLATE_NOOP("Settings", "Window state"), visible=False
+    )
+    last_tab: str = option("", "last_tab", QT_TRANSLATE_NOOP("Settings", "Last tab"), visible=False)
     # Whether the log dock was open at close: a closed one is built after the first frame.
-    log_open: bool = option(False, "log_open", "Log open", visible=False)
+    log_open: bool = option(
+        False, "log_open", QT_TRANSLATE_NOOP("Settings", "Log open"), visible=False
+    )
 
 
 @dataclass
@@ -246,8 +288,8 @@ class MonitorSettings(Section):
     interval_ms: int = option(
         500,
         "telemetry_interval_ms",
-        "Read the GPUs every",
-        "How often the Monitor reads the GPUs.",
+        QT_TRANSLATE_NOOP("Settings", "Read the GPUs every"),
+        QT_TRANSLATE_NOOP("Settings", "How often the Monitor reads the GPUs."),
         minimum=100,
         maximum=5000,
         group="Monitor",
@@ -256,15 +298,21 @@ class MonitorSettings(Section):
     alerts_enabled: bool = option(
         True,
         "alerts_enabled",
-        "Alerts on heat, VRAM and power",
-        "Warn when a GPU runs hot, fills its VRAM or stays at its power cap.",
+        QT_TRANSLATE_NOOP("Settings", "Alerts on heat, VRAM and power"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "Warn when a GPU runs hot, fills its VRAM or stays at its power cap."
+        ),
         group="Monitor",
     )
     alert_temp_margin_c: float = option(
         5.0,
         "alert_temp_margin_c",
-        "Alert when this close to the critical temperature",
-        "Warn when a GPU temperature comes this close to the critical limit its driver reports.",
+        QT_TRANSLATE_NOOP("Settings", "Alert when this close to the critical temperature"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "Warn when a GPU temperature comes this close to the critical limit its driver "
+            "reports.",
+        ),
         minimum=0.0,
         maximum=50.0,
         group="Monitor",
@@ -273,8 +321,10 @@ class MonitorSettings(Section):
     alert_vram_percent: float = option(
         90.0,
         "alert_vram_percent",
-        "Alert when VRAM use stays above",
-        "Warn when VRAM use stays above this share of the total for the time below.",
+        QT_TRANSLATE_NOOP("Settings", "Alert when VRAM use stays above"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "Warn when VRAM use stays above this share of the total for the time below."
+        ),
         minimum=10.0,
         maximum=100.0,
         group="Monitor",
@@ -283,8 +333,10 @@ class MonitorSettings(Section):
     alert_vram_hold_s: float = option(
         5.0,
         "alert_vram_hold_s",
-        "… for at least",
-        "How long VRAM use must stay above the share above before the alert.",
+        QT_TRANSLATE_NOOP("Settings", "… for at least"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "How long VRAM use must stay above the share above before the alert."
+        ),
         minimum=0.0,
         maximum=3600.0,
         group="Monitor",
@@ -293,8 +345,8 @@ class MonitorSettings(Section):
     alert_power_hold_s: float = option(
         10.0,
         "alert_power_hold_s",
-        "Alert when power stays at its cap for",
-        "Warn when a GPU's power stays at its cap this long.",
+        QT_TRANSLATE_NOOP("Settings", "Alert when power stays at its cap for"),
+        QT_TRANSLATE_NOOP("Settings", "Warn when a GPU's power stays at its cap this long."),
         minimum=0.0,
         maximum=3600.0,
         group="Monitor",
@@ -303,8 +355,10 @@ class MonitorSettings(Section):
     alert_cooldown_s: float = option(
         300.0,
         "alert_cooldown_s",
-        "Repeat the same alert after at least",
-        "After an alert, the same alert on the same GPU stays quiet this long.",
+        QT_TRANSLATE_NOOP("Settings", "Repeat the same alert after at least"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "After an alert, the same alert on the same GPU stays quiet this long."
+        ),
         minimum=0.0,
         maximum=86400.0,
         group="Monitor",
@@ -313,8 +367,10 @@ class MonitorSettings(Section):
     alert_desktop_notify: bool = option(
         True,
         "alert_desktop_notify",
-        "Show alerts as desktop notifications",
-        "Also show alerts as desktop notifications (where a system tray exists).",
+        QT_TRANSLATE_NOOP("Settings", "Show alerts as desktop notifications"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "Also show alerts as desktop notifications (where a system tray exists)."
+        ),
         group="Monitor",
     )
 
@@ -325,52 +381,97 @@ class ChatSettings(Section):
 
     title: ClassVar[str] = "Chat"
 
-    last_model: str = option("", "chat_last_model", "Last chat model", visible=False)
+    last_model: str = option(
+        "", "chat_last_model", QT_TRANSLATE_NOOP("Settings", "Last chat model"), visible=False
+    )
     precision: Precision | None = option(
         None,
         "chat_precision",
-        "Chat precision",
-        "nf4, int8, fp16, bf16 or fp32; empty: NF4 on a GPU, bf16 on the CPU.",
+        QT_TRANSLATE_NOOP("Settings", "Chat precision"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "nf4, int8, fp16, bf16 or fp32; empty: NF4 on a GPU, bf16 on the CPU."
+        ),
         visible=False,
     )
     device: Device = option(
-        Device.AUTO, "chat_device", "Chat device", "auto, gpu or cpu.", visible=False
+        Device.AUTO,
+        "chat_device",
+        QT_TRANSLATE_NOOP("Settings", "Chat device"),
+        QT_TRANSLATE_NOOP("Settings", "auto, gpu or cpu."),
+        visible=False,
     )
     context_length: int = option(
         4096,
         "chat_context_length",
-        "Chat context length",
-        "Tokens of conversation kept for the model (the KV cache grows with it).",
+        QT_TRANSLATE_NOOP("Settings", "Chat context length"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "Tokens of conversation kept for the model (the KV cache grows with it)."
+        ),
         minimum=256,
         maximum=1_048_576,
         visible=False,
     )
     temperature: float = option(
-        0.7, "chat_temperature", "Temperature", minimum=0.0, maximum=5.0, visible=False
+        0.7,
+        "chat_temperature",
+        QT_TRANSLATE_NOOP("Settings", "Temperature"),
+        minimum=0.0,
+        maximum=5.0,
+        visible=False,
     )
-    top_p: float = option(0.95, "chat_top_p", "Top-p", minimum=0.0, maximum=1.0, visible=False)
-    top_k: int = option(50, "chat_top_k", "Top-k", minimum=0, maximum=100_000, visible=False)
+    top_p: float = option(
+        0.95,
+        "chat_top_p",
+        QT_TRANSLATE_NOOP("Settings", "Top-p"),
+        minimum=0.0,
+        maximum=1.0,
+        visible=False,
+    )
+    top_k: int = option(
+        50,
+        "chat_top_k",
+        QT_TRANSLATE_NOOP("Settings", "Top-k"),
+        minimum=0,
+        maximum=100_000,
+        visible=False,
+    )
     repetition_penalty: float = option(
         1.1,
         "chat_repetition_penalty",
-        "Repetition penalty",
+        QT_TRANSLATE_NOOP("Settings", "Repetition penalty"),
         minimum=0.5,
         maximum=3.0,
         visible=False,
     )
     max_new_tokens: int = option(
-        512, "chat_max_new_tokens", "Max new tokens", minimum=1, maximum=65_536, visible=False
+        512,
+        "chat_max_new_tokens",
+        QT_TRANSLATE_NOOP("Settings", "Max new tokens"),
+        minimum=1,
+        maximum=65_536,
+        visible=False,
     )
     seed: int = option(
-        -1, "chat_seed", "Seed", "-1: random.", minimum=-1, maximum=2**31 - 1, visible=False
+        -1,
+        "chat_seed",
+        QT_TRANSLATE_NOOP("Settings", "Seed"),
+        QT_TRANSLATE_NOOP("Settings", "-1: random."),
+        minimum=-1,
+        maximum=2**31 - 1,
+        visible=False,
     )
-    system_prompt: str = option("", "chat_system_prompt", "System prompt", visible=False)
+    system_prompt: str = option(
+        "", "chat_system_prompt", QT_TRANSLATE_NOOP("Settings", "System prompt"), visible=False
+    )
     serve_port: int = option(
         8000,
         "chat_serve_port",
-        "Serve port",
-        "The port the Chat tab's OpenAI-compatible server listens on (127.0.0.1); "
-        "0: any free port.",
+        QT_TRANSLATE_NOOP("Settings", "Serve port"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "The port the Chat tab's OpenAI-compatible server listens on (127.0.0.1); "
+            "0: any free port.",
+        ),
         minimum=0,
         maximum=65_535,
         visible=False,
@@ -384,43 +485,57 @@ class PyTorchSettings(Section):
     index_mirror: str = option(
         "",
         "torch_index_mirror",
-        "PyTorch wheel index",
-        "Replaces https://download.pytorch.org/whl in install plans (e.g. a local mirror). "
-        "Empty: the public index.",
+        QT_TRANSLATE_NOOP("Settings", "PyTorch wheel index"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "Replaces https://download.pytorch.org/whl in install plans (e.g. a local mirror). "
+            "Empty: the public index.",
+        ),
         group="Network",
         placeholder="https://download.pytorch.org/whl",
     )
     amd_repo_mirror: str = option(
         "",
         "torch_amd_repo_mirror",
-        "AMD wheel server",
-        "Replaces https://repo.radeon.com in install plans. Empty: AMD's server.",
+        QT_TRANSLATE_NOOP("Settings", "AMD wheel server"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "Replaces https://repo.radeon.com in install plans. Empty: AMD's server."
+        ),
         group="Network",
         placeholder="https://repo.radeon.com",
     )
     pypi_index_url: str = option(
         "",
         "pypi_index_url",
-        "PyPI index",
-        "Index for dependencies of AMD-hosted wheels. Empty: https://pypi.org/simple.",
+        QT_TRANSLATE_NOOP("Settings", "PyPI index"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "Index for dependencies of AMD-hosted wheels. Empty: https://pypi.org/simple.",
+        ),
         group="Network",
         placeholder="https://pypi.org/simple",
     )
     base_python: str = option(
         "",
         "torch_base_python",
-        "Python for new environments",
-        "The interpreter new PyTorch environments are created from (AMD's Windows wheels need "
-        "Python 3.12). Empty: the panel's own Python.",
+        QT_TRANSLATE_NOOP("Settings", "Python for new environments"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "The interpreter new PyTorch environments are created from (AMD's Windows wheels need "
+            "Python 3.12). Empty: the panel's own Python.",
+        ),
         group="Workload",
         kind=PYTHON,
-        placeholder="the panel's own Python",
+        placeholder=QT_TRANSLATE_NOOP("Settings", "the panel's own Python"),
     )
     use_pip_config: bool = option(
         False,
         "torch_use_pip_config",
-        "Let pip read my pip.conf and PIP_* variables",
-        "Off: installs use only the planned index, so no other torch build can slip in.",
+        QT_TRANSLATE_NOOP("Settings", "Let pip read my pip.conf and PIP_* variables"),
+        QT_TRANSLATE_NOOP(
+            "Settings",
+            "Off: installs use only the planned index, so no other torch build can slip in.",
+        ),
         group="Network",
     )
 
@@ -432,8 +547,10 @@ class EnvironmentSettings(Section):
     backups_keep: int = option(
         20,
         "env_backups_keep",
-        "Backups kept of each environment file",
-        "How many backups of each environment file the variable editor keeps.",
+        QT_TRANSLATE_NOOP("Settings", "Backups kept of each environment file"),
+        QT_TRANSLATE_NOOP(
+            "Settings", "How many backups of each environment file the variable editor keeps."
+        ),
         minimum=1,
         maximum=1000,
     )

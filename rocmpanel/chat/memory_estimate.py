@@ -15,6 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import GIB, format_memory
 from rocmpanel.chat.model_check import ModelCheck, ModelShape
 
@@ -110,6 +111,15 @@ def rooms_for(
     return [GpuRoom(f"GPU {number}", *memory_of(gpu)) for number, gpu in enumerate(chosen)]
 
 
+def and_list(items: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C`` (in the window's language)."""
+    if len(items) < 2:
+        return "".join(items)
+    return translate("memory_estimate", "{first} and {last}").format(
+        first=", ".join(items[:-1]), last=items[-1]
+    )
+
+
 def default_precision(device: Device, has_amd_gpu: bool) -> Precision:
     """NF4 where a load lands on an AMD GPU, bf16 on the CPU."""
     return Precision.NF4 if estimate_device(device, has_amd_gpu) is Device.GPU else Precision.BF16
@@ -201,7 +211,11 @@ def _judge_several(one: FitVerdict, gpus: Sequence[GpuRoom]) -> FitVerdict:
     need = estimate.total
     rooms = [(g, g.free if g.free is not None else g.total) for g in gpus]
     known = [(g, room) for g, room in rooms if room is not None]
-    words = "free" if all(g.free is not None for g, _ in known) else "free or in all"
+    words = (
+        translate("memory_estimate", "free")
+        if all(g.free is not None for g, _ in known)
+        else translate("memory_estimate", "free or in all")
+    )
     alone = [(g, room) for g, room in known[1:] if room >= need]
     if alone:
         gpu, room = max(alone, key=lambda pair: pair[1])
@@ -210,8 +224,13 @@ def _judge_several(one: FitVerdict, gpus: Sequence[GpuRoom]) -> FitVerdict:
             one.device,
             one.available,
             Fit.FITS,
-            f"Needs about {format_memory(need)}: more than the first GPU has free, so it goes "
-            f"on {gpu.label} alone ({format_memory(room)} {words}).",
+            translate(
+                "memory_estimate",
+                "Needs about {need}: more than the first GPU has free, so it goes on {gpu} "
+                "alone ({room} {words}).",
+            ).format(
+                need=format_memory(need), gpu=gpu.label, room=format_memory(room), words=words
+            ),
         )
     usable = sorted(
         ((g, room) for g, room in known if room - GPU_RUNTIME_BYTES >= MIN_SHARE_BYTES),
@@ -222,26 +241,33 @@ def _judge_several(one: FitVerdict, gpus: Sequence[GpuRoom]) -> FitVerdict:
         if sum(room - GPU_RUNTIME_BYTES for _, room in chosen) < need - GPU_RUNTIME_BYTES:
             continue
         chosen.sort(key=lambda pair: gpus.index(pair[0]))
-        labels = [g.label for g, _ in chosen]
-        names = ", ".join(labels[:-1]) + " and " + labels[-1]
+        names = and_list([g.label for g, _ in chosen])
         rooms_text = " + ".join(format_memory(room) for _, room in chosen)
         return FitVerdict(
             estimate,
             one.device,
             one.available,
             Fit.SPREAD,
-            f"Needs about {format_memory(need)}, more than one GPU has free: it will be "
-            f"spread over {names} ({rooms_text} {words}).",
+            translate(
+                "memory_estimate",
+                "Needs about {need}, more than one GPU has free: it will be spread over "
+                "{names} ({rooms} {words}).",
+            ).format(need=format_memory(need), names=names, rooms=rooms_text, words=words),
             spread_over=count,
         )
-    rooms_text = " + ".join(format_memory(room) for _, room in known) or "unknown"
+    rooms_text = " + ".join(format_memory(room) for _, room in known) or translate(
+        "memory_estimate", "unknown"
+    )
     return FitVerdict(
         estimate,
         one.device,
         one.available,
         Fit.WONT_FIT,
-        f"Needs about {format_memory(need)} but the {len(gpus)} chosen GPUs have only "
-        f"{rooms_text} {words}: it will not fit, not even spread over them."
+        translate(
+            "memory_estimate",
+            "Needs about {need} but the {count} chosen GPUs have only {rooms} {words}: it will "
+            "not fit, not even spread over them.",
+        ).format(need=format_memory(need), count=len(gpus), rooms=rooms_text, words=words)
         + _smaller_hint(estimate),
     )
 
@@ -259,17 +285,23 @@ def _judge_one(
                 device,
                 None,
                 Fit.WONT_FIT,
-                f"Needs about {need} but the device has only {format_memory(total)} of {where}:"
-                f" it will not fit.{_smaller_hint(estimate)}",
+                translate(
+                    "memory_estimate",
+                    "Needs about {need} but the device has only {total} of {where}: it will "
+                    "not fit.",
+                ).format(need=need, total=format_memory(total), where=where)
+                + _smaller_hint(estimate),
             )
-        known = f" (of {format_memory(total)} in all)" if total is not None else ""
-        return FitVerdict(
-            estimate,
-            device,
-            None,
-            Fit.UNKNOWN,
-            f"Needs about {need}; free {where} is unknown{known}.",
-        )
+        if total is not None:
+            message = translate(
+                "memory_estimate",
+                "Needs about {need}; free {where} is unknown (of {total} in all).",
+            ).format(need=need, where=where, total=format_memory(total))
+        else:
+            message = translate(
+                "memory_estimate", "Needs about {need}; free {where} is unknown."
+            ).format(need=need, where=where)
+        return FitVerdict(estimate, device, None, Fit.UNKNOWN, message)
     free = format_memory(available)
     if estimate.total > available:
         return FitVerdict(
@@ -277,7 +309,10 @@ def _judge_one(
             device,
             available,
             Fit.WONT_FIT,
-            f"Needs about {need} but only {free} of {where} is free: it will not fit."
+            translate(
+                "memory_estimate",
+                "Needs about {need} but only {free} of {where} is free: it will not fit.",
+            ).format(need=need, free=free, where=where)
             + _smaller_hint(estimate),
         )
     if estimate.total > 0.9 * available:
@@ -286,16 +321,25 @@ def _judge_one(
             device,
             available,
             Fit.TIGHT,
-            f"Needs about {need} of {free} free {where}: tight, other programs may push it "
-            "out of memory.",
+            translate(
+                "memory_estimate",
+                "Needs about {need} of {free} free {where}: tight, other programs may push it "
+                "out of memory.",
+            ).format(need=need, free=free, where=where),
         )
-    return FitVerdict(
-        estimate, device, available, Fit.FITS, f"Needs about {need}; {free} of {where} is free."
+    message = translate("memory_estimate", "Needs about {need}; {free} of {where} is free.").format(
+        need=need, free=free, where=where
     )
+    return FitVerdict(estimate, device, available, Fit.FITS, message)
 
 
 def _smaller_hint(estimate: MemoryEstimate) -> str:
+    """The sentence after "it will not fit." (its leading space is the source's: a language
+    that joins sentences without one translates it away)."""
     smaller = SMALLER.get(estimate.precision)
     if smaller is not None:
-        return f" Try {smaller.label} or a shorter context."
-    return " Try a shorter context or a smaller model."
+        label = translate("Precision", smaller.label)  # the label the Precision list shows
+        return translate("memory_estimate", " Try {precision} or a shorter context.").format(
+            precision=label
+        )
+    return translate("memory_estimate", " Try a shorter context or a smaller model.")

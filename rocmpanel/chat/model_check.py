@@ -21,6 +21,7 @@ from typing import Any
 
 from rocmpanel.base import files
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import format_count, format_memory
 
 # Model types loaded by transformers' own code that share LLaMA's decoder layout closely
@@ -33,9 +34,8 @@ MAX_HEADER_BYTES = 100 * files.MIB  # a safetensors header; real ones are < 10 M
 MAX_JSON_BYTES = 32 * files.MIB  # config.json, tokenizer_config.json, the shard index
 MAX_TOKENIZER_BYTES = files.CAPTURE_LIMIT  # tokenizer.json (Gemma 3's is about 33 MB)
 # More parameters than any model ever published by far (the largest are ~2 * 10**12): a
-# header claiming more is damaged, not a model to estimate.
+# header claiming more is damaged, not a model to estimate (the messages say "10 trillion").
 MAX_PARAMETERS = 10**13
-MAX_PARAMETERS_TEXT = "10 trillion"
 # The dtypes the safetensors format defines (safetensors' Dtype enum).
 SAFETENSORS_DTYPES = frozenset(
     {
@@ -132,29 +132,56 @@ def read_safetensors_header(path: Path) -> dict[str, Any]:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise PanelError(
-                    f"{path.name} is not a regular file (a FIFO, a device or a socket), so "
-                    "it is not a safetensors file."
+                    translate(
+                        "model_check",
+                        "{file} is not a regular file (a FIFO, a device or a socket), so it is "
+                        "not a safetensors file.",
+                    ).format(file=path.name)
                 )
             raw = _read_exactly(fd, 8)
             if len(raw) != 8:
-                raise PanelError(f"{path.name} is too short to be a safetensors file.")
+                raise PanelError(
+                    translate(
+                        "model_check", "{file} is too short to be a safetensors file."
+                    ).format(file=path.name)
+                )
             (length,) = struct.unpack("<Q", raw)
             if length <= 0 or length > MAX_HEADER_BYTES or length > info.st_size - 8:
-                raise PanelError(f"{path.name} has an implausible safetensors header.")
+                raise PanelError(
+                    translate(
+                        "model_check", "{file} has an implausible safetensors header."
+                    ).format(file=path.name)
+                )
             data = _read_exactly(fd, length)
         finally:
             os.close(fd)
     except OSError as exc:
-        raise PanelError(f"Could not read {path.name}: {exc.strerror or exc}.") from exc
+        raise PanelError(_could_not_read(path, exc)) from exc
     if len(data) != length:
-        raise PanelError(f"{path.name} is cut short: its safetensors header is incomplete.")
+        raise PanelError(
+            translate(
+                "model_check", "{file} is cut short: its safetensors header is incomplete."
+            ).format(file=path.name)
+        )
     try:
         header = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise PanelError(f"{path.name} has a damaged safetensors header.", str(exc)) from exc
+        raise PanelError(_damaged_header(path), str(exc)) from exc
     if not isinstance(header, dict):
-        raise PanelError(f"{path.name} has a damaged safetensors header.")
+        raise PanelError(_damaged_header(path))
     return header
+
+
+def _could_not_read(path: Path, exc: OSError) -> str:
+    return translate("model_check", "Could not read {file}: {reason}.").format(
+        file=path.name, reason=exc.strerror or exc
+    )
+
+
+def _damaged_header(path: Path) -> str:
+    return translate("model_check", "{file} has a damaged safetensors header.").format(
+        file=path.name
+    )
 
 
 def _count_tensors(
@@ -170,17 +197,30 @@ def _count_tensors(
             continue
         label = _short(tensor)
         if not isinstance(info, dict):
-            raise _damaged(name, f"the entry of tensor {label} is not a description")
+            raise _damaged(
+                name,
+                translate(
+                    "model_check", "the entry of tensor {tensor} is not a description"
+                ).format(tensor=label),
+            )
         shape = info.get("shape")
         if not isinstance(shape, list) or not all(
             isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0 for dim in shape
         ):
             raise _damaged(
-                name, f"tensor {label} has the shape {_short(shape)}, not a list of sizes"
+                name,
+                translate(
+                    "model_check", "tensor {tensor} has the shape {shape}, not a list of sizes"
+                ).format(tensor=label, shape=_short(shape)),
             )
         dtype = info.get("dtype")
         if not isinstance(dtype, str) or dtype not in SAFETENSORS_DTYPES:
-            raise _damaged(name, f"tensor {label} has the unknown dtype {_short(dtype)}")
+            raise _damaged(
+                name,
+                translate("model_check", "tensor {tensor} has the unknown dtype {dtype}").format(
+                    tensor=label, dtype=_short(dtype)
+                ),
+            )
         count = 1
         for dim in shape:
             count *= dim
@@ -190,8 +230,11 @@ def _count_tensors(
         if count > MAX_PARAMETERS or total > MAX_PARAMETERS:
             raise _damaged(
                 name,
-                f"tensor {label} would hold more than {MAX_PARAMETERS_TEXT} "
-                "parameters, far more than any model",
+                translate(
+                    "model_check",
+                    "tensor {tensor} would hold more than 10 trillion parameters, far more "
+                    "than any model",
+                ).format(tensor=label),
             )
         by_dtype[dtype] = by_dtype.get(dtype, 0) + count
     return total, by_dtype
@@ -205,8 +248,11 @@ def _short(value: object, limit: int = 60) -> str:
 
 def _damaged(name: str, detail: str) -> PanelError:
     return PanelError(
-        f"{name} has a damaged header: {detail}. Download the file again; it cannot be loaded "
-        "as it is."
+        translate(
+            "model_check",
+            "{file} has a damaged header: {detail}. Download the file again; it cannot be loaded "
+            "as it is.",
+        ).format(file=name, detail=detail)
     )
 
 
@@ -249,13 +295,21 @@ def _load_json(path: Path) -> Any:
     try:
         data = files.read_bytes(path, MAX_JSON_BYTES)
     except (files.NotRegularFileError, files.TooLargeError) as exc:
-        raise PanelError(f"{path.name} cannot be used: {_after_path(exc, path)}.") from exc
+        raise PanelError(_cannot_be_used(path, exc)) from exc
     except OSError as exc:
-        raise PanelError(f"Could not read {path.name}: {exc.strerror or exc}.") from exc
+        raise PanelError(_could_not_read(path, exc)) from exc
     try:
         return json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        raise PanelError(f"{path.name} is not valid JSON.", str(exc)) from exc
+        raise PanelError(
+            translate("model_check", "{file} is not valid JSON.").format(file=path.name), str(exc)
+        ) from exc
+
+
+def _cannot_be_used(path: Path, exc: OSError) -> str:
+    return translate("model_check", "{file} cannot be used: {reason}.").format(
+        file=path.name, reason=_after_path(exc, path)
+    )
 
 
 def _after_path(exc: OSError, path: Path) -> str:
@@ -279,8 +333,11 @@ def _weights(folder: Path, problems: list[str]) -> list[Path]:
         missing = [name for name in listed if not (folder / name).is_file()]
         if missing:
             problems.append(
-                f"{len(missing)} of {len(listed)} weight shards are missing "
-                f"(first: {missing[0]}); the download is incomplete."
+                translate(
+                    "model_check",
+                    "{missing} of {listed} weight shards are missing (first: {first}); the "
+                    "download is incomplete.",
+                ).format(missing=len(missing), listed=len(listed), first=missing[0])
             )
         if listed:
             return [folder / name for name in listed if (folder / name).is_file()]
@@ -289,12 +346,19 @@ def _weights(folder: Path, problems: list[str]) -> list[Path]:
         pickled += sorted(p.name for p in folder.glob("*.pt*"))
         if pickled:
             problems.append(
-                f"Only pickled weights were found ({pickled[0]}); rocmpanel loads safetensors "
-                "only, because pickled files can run code. Convert the model or pick the "
-                "safetensors version."
+                translate(
+                    "model_check",
+                    "Only pickled weights were found ({file}); rocmpanel loads safetensors "
+                    "only, because pickled files can run code. Convert the model or pick the "
+                    "safetensors version.",
+                ).format(file=pickled[0])
             )
         else:
-            problems.append("No weights were found: the folder has no .safetensors files.")
+            problems.append(
+                translate(
+                    "model_check", "No weights were found: the folder has no .safetensors files."
+                )
+            )
     return files
 
 
@@ -305,23 +369,32 @@ def _listed_shards(name: str, data: Any, problems: list[str]) -> list[str] | Non
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(weight_map, dict):
         problems.append(
-            f"{name} is damaged: its weight_map is not a mapping from tensor names to "
-            "files. Download the model again."
+            translate(
+                "model_check",
+                "{file} is damaged: its weight_map is not a mapping from tensor names to "
+                "files. Download the model again.",
+            ).format(file=name)
         )
         return None
     listed: set[str] = set()
     for value in weight_map.values():
         if not isinstance(value, str) or not value.strip():
             problems.append(
-                f"{name} is damaged: its weight_map names the shard {_short(value)}, which is "
-                "not a file name. Download the model again."
+                translate(
+                    "model_check",
+                    "{file} is damaged: its weight_map names the shard {shard}, which is not a "
+                    "file name. Download the model again.",
+                ).format(file=name, shard=_short(value))
             )
             return None
         relative = Path(value)
         if relative.is_absolute() or ".." in relative.parts:
             problems.append(
-                f"{name} names the shard {_short(value)}, which is outside the model folder; "
-                "rocmpanel reads only files inside it."
+                translate(
+                    "model_check",
+                    "{file} names the shard {shard}, which is outside the model folder; "
+                    "rocmpanel reads only files inside it.",
+                ).format(file=name, shard=_short(value))
             )
             return None
         listed.add(value)
@@ -335,29 +408,33 @@ def _tokenizer_problem(path: Path) -> str | None:
     try:
         data = files.read_bytes(path, MAX_TOKENIZER_BYTES)
     except (files.NotRegularFileError, files.TooLargeError) as exc:
-        return f"{path.name} cannot be used: {_after_path(exc, path)}."
+        return _cannot_be_used(path, exc)
     except OSError as exc:
-        return f"Could not read {path.name}: {exc.strerror or exc}."
-    detail: str | None = "it is not valid JSON"
+        return _could_not_read(path, exc)
+    detail: str | None = translate("model_check", "it is not valid JSON")
     with contextlib.suppress(ValueError, RecursionError):  # UnicodeDecodeError: a ValueError
         detail = _tokenizer_detail(json.loads(data.decode("utf-8")))
     if detail is None:
         return None
-    return f"{path.name} is damaged: {detail}. Download the model's tokenizer files again."
+    return translate(
+        "model_check", "{file} is damaged: {detail}. Download the model's tokenizer files again."
+    ).format(file=path.name, detail=detail)
 
 
 def _tokenizer_detail(tokenizer: Any) -> str | None:
     if not isinstance(tokenizer, dict):
-        return "it is not a JSON object"
+        return translate("model_check", "it is not a JSON object")
     added = tokenizer.get("added_tokens")
     if not isinstance(added, list):
-        return "it has no 'added_tokens' list"
+        return translate("model_check", "it has no 'added_tokens' list")
     for entry in added:
         token_id = entry.get("id") if isinstance(entry, dict) else None
         if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
-            return f"its 'added_tokens' list holds {_short(entry)}, which has no token id"
+            return translate(
+                "model_check", "its 'added_tokens' list holds {entry}, which has no token id"
+            ).format(entry=_short(entry))
     if not isinstance(tokenizer.get("model"), dict):
-        return "it has no 'model' section"
+        return translate("model_check", "it has no 'model' section")
     return None
 
 
@@ -373,13 +450,19 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
     """Inspect ``folder``; never loads weights. Raises PanelError only for a missing folder."""
     folder = Path(folder).expanduser()
     if not folder.is_dir():
-        raise PanelError(f"{folder} is not a folder.")
+        raise PanelError(
+            translate("model_check", "{folder} is not a folder.").format(folder=folder)
+        )
     problems: list[str] = []
     warnings: list[str] = []
     config: dict[str, Any] = {}
     config_path = folder / "config.json"
     if not config_path.exists():
-        problems.append("config.json is missing: this is not a Hugging Face model folder.")
+        problems.append(
+            translate(
+                "model_check", "config.json is missing: this is not a Hugging Face model folder."
+            )
+        )
     else:
         try:
             loaded = _load_json(config_path)
@@ -390,8 +473,11 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
                 config = loaded
             else:
                 problems.append(
-                    "config.json holds no settings object (a JSON object is expected): this "
-                    "is not a Hugging Face model folder."
+                    translate(
+                        "model_check",
+                        "config.json holds no settings object (a JSON object is expected): "
+                        "this is not a Hugging Face model folder.",
+                    )
                 )
     architectures = config.get("architectures")
     architecture = (
@@ -399,13 +485,20 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
     )
     model_type = str(config["model_type"]) if config.get("model_type") else None
     if config and architecture is None:
-        warnings.append("config.json names no architecture.")
+        warnings.append(translate("model_check", "config.json names no architecture."))
     elif architecture and not architecture.endswith("ForCausalLM"):
-        problems.append(f"{architecture} is not a text-generation (causal LM) model.")
+        problems.append(
+            translate(
+                "model_check", "{architecture} is not a text-generation (causal LM) model."
+            ).format(architecture=architecture)
+        )
     if model_type and model_type not in LLAMA_FAMILY:
         warnings.append(
-            f"Model type {model_type!r} is not LLaMA-family; loading may work, the memory "
-            "estimate may be off."
+            translate(
+                "model_check",
+                "Model type {type} is not LLaMA-family; loading may work, the memory estimate "
+                "may be off.",
+            ).format(type=repr(model_type))
         )
     tokenizer_config: dict[str, Any] = {}
     tc_path = folder / "tokenizer_config.json"
@@ -421,21 +514,31 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
     if needs_remote_code:
         if trust_remote_code:
             warnings.append(
-                "This model ships its own Python code and you allowed it to run: it runs "
-                "with your user's rights. Only do this for a repository you trust."
+                translate(
+                    "model_check",
+                    "This model ships its own Python code and you allowed it to run: it runs "
+                    "with your user's rights. Only do this for a repository you trust.",
+                )
             )
         else:
             problems.append(
-                "This model needs its own Python code (auto_map / custom modelling files), "
-                "which rocmpanel does not run unless you allow remote code for this model."
+                translate(
+                    "model_check",
+                    "This model needs its own Python code (auto_map / custom modelling "
+                    "files), which rocmpanel does not run unless you allow remote code for "
+                    "this model.",
+                )
             )
     quant = config.get("quantization_config")
     quantized_on_disk = None
     if isinstance(quant, dict):
         quantized_on_disk = str(quant.get("quant_method", "unknown"))
         warnings.append(
-            f"The weights are already quantized ({quantized_on_disk}); the precision choice "
-            "does not apply."
+            translate(
+                "model_check",
+                "The weights are already quantized ({method}); the precision choice does not "
+                "apply.",
+            ).format(method=quantized_on_disk)
         )
 
     files = _weights(folder, problems)
@@ -452,9 +555,11 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
         parameters = (parameters or 0) + count
         if parameters > MAX_PARAMETERS:
             problems.append(
-                f"The safetensors headers add up to more than {MAX_PARAMETERS_TEXT} "
-                "parameters, far more than any model: a header is damaged. Download the model "
-                "again."
+                translate(
+                    "model_check",
+                    "The safetensors headers add up to more than 10 trillion parameters, far "
+                    "more than any model: a header is damaged. Download the model again.",
+                )
             )
             parameters = None
             break
@@ -470,12 +575,17 @@ def check_model(folder: Path | str, *, trust_remote_code: bool = False) -> Model
         problems.append(tokenizer_problem)
     tokenizer_files = tuple(name for name in TOKENIZER_FILES if (folder / name).is_file())
     if not tokenizer_files and tokenizer_problem is None:
-        problems.append("No tokenizer was found (tokenizer.json or tokenizer.model).")
+        problems.append(
+            translate("model_check", "No tokenizer was found (tokenizer.json or tokenizer.model).")
+        )
     template = _template(folder, tokenizer_config)
     if template is TemplateSource.FALLBACK:
         warnings.append(
-            "The tokenizer has no chat template; a plain 'role: text' layout is used, "
-            "which a base (non-chat) model may continue oddly."
+            translate(
+                "model_check",
+                "The tokenizer has no chat template; a plain 'role: text' layout is used, "
+                "which a base (non-chat) model may continue oddly.",
+            )
         )
     return ModelCheck(
         folder=folder,

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.settings import ChatSettings
 from rocmpanel.base.units import format_gib
-from rocmpanel.chat.memory_estimate import SMALLER
+from rocmpanel.chat.memory_estimate import SMALLER, and_list
 from rocmpanel.chat.store import ReplyFigures
 from rocmpanel.jobs.job_env import result_preset
 from rocmpanel.jobs.protocol import ReplyDone
@@ -242,12 +243,11 @@ class LoadedModel:
         the choice); per-GPU figures are what torch had allocated right after the load."""
         if not self.spread:
             return ""
-        labels = [f"GPU {share.index}" for share in self.shares]
-        names = ", ".join(labels[:-1]) + " and " + labels[-1]
-        text = f"Spread over {names}"
+        names = and_list([f"GPU {share.index}" for share in self.shares])
+        text = translate("LoadedModel", "Spread over {gpus}").format(gpus=names)
         layers = [share.layers_text() for share in self.shares]
         if all(layers):
-            text += f" (layers {' / '.join(layers)})"
+            text += translate("LoadedModel", " (layers {layers})").format(layers=" / ".join(layers))
         if all(b is not None for b in self.per_gpu_bytes):
             figures = [format_gib(b).removesuffix(" GiB") for b in self.per_gpu_bytes]
             text += f", {' + '.join(figures)} GiB"

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.i18n import translate
 
 TORCH = "torch"
 INSTALL_PROFILE = "llm"  # the install profile that brings the chat's packages (not torch)
@@ -95,7 +96,9 @@ class Missing:
     def describe(self) -> str:
         if self.installed is None:
             return self.name
-        return f"{self.name} {self.installed} (needs {self.minimum} or newer)"
+        return translate("requirements", "{name} {installed} (needs {minimum} or newer)").format(
+            name=self.name, installed=self.installed, minimum=self.minimum
+        )
 
 
 def _unmet(versions: Mapping[str, str | None], req: Requirement) -> Missing | None:
@@ -145,25 +148,40 @@ def describe_missing(
     torch = [m for m in missing if m.name == TORCH]
     others = [m for m in missing if m.name != TORCH]
     parts: list[str] = []
-    if torch:
+    # The CLI's words stay English (a headless command shows no translation anyway).
+    if torch and gui:
         parts.append(
-            "PyTorch is not installed in the workload Python: "
-            + (
-                "install PyTorch from the PyTorch tab (its plan picks the build for this GPU)."
-                if gui
-                else "rocmpanel torch plan shows the build for this GPU, and rocmpanel torch "
-                "install installs it."
+            translate(
+                "requirements",
+                "PyTorch is not installed in the workload Python: install PyTorch from the "
+                "PyTorch tab (its plan picks the build for this GPU).",
             )
+        )
+    elif torch:
+        parts.append(
+            "PyTorch is not installed in the workload Python: rocmpanel torch plan shows the "
+            "build for this GPU, and rocmpanel torch install installs it."
         )
     if others:
         names = ", ".join(m.describe() for m in others)
-        lacks = "It also lacks" if torch else "The workload Python lacks"
-        if gui and can_install:
-            fix = "The button “Install missing packages” installs them."
-        elif gui:
-            fix = "Install them into the workload Python."
+        if gui:
+            if can_install:
+                fix = translate(
+                    "requirements", "The button “Install missing packages” installs them."
+                )
+            else:
+                fix = translate("requirements", "Install them into the workload Python.")
+            lacks = (
+                translate("requirements", "It also lacks {names}. {fix}")
+                if torch
+                else translate("requirements", "The workload Python lacks {names}. {fix}")
+            )
+            parts.append(lacks.format(names=names, fix=fix))
         else:
             pip = f"{shlex.quote(python)} -m pip" if python else "pip"
             fix = f"Install them: {pip} install -U " + " ".join(m.name for m in others) + "."
-        parts.append(f"{lacks} {names}. {fix}")
+            lacks = "It also lacks" if torch else "The workload Python lacks"
+            parts.append(f"{lacks} {names}. {fix}")
+    if len(parts) == 2 and gui:  # two sentences, joined as the language joins them
+        return translate("requirements", "{first} {second}").format(first=parts[0], second=parts[1])
     return " ".join(parts)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base import cliargs
 from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.frozen import own_python
 from rocmpanel.chat.cli import DEVICE_CHOICES, bounds, declared, model_folder
 from rocmpanel.jobs.gpu_choice import add_gpus_option
 
@@ -340,7 +341,7 @@ def _missing_packages(python: str, precision: Precision, where: Device) -> str:
     missing += missing_for_serve(installed.versions)
     if not missing:
         return ""
-    shown = python or sys.executable
+    shown = python or own_python()
     return f"the workload Python ({shown}) cannot serve yet. " + describe_missing(
         missing, gui=False, python=shown
     )

@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.chat.protocol import (
     GenerateRequest,
     LoadedModel,
@@ -81,14 +82,17 @@ class Failure:
 def describe_exit(outcome: JobOutcome) -> str:
     """Why the worker went, in a sentence (its last error line when it crashed)."""
     if outcome.state is JobState.CANCELLED:
-        return "it was cancelled."
+        return translate("ChatSession", "it was cancelled.")
     if outcome.signal_name == "SIGKILL":
-        return (
+        return translate(
+            "ChatSession",
             "it was killed (SIGKILL; when nobody ended it on purpose, the system usually "
-            "ran out of memory)."
+            "ran out of memory).",
         )
     if outcome.signal_name:
-        return f"it was killed by {outcome.signal_name}."
+        return translate("ChatSession", "it was killed by {signal}.").format(
+            signal=outcome.signal_name
+        )
     if outcome.exit_code not in (None, 0):
         last = ""
         for line in reversed(outcome.stderr_tail):
@@ -97,8 +101,12 @@ def describe_exit(outcome: JobOutcome) -> str:
             if text:
                 last = text if len(text) <= 200 else text[:199] + "…"
                 break
-        return f"it exited with code {outcome.exit_code}." + (
-            f" Last error: {last}" if last else ""
+        if last:
+            return translate(
+                "ChatSession", "it exited with code {code}. Last error: {line}"
+            ).format(code=outcome.exit_code, line=last)
+        return translate("ChatSession", "it exited with code {code}.").format(
+            code=outcome.exit_code
         )
     return outcome.message
 
@@ -186,7 +194,7 @@ class ChatSession:
     def _send(self, op: str, **fields: Any) -> None:
         """Send a command the worker must get (PanelError when it cannot)."""
         if self.worker is None:
-            raise PanelError("The chat worker is not running.")
+            raise PanelError(translate("ChatSession", "The chat worker is not running."))
         self.worker.send(op, **fields)
 
     def _tell(self, op: str) -> None:
@@ -236,7 +244,7 @@ class ChatSession:
     def start_reply(self, system: str, sampling: Sampling) -> GenerateRequest:
         """Ask for a reply to the conversation (PanelError when the worker cannot take it)."""
         if self.state is not SessionState.READY:
-            raise PanelError("Load a model first.")
+            raise PanelError(translate("ChatSession", "Load a model first."))
         request = GenerateRequest(self.request_id + 1, tuple(self.history), system, sampling)
         self._send(request.op, **request.fields())
         self.request_id = request.id
@@ -338,11 +346,12 @@ class ChatSession:
             self._exit_expected = True
         missing = _missing(error)
         if missing:
-            message = "The model was not loaded. " + describe_missing(
+            fix = describe_missing(
                 tuple(Missing(name, None, None) for name in missing),
                 gui=self.gui,
                 can_install=self.can_install,
             )
+            message = translate("ChatSession", "The model was not loaded. {fix}").format(fix=fix)
         else:
             message = error.message + (f" {suggestion}" if suggestion else "")
         return Failure(
@@ -366,8 +375,11 @@ class ChatSession:
         abandoned = self.generating
         self.loaded = None
         self.state = SessionState.FAILED
+        message = translate(
+            "ChatSession", "The chat worker stopped: {why} The model is no longer loaded."
+        ).format(why=describe_exit(outcome))
         return Failure(
-            f"The chat worker stopped: {describe_exit(outcome)} The model is no longer loaded.",
+            message,
             offer_reload=had_model,
             abandoned_reply=abandoned,
             model_lost=True,

@@ -25,6 +25,7 @@ from typing import Any
 from rocmpanel.base import paths
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.sqlite import Migration, connect, recovery_notice
 from rocmpanel.base.units import format_memory
 
@@ -112,6 +113,14 @@ class ReplyFigures:
         return data
 
     def summary(self) -> str:
+        """The figures in one line, in English (exported files, the CLI)."""
+        return self._summary(lambda text: text)
+
+    def shown_summary(self) -> str:
+        """The figures in one line, in the window's language."""
+        return self._summary(lambda text: translate("ReplyFigures", text))
+
+    def _summary(self, words: Callable[[str], str]) -> str:
         def fmt(value: float | int | None, pattern: str) -> str:
             return "n/a" if value is None else pattern.format(value)
 
@@ -119,14 +128,19 @@ class ReplyFigures:
         if self.peak_memory_bytes is not None:
             label = "VRAM" if self.memory_kind == "vram" else "RSS"
             memory = f"{format_memory(self.peak_memory_bytes)} {label}"
+        ttft = None if self.ttft_s is None else self.ttft_s * 1000
         parts = [
-            f"{fmt(self.new_tokens, '{}')} tokens",
-            f"{fmt(self.tokens_per_s, '{:.1f}')} tok/s",
-            f"TTFT {fmt(None if self.ttft_s is None else self.ttft_s * 1000, '{:.0f}')} ms",
-            f"peak {memory}",
+            words(QT_TRANSLATE_NOOP("ReplyFigures", "{count} tokens")).format(
+                count=fmt(self.new_tokens, "{}")
+            ),
+            words(QT_TRANSLATE_NOOP("ReplyFigures", "{rate} tok/s")).format(
+                rate=fmt(self.tokens_per_s, "{:.1f}")
+            ),
+            words(QT_TRANSLATE_NOOP("ReplyFigures", "TTFT {ms} ms")).format(ms=fmt(ttft, "{:.0f}")),
+            words(QT_TRANSLATE_NOOP("ReplyFigures", "peak {memory}")).format(memory=memory),
         ]
         if self.stopped:
-            parts.append("stopped")
+            parts.append(words(QT_TRANSLATE_NOOP("ReplyFigures", "stopped")))
         return " · ".join(parts)
 
 
@@ -317,13 +331,21 @@ class ChatStore:
 
     def get(self, conversation_id: int) -> Conversation:
         if self._nothing_saved():
-            raise PanelError(f"Conversation {conversation_id} does not exist.")
+            raise PanelError(
+                translate("ChatStore", "Conversation {id} does not exist.").format(
+                    id=conversation_id
+                )
+            )
         with self._connect() as db:
             row = db.execute(
                 "SELECT * FROM chat_conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
             if row is None:
-                raise PanelError(f"Conversation {conversation_id} does not exist.")
+                raise PanelError(
+                    translate("ChatStore", "Conversation {id} does not exist.").format(
+                        id=conversation_id
+                    )
+                )
             rows = db.execute(
                 "SELECT * FROM chat_messages WHERE conversation_id = ? ORDER BY position, id",
                 (conversation_id,),

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.chat.serve_protocol import DEFAULT_HOST, DEFAULT_PORT, is_loopback
 
 SERVE_YAML = "serve.yaml"
@@ -92,12 +93,18 @@ def parse(text: str) -> VllmFacts:
             sources=urls,
         )
     except yaml.YAMLError as exc:
-        raise PanelError(f"{SERVE_YAML} is not valid YAML.", str(exc)) from exc
+        raise PanelError(
+            translate("vllm", "{file} is not valid YAML.").format(file=SERVE_YAML), str(exc)
+        ) from exc
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise PanelError(f"{SERVE_YAML} is malformed.", repr(exc)) from exc
+        raise PanelError(_malformed(), repr(exc)) from exc
     if not facts.image or not facts.model_mount.startswith("/"):
-        raise PanelError(f"{SERVE_YAML} is malformed.", "vllm.image or vllm.model_mount")
+        raise PanelError(_malformed(), "vllm.image or vllm.model_mount")
     return facts
+
+
+def _malformed() -> str:
+    return translate("vllm", "{file} is malformed.").format(file=SERVE_YAML)
 
 
 @lru_cache(maxsize=1)
@@ -108,7 +115,9 @@ def load_facts() -> VllmFacts:
     try:
         return parse(read_resource(SERVE_YAML))
     except OSError as exc:
-        raise PanelError(f"Could not read {SERVE_YAML}.", str(exc)) from exc
+        raise PanelError(
+            translate("vllm", "Could not read {file}.").format(file=SERVE_YAML), str(exc)
+        ) from exc
 
 
 def this_os() -> str:
@@ -164,47 +173,80 @@ def _notes(
     notes: list[str] = []
     if tp > 1:
         notes.append(
-            f"vLLM splits the model over {tp} GPUs (tensor parallel) and answers many requests "
-            "at once; rocmpanel serves on one device, one request at a time."
+            translate(
+                "vllm",
+                "vLLM splits the model over {count} GPUs (tensor parallel) and answers many "
+                "requests at once; rocmpanel serves on one device, one request at a time.",
+            ).format(count=tp)
         )
     else:
         notes.append(
-            "With one GPU this serves on one device, as rocmpanel does, but answers many "
-            "requests at once; select more GPUs to split the model over them."
+            translate(
+                "vllm",
+                "With one GPU this serves on one device, as rocmpanel does, but answers many "
+                "requests at once; select more GPUs to split the model over them.",
+            )
         )
     notes.append(
-        "It serves the folder's own weights in their dtype (usually bf16): about 2 bytes per "
-        "parameter, spread over the GPUs, plus the KV cache; vLLM takes 90% of each GPU's "
-        "memory by default (--gpu-memory-utilization). rocmpanel's 4-bit and 8-bit "
-        "(bitsandbytes) do not carry over: vLLM loads bitsandbytes on ROCm only on Radeon "
-        "GPUs, not on Instinct."
+        translate(
+            "vllm",
+            "It serves the folder's own weights in their dtype (usually bf16): about 2 bytes "
+            "per parameter, spread over the GPUs, plus the KV cache; vLLM takes 90% of each "
+            "GPU's memory by default (--gpu-memory-utilization). rocmpanel's 4-bit and 8-bit "
+            "(bitsandbytes) do not carry over: vLLM loads bitsandbytes on ROCm only on Radeon "
+            "GPUs, not on Instinct.",
+        )
     )
     supported = ", ".join(facts.supported_gfx)
     unknown = [g for g in dict.fromkeys(gfx) if g not in facts.supported_gfx]
+    supports = translate("vllm", "vLLM on ROCm supports {targets}.")
     if not gfx:
-        notes.append(f"vLLM on ROCm supports {supported}.")
+        notes.append(supports.format(targets=supported))
     elif unknown:
-        notes.append(
-            f"vLLM on ROCm supports {supported}; {', '.join(unknown)} "
-            f"{'is' if len(unknown) == 1 else 'are'} not among them, so it may not run here."
+        not_among = (
+            translate(
+                "vllm",
+                "vLLM on ROCm supports {targets}; {target} is not among them, so it may not "
+                "run here.",
+            )
+            if len(unknown) == 1
+            else translate(
+                "vllm",
+                "vLLM on ROCm supports {targets}; {target} are not among them, so it may not "
+                "run here.",
+            )
         )
+        notes.append(not_among.format(targets=supported, target=", ".join(unknown)))
     else:
-        notes.append(f"vLLM on ROCm supports {', '.join(dict.fromkeys(gfx))}.")
+        notes.append(supports.format(targets=", ".join(dict.fromkeys(gfx))))
     notes.append(
-        f'Set {KEY_VARIABLE} to the API key first (export {KEY_VARIABLE}="$(cat '
-        f'{shlex.quote(str(key_file()))})"): vLLM reads it as {VLLM_KEY_VARIABLE}, so the '
-        "key is neither in this line nor in the process list. vLLM checks the key only "
-        "under /v1 and a few other paths, so other endpoints answer anyone who can reach it."
+        translate(
+            "vllm",
+            'Set {variable} to the API key first (export {variable}="$(cat {file})"): vLLM '
+            "reads it as {vllm_variable}, so the key is neither in this line nor in the "
+            "process list. vLLM checks the key only under /v1 and a few other paths, so other "
+            "endpoints answer anyone who can reach it.",
+        ).format(
+            variable=KEY_VARIABLE,
+            file=shlex.quote(str(key_file())),
+            vllm_variable=VLLM_KEY_VARIABLE,
+        )
     )
     if not is_loopback(host):
         notes.append(
-            f"It listens on {host}: anyone who can reach this machine there can use the "
-            "endpoints vLLM does not guard, over plain HTTP."
+            translate(
+                "vllm",
+                "It listens on {host}: anyone who can reach this machine there can use the "
+                "endpoints vLLM does not guard, over plain HTTP.",
+            ).format(host=host)
         )
     if os_name == WINDOWS and not facts.windows:
         notes.append(
-            "vLLM does not run on Windows (its documentation points to WSL): run this on a "
-            "Linux machine with the GPUs; the line is for a POSIX shell such as bash."
+            translate(
+                "vllm",
+                "vLLM does not run on Windows (its documentation points to WSL): run this on a "
+                "Linux machine with the GPUs; the line is for a POSIX shell such as bash.",
+            )
         )
     return tuple(notes)
 

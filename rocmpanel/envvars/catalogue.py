@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.resources import read_resource
 from rocmpanel.envvars import formats as env_formats
 from rocmpanel.envvars.checks import (
@@ -52,6 +53,19 @@ __all__ = [
     "parse_catalogue",
     "torch_minor",
 ]
+
+
+#: The accepted values of each format, in a few words (translated where shown).
+_FORMAT_HINTS = {
+    "gfx_version": QT_TRANSLATE_NOOP(
+        "catalogue", "MAJOR.MINOR.STEP, three decimal numbers (10.3.0 = gfx1030)"
+    ),
+    "path": QT_TRANSLATE_NOOP("catalogue", "a folder"),
+    "path_list": QT_TRANSLATE_NOOP("catalogue", "a list of folders"),
+    "device_list": QT_TRANSLATE_NOOP("catalogue", "comma list of device indices (or GPU-<uuid>)"),
+    "alloc_conf": QT_TRANSLATE_NOOP("catalogue", "key:value pairs separated by commas"),
+    "string": QT_TRANSLATE_NOOP("catalogue", "any text"),
+}
 
 
 @dataclass(frozen=True)
@@ -115,34 +129,39 @@ class VariableInfo:
         """``use it with torch 2.10 and later`` and the like; empty without a range."""
         low, high = self.torch_from, self.torch_through
         if low is not None and high is not None:
-            return f"use it with torch {_dotted(low)} to {_dotted(high)}"
+            return translate("catalogue", "use it with torch {low} to {high}").format(
+                low=_dotted(low), high=_dotted(high)
+            )
         if low is not None:
-            return f"use it with torch {_dotted(low)} and later"
+            return translate("catalogue", "use it with torch {low} and later").format(
+                low=_dotted(low)
+            )
         if high is not None:
-            return f"use it with torch {_dotted(high)} and older"
+            return translate("catalogue", "use it with torch {high} and older").format(
+                high=_dotted(high)
+            )
         return ""
 
     def format_hint(self) -> str:
         """The accepted values in a few words."""
         if self.hint:
             return self.hint
-        hints = {
-            "gfx_version": "MAJOR.MINOR.STEP, three decimal numbers (10.3.0 = gfx1030)",
-            "path": "a folder",
-            "path_list": "a list of folders",
-            "device_list": "comma list of device indices (or GPU-<uuid>)",
-            "alloc_conf": "key:value pairs separated by commas",
-            "string": "any text",
-        }
         if self.kind == "choices":
-            return "one of " + ", ".join(self.choices)
+            return translate("catalogue", "one of {choices}").format(
+                choices=", ".join(self.choices)
+            )
         if self.kind == "int":
             if self.maximum is None:
-                return f"a whole number, at least {self.minimum or 0}"
-            return f"a whole number from {self.minimum or 0} to {self.maximum}"
+                return translate("catalogue", "a whole number, at least {low}").format(
+                    low=self.minimum or 0
+                )
+            return translate("catalogue", "a whole number from {low} to {high}").format(
+                low=self.minimum or 0, high=self.maximum
+            )
         if self.kind == "exact":
-            return f"exactly {self.exact}"
-        return hints.get(self.kind, self.kind)
+            return translate("catalogue", "exactly {value}").format(value=self.exact)
+        hint = _FORMAT_HINTS.get(self.kind)
+        return translate("catalogue", hint) if hint else self.kind
 
 
 @dataclass(frozen=True)
@@ -182,8 +201,12 @@ class Catalogue:
             entries = env_formats.split_list(value, list_separator(platform))
             if {f"${name}", f"${{{name}}}"} & set(entries):
                 return None
-            return f"The new {name} does not keep ${name}: {danger.breaks}."
-        return f"Setting {name} can break the next login: {danger.breaks}."
+            return translate("catalogue", "The new {name} does not keep ${name}: {breaks}.").format(
+                name=name, breaks=danger.breaks
+            )
+        return translate("catalogue", "Setting {name} can break the next login: {breaks}.").format(
+            name=name, breaks=danger.breaks
+        )
 
     def lookup(self, name: str) -> VariableInfo | None:
         for info in self.variables:
@@ -214,25 +237,41 @@ class Catalogue:
         "Source" line; the editor shows them as links instead)."""
         info = self.lookup(name)
         if info is None:
-            return f"{name} is not in rocmpanel's catalogue: it is kept as plain text."
+            return translate(
+                "catalogue", "{name} is not in rocmpanel's catalogue: it is kept as plain text."
+            ).format(name=name)
         where = ", ".join(p.capitalize() for p in info.platforms)
         when = (
-            "Read once at start-up: it must be in a program's environment when it starts "
-            "(for Python, before `import torch`)."
+            translate(
+                "catalogue",
+                "Read once at start-up: it must be in a program's environment when it starts "
+                "(for Python, before `import torch`).",
+            )
             if info.before_torch
-            else "Read when a tool needs it (not a PyTorch runtime switch)."
+            else translate("catalogue", "Read when a tool needs it (not a PyTorch runtime switch).")
         )
         refs = "; ".join(self.sources.get(key, key) for key in info.sources)
         extra = ""
         if info.torch_note():
-            extra += f"PyTorch: {info.torch_note()}.\n"
+            extra += translate("catalogue", "PyTorch: {note}.").format(note=info.torch_note())
+            extra += "\n"
         if info.caution:
-            extra += f"Caution: {info.caution}\n"
+            extra += translate("catalogue", "Caution: {caution}").format(caution=info.caution)
+            extra += "\n"
         text = (
-            f"{info.meaning}\nFormat: {info.format_hint()}.\nPlatforms: {where}. Read by: "
-            f"{info.reader}.\n{when}\n{extra}"
+            f"{info.meaning}\n"
+            + translate("catalogue", "Format: {format}.").format(format=info.format_hint())
+            + "\n"
+            + translate("catalogue", "Platforms: {platforms}. Read by: {reader}.").format(
+                platforms=where, reader=info.reader
+            )
+            + f"\n{when}\n{extra}"
         )
-        return text + f"Source ({info.status}): {refs}" if sources else text.rstrip("\n")
+        if not sources:
+            return text.rstrip("\n")
+        return text + translate("catalogue", "Source ({status}): {sources}").format(
+            status=info.status, sources=refs
+        )
 
     def validate(self, name: str, value: str, platform: str | None = None) -> Verdict:
         """Check ``value`` for ``name``; INVALID verdicts must never reach a store."""
@@ -240,8 +279,11 @@ class Catalogue:
         if NAME_RE.fullmatch(name) is None:
             return Verdict(
                 Status.INVALID,
-                f"{name!r} is not a usable variable name: use letters, digits and _ "
-                "and do not start with a digit.",
+                translate(
+                    "catalogue",
+                    "{name} is not a usable variable name: use letters, digits and _ "
+                    "and do not start with a digit.",
+                ).format(name=repr(name)),
             )
         problem = env_formats.unsafe_value_reason(value)
         if problem is not None:
@@ -249,12 +291,17 @@ class Catalogue:
         if len(value) > MAX_VALUE_CHARS:
             return Verdict(
                 Status.INVALID,
-                f"{name} is {len(value):,} characters long; one variable may hold at most "
-                f"{MAX_VALUE_CHARS:,} (the Windows limit), and rocmpanel never cuts a value.",
+                translate(
+                    "catalogue",
+                    "{name} is {length} characters long; one variable may hold at most "
+                    "{limit} (the Windows limit), and rocmpanel never cuts a value.",
+                ).format(name=name, length=f"{len(value):,}", limit=f"{MAX_VALUE_CHARS:,}"),
             )
         info = self.lookup(name)
         if info is None:
-            return Verdict(Status.UNKNOWN, "Not in the catalogue: kept as plain text.")
+            return Verdict(
+                Status.UNKNOWN, translate("catalogue", "Not in the catalogue: kept as plain text.")
+            )
         if info.takes_references and platform != "windows":
             problem = env_formats.reference_problem(value)
             if problem is not None:
@@ -263,15 +310,24 @@ class Catalogue:
         if verdict.status is Status.INVALID:
             return verdict
         if info.pattern is not None and re.fullmatch(info.pattern, value) is None:
-            return Verdict(Status.INVALID, f"{name} must be {info.format_hint()}; got {value!r}.")
+            return Verdict(
+                Status.INVALID,
+                translate("catalogue", "{name} must be {format}; got {value}.").format(
+                    name=name, format=info.format_hint(), value=repr(value)
+                ),
+            )
         notes = [verdict.message] if verdict.message else []
         warning = verdict.status is Status.WARNING
         if value in info.warn:
             notes.append(info.warn[value])
             warning = True
         if platform not in info.platforms:
-            only = " and ".join(p.capitalize() for p in info.platforms)
-            notes.append(f"{name} is read on {only} only: it does nothing on {platform.title()}.")
+            only = translate("catalogue", " and ").join(p.capitalize() for p in info.platforms)
+            notes.append(
+                translate(
+                    "catalogue", "{name} is read on {only} only: it does nothing on {os}."
+                ).format(name=name, only=only, os=platform.title())
+            )
             warning = True
         return Verdict(Status.WARNING if warning else Status.VALID, " ".join(notes))
 
@@ -283,10 +339,11 @@ def empty_value_refusal(name: str) -> str:
     """Why an empty value is refused everywhere: systemd 252's environment.d generator
     rejects ``X=``, ``X=""`` and ``X=''`` ("invalid syntax ... ignoring"), so the stores would
     disagree."""
-    return (
-        f"an empty value cannot be stored in environment.d (systemd ignores `{name}=`); use "
-        f"`rocmpanel env unset {name}`"
-    )
+    return translate(
+        "catalogue",
+        "an empty value cannot be stored in environment.d (systemd ignores `{name}=`); use "
+        "`rocmpanel env unset {name}`",
+    ).format(name=name)
 
 
 def torch_minor(version: str) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import TYPE_CHECKING
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.envvars import formats as env_formats
 
 if TYPE_CHECKING:
@@ -85,8 +86,11 @@ def check_format(info: VariableInfo, name: str, value: str, platform: str) -> Ve
     if value == "" and info.empty_refused:
         return Verdict(
             Status.INVALID,
-            f"An empty {name} is not the same as an unset one: {info.empty_reason}. "
-            "Unset the variable instead.",
+            translate(
+                "checks",
+                "An empty {name} is not the same as an unset one: {reason}. "
+                "Unset the variable instead.",
+            ).format(name=name, reason=info.empty_reason),
         )
     kind = info.kind
     if kind == "gfx_version":
@@ -96,27 +100,43 @@ def check_format(info: VariableInfo, name: str, value: str, platform: str) -> Ve
         allowed = [c.upper() if info.case_insensitive else c for c in info.choices]
         if given not in allowed:
             return Verdict(
-                Status.INVALID, f"{name} must be one of {', '.join(info.choices)}; got {value!r}."
+                Status.INVALID,
+                translate("checks", "{name} must be one of {choices}; got {value}.").format(
+                    name=name, choices=", ".join(info.choices), value=repr(value)
+                ),
             )
         return Verdict(Status.VALID)
     if kind == "int":
         if not value.isdigit() or not value.isascii():
-            return Verdict(Status.INVALID, f"{name} must be a whole number; got {value!r}.")
+            return Verdict(
+                Status.INVALID,
+                translate("checks", "{name} must be a whole number; got {value}.").format(
+                    name=name, value=repr(value)
+                ),
+            )
         number = int(value)
         low, high = info.minimum, info.maximum
         if (low is not None and number < low) or (high is not None and number > high):
             if high is None:
-                bounds = f"at least {low}"
+                bounds = translate("checks", "at least {low}").format(low=low)
             elif low is None:
-                bounds = f"at most {high}"
+                bounds = translate("checks", "at most {high}").format(high=high)
             else:
-                bounds = f"from {low} to {high}"
-            return Verdict(Status.INVALID, f"{name} must be {bounds}; got {number}.")
+                bounds = translate("checks", "from {low} to {high}").format(low=low, high=high)
+            return Verdict(
+                Status.INVALID,
+                translate("checks", "{name} must be {bounds}; got {number}.").format(
+                    name=name, bounds=bounds, number=number
+                ),
+            )
         return Verdict(Status.VALID)
     if kind == "exact":
         if value != info.exact:
             return Verdict(
-                Status.INVALID, f"{name} must be exactly {info.exact!r} (not {value!r})."
+                Status.INVALID,
+                translate("checks", "{name} must be exactly {exact} (not {value}).").format(
+                    name=name, exact=repr(info.exact), value=repr(value)
+                ),
             )
         return Verdict(Status.VALID)
     if kind == "device_list":
@@ -134,21 +154,39 @@ def _check_gfx_version(name: str, value: str) -> Verdict:
     match = GFX_VERSION_RE.fullmatch(value)
     if match is None:
         parts = len(value.split("."))
-        shape = f"{value!r} has {parts} part{'s' if parts != 1 else ''}" if value else "it is empty"
+        if not value:
+            shape = translate("checks", "it is empty")
+        elif parts == 1:
+            shape = translate("checks", "{value} has 1 part").format(value=repr(value))
+        else:
+            shape = translate("checks", "{value} has {count} parts").format(
+                value=repr(value), count=parts
+            )
         return Verdict(
             Status.INVALID,
-            f"{name} must be MAJOR.MINOR.STEP, three decimal numbers such as 11.0.0 (gfx1100) "
-            f"or 10.3.0 (gfx1030); {shape}. The ROCm runtime rejects any other form as "
-            "invalid and then finds no GPU.",
+            translate(
+                "checks",
+                "{name} must be MAJOR.MINOR.STEP, three decimal numbers such as 11.0.0 (gfx1100) "
+                "or 10.3.0 (gfx1030); {shape}. The ROCm runtime rejects any other form as "
+                "invalid and then finds no GPU.",
+            ).format(name=name, shape=shape),
         )
     major, minor, step = (int(part) for part in match.groups())
     if major > 63 or minor > 255 or step > 255:
         return Verdict(
             Status.INVALID,
-            f"{name} {value!r} is out of range (MAJOR at most 63, MINOR and STEP at most 255); "
-            "the ROCm runtime rejects it.",
+            translate(
+                "checks",
+                "{name} {value} is out of range (MAJOR at most 63, MINOR and STEP at most 255); "
+                "the ROCm runtime rejects it.",
+            ).format(name=name, value=repr(value)),
         )
-    return Verdict(Status.VALID, f"Makes the runtime report {gfx_target_for_override(value)}.")
+    return Verdict(
+        Status.VALID,
+        translate("checks", "Makes the runtime report {target}.").format(
+            target=gfx_target_for_override(value)
+        ),
+    )
 
 
 def _check_device_list(name: str, value: str) -> Verdict:
@@ -159,13 +197,19 @@ def _check_device_list(name: str, value: str) -> Verdict:
         if not (DEVICE_INDEX_RE.fullmatch(token) or DEVICE_UUID_RE.fullmatch(token)):
             return Verdict(
                 Status.INVALID,
-                f"{name}: {token!r} is neither a device index nor GPU-<uuid>; the runtime "
-                "ignores it and every device after it. Use commas without spaces, e.g. 0,1.",
+                translate(
+                    "checks",
+                    "{name}: {token} is neither a device index nor GPU-<uuid>; the runtime "
+                    "ignores it and every device after it. Use commas without spaces, e.g. 0,1.",
+                ).format(name=name, token=repr(token)),
             )
         if token in seen:
             return Verdict(
                 Status.INVALID,
-                f"{name} lists {token} twice; the runtime stops reading at a repeated entry.",
+                translate(
+                    "checks",
+                    "{name} lists {token} twice; the runtime stops reading at a repeated entry.",
+                ).format(name=name, token=token),
             )
         seen.add(token)
     return Verdict(Status.VALID)
@@ -193,38 +237,55 @@ def _check_alloc_conf(name: str, value: str) -> Verdict:
         if not sep or not key or not setting:
             return Verdict(
                 Status.INVALID,
-                f"{name}: {pair!r} is not key:value (e.g. garbage_collection_threshold:0.8).",
+                translate(
+                    "checks",
+                    "{name}: {pair} is not key:value (e.g. garbage_collection_threshold:0.8).",
+                ).format(name=name, pair=repr(pair)),
             )
         problem = _alloc_value_problem(key, setting)
         if problem is not None:
             return Verdict(Status.INVALID, f"{name}: {problem}")
         if key not in ALLOC_KEYS:
             notes.append(
-                f"{key!r} is not an allocator key rocmpanel knows; older torch stops with an "
-                "error at the first GPU allocation on an unknown key."
+                translate(
+                    "checks",
+                    "{key} is not an allocator key rocmpanel knows; older torch stops with an "
+                    "error at the first GPU allocation on an unknown key.",
+                ).format(key=repr(key))
             )
         if key == "expandable_segments" and setting == "True":
             notes.append(
-                "expandable_segments is unsupported on ROCm up to torch 2.10 (a warning, then "
-                "ignored); newer torch enables it on ROCm 7.0 and later."
+                translate(
+                    "checks",
+                    "expandable_segments is unsupported on ROCm up to torch 2.10 (a warning, then "
+                    "ignored); newer torch enables it on ROCm 7.0 and later.",
+                )
             )
     return Verdict(Status.WARNING if notes else Status.VALID, " ".join(notes))
 
 
 def _alloc_value_problem(key: str, setting: str) -> str | None:
     if key == "max_split_size_mb" and not (setting.isdigit() and int(setting) >= 20):
-        return f"max_split_size_mb must be a whole number of MiB, at least 20; got {setting!r}."
+        return translate(
+            "checks", "max_split_size_mb must be a whole number of MiB, at least 20; got {value}."
+        ).format(value=repr(setting))
     if key == "garbage_collection_threshold":
         try:
             fraction = float(setting)
         except ValueError:
             fraction = -1.0
         if not 0.0 < fraction < 1.0:
-            return f"garbage_collection_threshold must be between 0 and 1; got {setting!r}."
+            return translate(
+                "checks", "garbage_collection_threshold must be between 0 and 1; got {value}."
+            ).format(value=repr(setting))
     if key == "expandable_segments" and setting not in ("True", "False"):
-        return f"expandable_segments must be True or False; got {setting!r}."
+        return translate(
+            "checks", "expandable_segments must be True or False; got {value}."
+        ).format(value=repr(setting))
     if key == "backend" and setting not in ("native", "cudaMallocAsync", "hipMallocAsync"):
-        return f"backend must be native, cudaMallocAsync or hipMallocAsync; got {setting!r}."
+        return translate(
+            "checks", "backend must be native, cudaMallocAsync or hipMallocAsync; got {value}."
+        ).format(value=repr(setting))
     return None
 
 
@@ -239,17 +300,26 @@ def _check_path(name: str, value: str, platform: str) -> Verdict:
         home = "%USERPROFILE%" if platform == "windows" else "$HOME"
         return Verdict(
             Status.INVALID,
-            f"{name}: ~ is not expanded in environment files or the registry; write {home} "
-            "instead.",
+            translate(
+                "checks",
+                "{name}: ~ is not expanded in environment files or the registry; write {home} "
+                "instead.",
+            ).format(name=name, home=home),
         )
     if value.startswith(("$", "%")):
         return Verdict(Status.VALID)
     if not _is_absolute(value, platform):
         return Verdict(
-            Status.WARNING, f"{value!r} is relative: each program resolves it in its own folder."
+            Status.WARNING,
+            translate(
+                "checks", "{value} is relative: each program resolves it in its own folder."
+            ).format(value=repr(value)),
         )
     if platform == current_platform() and not Path(value).exists():
-        return Verdict(Status.WARNING, f"{value} does not exist on this computer.")
+        return Verdict(
+            Status.WARNING,
+            translate("checks", "{value} does not exist on this computer.").format(value=value),
+        )
     return Verdict(Status.VALID)
 
 
@@ -258,11 +328,20 @@ def _check_path_list(name: str, value: str, platform: str) -> Verdict:
     notes: list[str] = []
     if "" in entries:
         notes.append(
-            "An empty entry means the current folder, which lets any folder you are in "
-            "supply programs or libraries."
+            translate(
+                "checks",
+                "An empty entry means the current folder, which lets any folder you are in "
+                "supply programs or libraries.",
+            )
         )
     if any(entry.startswith("~") for entry in entries):
-        notes.append("Entries starting with ~ are not expanded outside a shell; use $HOME.")
+        notes.append(
+            translate(
+                "checks", "Entries starting with ~ are not expanded outside a shell; use $HOME."
+            )
+        )
     if name == "PATH" and platform == "linux" and not {"$PATH", "${PATH}"} & set(entries):
-        notes.append("PATH does not include $PATH: the system folders would be lost.")
+        notes.append(
+            translate("checks", "PATH does not include $PATH: the system folders would be lost.")
+        )
     return Verdict(Status.WARNING if notes else Status.VALID, " ".join(notes))

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
+
 BLOCK_BEGIN = "# >>> rocmpanel environment >>>"
 BLOCK_END = "# <<< rocmpanel environment <<<"
 BLOCK_NOTE = (
@@ -46,23 +48,32 @@ _DQ_ESCAPABLE = '$`"\\'
 def unsafe_value_reason(value: str) -> str | None:
     """Why ``value`` cannot be stored safely in every store, or None."""
     if "\x00" in value:
-        return "the value contains a NUL character, which no environment can hold."
+        return translate(
+            "formats", "the value contains a NUL character, which no environment can hold."
+        )
     if "\n" in value or "\r" in value:
-        return "the value contains a line break; environment files hold one line per variable."
+        return translate(
+            "formats",
+            "the value contains a line break; environment files hold one line per variable.",
+        )
     if any("\ud800" <= char <= "\udfff" for char in value):
-        return "the value contains characters that are not valid text (lone surrogates)."
+        return translate(
+            "formats", "the value contains characters that are not valid text (lone surrogates)."
+        )
     if "`" in value or "$(" in value:
-        return (
+        return translate(
+            "formats",
             "the value contains ` or $( (shell command substitution); rocmpanel refuses them "
-            "so that no environment file it writes can ever run a command."
+            "so that no environment file it writes can ever run a command.",
         )
     return None
 
 
 _REFERENCE_RE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
-REFERENCE_RULE = (
+REFERENCE_RULE = QT_TRANSLATE_NOOP(
+    "formats",
     "in a path or PATH-like value, $ may only start a reference to another variable, written "
-    "$NAME or ${NAME} (for example /opt/rocm/bin:$PATH)"
+    "$NAME or ${NAME} (for example /opt/rocm/bin:$PATH)",
 )
 
 
@@ -74,11 +85,12 @@ def reference_problem(value: str) -> str | None:
         match = _REFERENCE_RE.match(value, index)
         if match is None:
             shown = value[index : index + 12]
-            return (
-                f"{shown!r} is not a plain variable reference: {REFERENCE_RULE}. Shell forms "
-                "such as ${NAME:-x}, ${NAME/a/b}, $1 or $$ mean different things (or fail) "
-                "in ~/.profile and environment.d, so they are refused."
-            )
+            return translate(
+                "formats",
+                "{shown} is not a plain variable reference: {rule}. Shell forms "
+                "such as ${{NAME:-x}}, ${{NAME/a/b}}, $1 or $$ mean different things (or fail) "
+                "in ~/.profile and environment.d, so they are refused.",
+            ).format(shown=repr(shown), rule=translate("formats", REFERENCE_RULE))
         index = value.find("$", match.end())
     return None
 

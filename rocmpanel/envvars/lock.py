@@ -22,13 +22,15 @@ from filelock import FileLock, Timeout
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 
 LOCK_TIMEOUT = 10.0
 MAX_WAIT = 120.0
 LOCK_FILE = "env.lock"
 JOURNAL_FILE = "env_undo.json"  # journal.journal_path(): what every holder rewrites
-BUSY_MESSAGE = (
-    "another rocmpanel is changing the environment; try again in a moment. Nothing was changed."
+BUSY_MESSAGE = QT_TRANSLATE_NOOP(
+    "lock",
+    "another rocmpanel is changing the environment; try again in a moment. Nothing was changed.",
 )
 
 _THREAD_LOCK = threading.RLock()
@@ -85,7 +87,9 @@ def env_lock(timeout: float | None = None) -> Iterator[None]:
     if timeout is None:
         timeout = LOCK_TIMEOUT
     if not _THREAD_LOCK.acquire(timeout=timeout):
-        raise EnvBusyError(BUSY_MESSAGE, "another thread of this process holds the lock")
+        raise EnvBusyError(
+            translate("lock", BUSY_MESSAGE), "another thread of this process holds the lock"
+        )
     try:
         depth = getattr(_held, "depth", 0)
         if depth:
@@ -101,11 +105,16 @@ def env_lock(timeout: float | None = None) -> Iterator[None]:
             file_lock = FileLock(str(path), timeout=timeout)
             _acquire(file_lock, timeout)
         except Timeout as exc:
-            raise EnvBusyError(BUSY_MESSAGE, f"{path} held for more than {timeout:g} s") from exc
+            raise EnvBusyError(
+                translate("lock", BUSY_MESSAGE), f"{path} held for more than {timeout:g} s"
+            ) from exc
         except OSError as exc:
             raise PanelError(
-                f"Could not take the lock file {path}: {exc.strerror or exc}. Check that "
-                f"{path.parent} is writable; nothing was changed.",
+                translate(
+                    "lock",
+                    "Could not take the lock file {path}: {reason}. Check that "
+                    "{folder} is writable; nothing was changed.",
+                ).format(path=path, reason=exc.strerror or exc, folder=path.parent),
                 str(exc),
             ) from exc
         _held.depth = 1

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from rocmpanel.base import paths
 from rocmpanel.base.atomic import remove_stale_temp_files, stale_temp_files, temp_prefix
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.envvars import journal
 from rocmpanel.envvars.lock import env_lock
 from rocmpanel.envvars.plan import EnvChange, FilePlan
@@ -112,7 +113,11 @@ def _remove_leftovers(stores: Mapping[str, EnvStore]) -> list[str]:
     if not removed:
         return []
     names = ", ".join(str(path) for path in removed[:3]) + (" …" if len(removed) > 3 else "")
-    return [f"Removed {len(removed)} leftover temporary file(s) of an interrupted write: {names}."]
+    text = translate(
+        "transaction",
+        "Removed {count} leftover temporary file(s) of an interrupted write: {names}.",
+    )
+    return [text.format(count=len(removed), names=names)]
 
 
 def _load_for(on_damaged: OnDamaged, notes: list[str]) -> list[journal.Entry] | None:
@@ -127,9 +132,12 @@ def _load_for(on_damaged: OnDamaged, notes: list[str]) -> list[journal.Entry] | 
             return None
         moved = journal.move_aside()
         notes.append(
-            f"The undo journal {exc.path} could not be read ({exc.why}); it was kept as "
-            f"{moved} and a new one was started (earlier changes can no longer be undone "
-            "from rocmpanel)."
+            translate(
+                "transaction",
+                "The undo journal {path} could not be read ({why}); it was kept as "
+                "{moved} and a new one was started (earlier changes can no longer be undone "
+                "from rocmpanel).",
+            ).format(path=exc.path, why=exc.why, moved=moved)
         )
         return []
 
@@ -164,39 +172,66 @@ def _finish(
     """Roll one interrupted entry forward or back: (what was done, the entry to keep)."""
     records: list[dict[str, Any]] = entry["records"]
     undoing = entry["state"] == journal.UNDOING
-    what = f"An interrupted {'undo of' if undoing else 'change'} ({entry.get('summary') or '?'})"
+    summary = entry.get("summary") or "?"
+    what = (
+        translate("transaction", "An interrupted undo of ({summary})")
+        if undoing
+        else translate("transaction", "An interrupted change ({summary})")
+    ).format(summary=summary)
     missing = sorted({r["store"] for r in records if r["store"] not in stores})
     if missing:
         return (
-            f"{what} involves the {', '.join(missing)} store, which is not available here; "
-            "it was left for later.",
+            translate(
+                "transaction",
+                "{what} involves the {stores} store, which is not available here; "
+                "it was left for later.",
+            ).format(what=what, stores=", ".join(missing)),
             entry,
         )
     try:
         states = [stores[record["store"]].state(record) for record in records]
     except PanelError as exc:
-        return f"{what} could not be checked: {exc.message}", entry
+        return translate("transaction", "{what} could not be checked: {error}").format(
+            what=what, error=exc.message
+        ), entry
     if not undoing and all(state == WRITTEN for state in states):
-        return f"{what} had been written completely; it can be undone as usual.", {
-            **entry,
-            "state": journal.COMPLETE,
-        }
+        done = translate(
+            "transaction", "{what} had been written completely; it can be undone as usual."
+        )
+        return done.format(what=what), {**entry, "state": journal.COMPLETE}
     if not undoing and all(state == BEFORE for state in states):
-        return f"{what} had not been written yet; nothing was changed.", None
+        return translate(
+            "transaction", "{what} had not been written yet; nothing was changed."
+        ).format(what=what), None
     pairs = list(zip(records, states, strict=True))
     to_restore = [record for record, state in pairs if state == WRITTEN]
     failures = _restore_all(stores, to_restore)
     if failures:
-        verb = "finished" if undoing else "rolled back"
-        return f"{what} could not be {verb}: {' '.join(failures)}", entry
+        failed = (
+            translate("transaction", "{what} could not be finished: {failures}")
+            if undoing
+            else translate("transaction", "{what} could not be rolled back: {failures}")
+        )
+        return failed.format(what=what, failures=" ".join(failures)), entry
     restored.update(record["store"] for record in to_restore)
     others = [record["path"] for record, state in pairs if state not in (WRITTEN, BEFORE)]
-    note = f"{what} was finished" if undoing else f"{what} was rolled back"
+    paths = ", ".join(record["path"] for record in to_restore)
     if to_restore:
-        note += ": " + ", ".join(record["path"] for record in to_restore) + " restored"
-    note += "."
+        note = (
+            translate("transaction", "{what} was finished: {paths} restored.")
+            if undoing
+            else translate("transaction", "{what} was rolled back: {paths} restored.")
+        ).format(what=what, paths=paths)
+    else:
+        note = (
+            translate("transaction", "{what} was finished.")
+            if undoing
+            else translate("transaction", "{what} was rolled back.")
+        ).format(what=what)
     if others:
-        note += f" {', '.join(others)} had been changed meanwhile and was left as it is."
+        note += " " + translate(
+            "transaction", "{paths} had been changed meanwhile and was left as it is."
+        ).format(paths=", ".join(others))
     return note, None
 
 
@@ -265,7 +300,7 @@ def _apply_locked(
 ) -> ApplyResult:
     todo = [plan for plan in plans if plan.changed]
     if not todo:
-        return ApplyResult((), "Nothing to change.", tuple(notes))
+        return ApplyResult((), translate("transaction", "Nothing to change."), tuple(notes))
     for plan in todo:
         stores[plan.store].preflight(plan)
     entries = _load_for("move", notes) or []
@@ -284,7 +319,9 @@ def _apply_locked(
         journal.save([*entries, entry])
     except PanelError as exc:
         raise PanelError(
-            f"The undo record could not be saved ({exc.message}); nothing was changed.",
+            translate(
+                "transaction", "The undo record could not be saved ({error}); nothing was changed."
+            ).format(error=exc.message),
             exc.detail,
         ) from exc
     written: list[dict[str, Any]] = []
@@ -297,27 +334,36 @@ def _apply_locked(
         if failures:
             raise PanelError(
                 exc.message
-                + " Restoring the stores already written also failed: "
-                + " ".join(failures)
-                + " The next rocmpanel command will try again.",
+                + " "
+                + translate(
+                    "transaction",
+                    "Restoring the stores already written also failed: {failures} The next "
+                    "rocmpanel command will try again.",
+                ).format(failures=" ".join(failures)),
                 exc.detail,
             ) from exc
         with contextlib.suppress(PanelError):  # else recovery drops it: every store as before
             journal.save(entries)
         if written:
-            exc.message += " The stores already written were restored; nothing changed."
+            exc.message += " " + translate(
+                "transaction", "The stores already written were restored; nothing changed."
+            )
         raise
     try:
         journal.save([*entries, {**entry, "state": journal.COMPLETE}])
     except PanelError as exc:
         notes.append(
-            f"The undo record could not be completed ({exc.message}); the next rocmpanel "
-            "command will complete it."
+            translate(
+                "transaction",
+                "The undo record could not be completed ({error}); the next rocmpanel "
+                "command will complete it.",
+            ).format(error=exc.message)
         )
     for plan in todo:
         stores[plan.store].after_change()
     targets = tuple(plan.target for plan in todo)
-    return ApplyResult(targets, "Wrote " + ", ".join(targets) + ".", tuple(notes))
+    message = translate("transaction", "Wrote {targets}.").format(targets=", ".join(targets))
+    return ApplyResult(targets, message, tuple(notes))
 
 
 # ---- undo ----------------------------------------------------------------------------------
@@ -330,10 +376,10 @@ def last_apply() -> str | None:
     try:
         entries = journal.load()
     except PanelError:
-        return "the last apply"
+        return translate("transaction", "the last apply")
     if not entries:
         return None
-    return str(entries[-1].get("summary") or "the last apply")
+    return str(entries[-1].get("summary") or translate("transaction", "the last apply"))
 
 
 def undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
@@ -346,20 +392,28 @@ def undo_last(stores: Mapping[str, EnvStore]) -> ApplyResult:
 def _undo_locked(stores: Mapping[str, EnvStore], notes: list[str]) -> ApplyResult:
     entries = journal.load()
     if not entries:
-        raise PanelError("There is no apply to undo.")
+        raise PanelError(translate("transaction", "There is no apply to undo."))
     entry = entries[-1]
-    summary = entry.get("summary") or "the last apply"
+    summary = entry.get("summary") or translate("transaction", "the last apply")
     if entry["state"] != journal.COMPLETE:
         raise PanelError(
-            f"The last change ({summary}) was interrupted and could not be finished or rolled "
-            "back yet; nothing was restored. " + " ".join(notes)
+            translate(
+                "transaction",
+                "The last change ({summary}) was interrupted and could not be finished or rolled "
+                "back yet; nothing was restored.",
+            ).format(summary=summary)
+            + " "
+            + " ".join(notes)
         )
     records: list[dict[str, Any]] = entry["records"]
     for record in records:
         if record["store"] not in stores:
             raise PanelError(
-                f"The last apply wrote the {record['store']} store, which is not available "
-                "here; nothing was restored."
+                translate(
+                    "transaction",
+                    "The last apply wrote the {store} store, which is not available "
+                    "here; nothing was restored.",
+                ).format(store=record["store"])
             )
         stores[record["store"]].check_restore(record)
     protect = journal.referenced_backups(entries)
@@ -369,17 +423,24 @@ def _undo_locked(stores: Mapping[str, EnvStore], notes: list[str]) -> ApplyResul
     failures = _restore_all(stores, records)
     if failures:
         raise PanelError(
-            "Undo failed: " + " ".join(failures) + " The next rocmpanel command will try to "
-            "finish it."
+            translate(
+                "transaction",
+                "Undo failed: {failures} The next rocmpanel command will try to finish it.",
+            ).format(failures=" ".join(failures))
         )
     try:
         journal.save(entries[:-1])
     except PanelError as exc:
         notes.append(
-            f"The undo record could not be removed ({exc.message}); the next rocmpanel "
-            "command will remove it."
+            translate(
+                "transaction",
+                "The undo record could not be removed ({error}); the next rocmpanel "
+                "command will remove it.",
+            ).format(error=exc.message)
         )
     for record in records:
         stores[record["store"]].after_change()
     targets = tuple(str(record.get("path", record["store"])) for record in records)
-    return ApplyResult(targets, f"Undid {summary}.", tuple(notes))
+    return ApplyResult(
+        targets, translate("transaction", "Undid {summary}.").format(summary=summary), tuple(notes)
+    )

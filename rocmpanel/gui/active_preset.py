@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from rocmpanel.base.i18n import translate
+
 
 class ActivePresetHolder(QObject):
     """The active preset's ``ident`` ("" = none) and ``name``; ``changed`` follows each
@@ -35,4 +37,6 @@ class ActivePresetHolder(QObject):
 
     def label(self) -> str:
         """What the status bar shows: ``Preset: NAME`` or ``Preset: none``."""
-        return f"Preset: {self.name}" if self.ident else "Preset: none"
+        if self.ident:
+            return translate("ActivePresetHolder", "Preset: {name}").format(name=self.name)
+        return translate("ActivePresetHolder", "Preset: none")

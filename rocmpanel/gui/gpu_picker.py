@@ -16,6 +16,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QToolButton, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import format_gib
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
@@ -57,7 +58,10 @@ def refresh_choice(ctx: AppContext) -> None:
     def done(choice: GpuChoice | None, error: BaseException | None) -> None:
         holder.reading = False
         if error is not None or choice is None:
-            report(error or RuntimeError("nothing was read"), "Reading the GPUs for jobs")
+            report(
+                error or RuntimeError("nothing was read"),
+                translate("gpu_picker", "Reading the GPUs for jobs"),
+            )
             return
         now = ctx.settings.general.job_gpus
         if now != saved:  # chosen again while reading: the setting in memory counts
@@ -77,7 +81,7 @@ def _gpu_action_text(index: int, gpu: GpuInfo) -> str:
     if gpu.vram_bytes:
         extra.append(format_gib(gpu.vram_bytes))
     if gpu.integrated:
-        extra.append("integrated")
+        extra.append(translate("GpuPicker", "integrated"))
     tail = f" · {' · '.join(extra)}" if extra else ""
     return gpu_choice.gpu_text(index, gpu) + tail
 
@@ -95,12 +99,12 @@ class GpuPicker(QToolButton):
         self.setObjectName("statusGpus")
         self.setAutoRaise(True)
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.setAccessibleName("GPUs for jobs")
+        self.setAccessibleName(translate("GpuPicker", "GPUs for jobs"))
         self.menu_ = QMenu(self)
         self.menu_.aboutToShow.connect(self._fill_menu)
         self.setMenu(self.menu_)
         self.choice: GpuChoice | None = None
-        self.setText("GPUs: …")
+        self.setText(translate("GpuPicker", "GPUs: …"))
         ctx.gpu_choice.changed.connect(self._on_choice_changed)
         # Read when the window's inventory arrives (after the first paint), on each new
         # detection, and each time the menu opens (the menu shows the last reading).
@@ -127,19 +131,18 @@ class GpuPicker(QToolButton):
     def _show(self, choice: GpuChoice) -> None:
         self.choice = choice
         if not choice.available:
-            self.setText("GPUs: none")
+            self.setText(translate("GpuPicker", "GPUs: none"))
         elif choice.count == 1:
-            self.setText(f"GPU: {choice.indices[0]}")
+            self.setText(translate("GpuPicker", "GPU: {index}").format(index=choice.indices[0]))
         else:
-            self.setText("GPUs: " + ",".join(str(i) for i in choice.indices))
-        lines = [f"Jobs run on: {choice.label}.", *choice.notes]
+            indices = ",".join(str(i) for i in choice.indices)
+            self.setText(translate("GpuPicker", "GPUs: {indices}").format(indices=indices))
+        lines = [translate("GpuPicker", "Jobs run on: {gpus}.").format(gpus=choice.label)]
+        lines += choice.notes
         if choice.env:
-            lines.append(
-                "They get "
-                + ", ".join(f"{k}={v}" for k, v in choice.env.items() if v is not None)
-                + "."
-            )
-        lines.append("Click to choose.")
+            env = ", ".join(f"{k}={v}" for k, v in choice.env.items() if v is not None)
+            lines.append(translate("GpuPicker", "They get {variables}.").format(variables=env))
+        lines.append(translate("GpuPicker", "Click to choose."))
         self.setToolTip("\n".join(lines))
 
     def _fill_menu(self) -> None:
@@ -148,22 +151,29 @@ class GpuPicker(QToolButton):
         choice = self.choice
         self.refresh()
         if choice is None:
-            wait = self.menu_.addAction("Reading the GPUs…")
+            wait = self.menu_.addAction(translate("GpuPicker", "Reading the GPUs…"))
             wait.setEnabled(False)
             return
         saved = gpu_choice.saved_wanted(self.ctx.settings.general.job_gpus)
-        title = self.menu_.addAction("Jobs run on:")
+        title = self.menu_.addAction(translate("GpuPicker", "Jobs run on:"))
         title.setEnabled(False)
         group = QActionGroup(self.menu_)
         group.setExclusive(True)
         default = self._add(
-            "Default: the discrete GPUs", saved is None, partial(self.choose, None), group
+            translate("GpuPicker", "Default: the discrete GPUs"),
+            saved is None,
+            partial(self.choose, None),
+            group,
         )
-        default.setToolTip("An integrated GPU next to a discrete one is left out.")
-        self._add("All GPUs", saved == (), partial(self.choose, ()), group)
+        default.setToolTip(
+            translate("GpuPicker", "An integrated GPU next to a discrete one is left out.")
+        )
+        self._add(translate("GpuPicker", "All GPUs"), saved == (), partial(self.choose, ()), group)
         self.menu_.addSeparator()
         if not choice.available:
-            none = self.menu_.addAction("No AMD GPU is visible to ROCm on this machine")
+            none = self.menu_.addAction(
+                translate("GpuPicker", "No AMD GPU is visible to ROCm on this machine")
+            )
             none.setEnabled(False)
         chosen = set(choice.gpus)
         for index, gpu in enumerate(choice.available):
@@ -175,7 +185,7 @@ class GpuPicker(QToolButton):
             )
             action.setEnabled(bool(gpu.bdf))
         self.menu_.addSeparator()
-        about = self.menu_.addAction("What this sets…")
+        about = self.menu_.addAction(translate("GpuPicker", "What this sets…"))
         about.triggered.connect(self.explain)
 
     def _add(
@@ -196,7 +206,9 @@ class GpuPicker(QToolButton):
         chosen = [g for g in choice.gpus if g.bdf]
         if gpu in chosen:
             if len(chosen) == 1:
-                self.ctx.notify("At least one GPU stays chosen; pick another first.")
+                self.ctx.notify(
+                    translate("GpuPicker", "At least one GPU stays chosen; pick another first.")
+                )
                 return
             chosen.remove(gpu)
         else:
@@ -213,7 +225,11 @@ class GpuPicker(QToolButton):
         self._set(general.job_gpus)
         self.changed.emit()
         if self.choice is not None:
-            self.ctx.notify(f"Jobs started from now on run on {self.choice.label}.")
+            self.ctx.notify(
+                translate("GpuPicker", "Jobs started from now on run on {gpus}.").format(
+                    gpus=self.choice.label
+                )
+            )
         if self.ctx.demo:
             return  # the demo never writes the user's settings
         run_in_background(
@@ -228,7 +244,7 @@ class GpuPicker(QToolButton):
     ) -> None:
         if error is None:
             return
-        report(error, "Saving the GPU choice")
+        report(error, translate("GpuPicker", "Saving the GPU choice"))
         if self.ctx.settings.general.job_gpus == chosen:
             self.ctx.settings.general.job_gpus = before
             self._set(before)
@@ -240,15 +256,22 @@ class GpuPicker(QToolButton):
         choice = self.choice
         if choice is None:
             return
-        lines = [f"Jobs run on {choice.label}.", *choice.notes, ""]
+        lines = [translate("GpuPicker", "Jobs run on {gpus}.").format(gpus=choice.label)]
+        lines += [*choice.notes, ""]
         if choice.env:
             for name, value in choice.env.items():
-                shown = "removed" if value is None else f"= {value}"
+                shown = translate("GpuPicker", "removed") if value is None else f"= {value}"
                 lines.append(f"{name} {shown}: {gpu_choice.MEANINGS[name]}")
         else:
-            lines.append("Jobs get no visibility variable: they see every GPU.")
+            lines.append(
+                translate("GpuPicker", "Jobs get no visibility variable: they see every GPU.")
+            )
         lines.append(
-            "\nGPUs are numbered in the runtime's order (the KFD topology), which can differ "
-            "from rocm-smi's card numbers."
+            "\n"
+            + translate(
+                "GpuPicker",
+                "GPUs are numbered in the runtime's order (the KFD topology), which can differ "
+                "from rocm-smi's card numbers.",
+            )
         )
-        QMessageBox.information(self, "GPUs for jobs", "\n".join(lines))
+        QMessageBox.information(self, translate("GpuPicker", "GPUs for jobs"), "\n".join(lines))

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.jobs.runner import LOG_LINES_KEPT
 
 if TYPE_CHECKING:
@@ -37,6 +38,14 @@ if TYPE_CHECKING:
     from rocmpanel.jobs.runner import Job
 
 MAX_BLOCKS = 5000
+# How a job ended, by JobState value, as the job's log says it.
+STATE_NAMES = {
+    "running": QT_TRANSLATE_NOOP("JobState", "Running"),
+    "succeeded": QT_TRANSLATE_NOOP("JobState", "Succeeded"),
+    "failed": QT_TRANSLATE_NOOP("JobState", "Failed"),
+    "cancelled": QT_TRANSLATE_NOOP("JobState", "Cancelled"),
+    "crashed": QT_TRANSLATE_NOOP("JobState", "Crashed"),
+}
 # A view shows new lines at most every VIEW_INTERVAL_MS, and no more than VIEW_LINES_PER_S
 # on average: a burst after a quiet spell, up to VIEW_BURST_LINES, is shown whole; of a
 # flood, each batch shows the newest lines and a note counts the others. So a batch costs
@@ -44,10 +53,13 @@ MAX_BLOCKS = 5000
 VIEW_INTERVAL_MS = 100
 VIEW_LINES_PER_S = 2500
 VIEW_BURST_LINES = 1000
-SKIPPED_NOTE = "[… {count:,} lines not shown: they came faster than they can be read]"
-JOB_SKIPPED_NOTE = (
+SKIPPED_NOTE = QT_TRANSLATE_NOOP(
+    "LogText", "[… {count:,} lines not shown: they came faster than they can be read]"
+)
+JOB_SKIPPED_NOTE = QT_TRANSLATE_NOOP(
+    "LogText",
     "[… {count:,} lines not shown: they came faster than they can be read;"
-    " Copy log copies the job's last {kept} lines]"
+    " Copy log copies the job's last {kept} lines]",
 )
 
 
@@ -73,7 +85,7 @@ class LogText(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.format_line = format_line
-        self.skipped_note = skipped_note
+        self.skipped_note = translate("LogText", skipped_note)
         self.skipped = 0  # lines left out of the view so far
         self._pending: list[Any] = []
         self._pending_skipped = 0
@@ -187,7 +199,7 @@ class JobLogDialog(QDialog):
     def __init__(self, job: Job, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.job = job
-        self.setWindowTitle(f"Job log: {job.name}")
+        self.setWindowTitle(translate("JobLogDialog", "Job log: {name}").format(name=job.name))
         layout = QVBoxLayout(self)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -196,11 +208,13 @@ class JobLogDialog(QDialog):
         self.text = LogText(
             self,
             format_line=format_log_line,
-            skipped_note=JOB_SKIPPED_NOTE.replace("{kept}", f"{LOG_LINES_KEPT:,}"),
+            skipped_note=translate("LogText", JOB_SKIPPED_NOTE).replace(
+                "{kept}", f"{LOG_LINES_KEPT:,}"
+            ),
         )
         layout.addWidget(self.text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = QPushButton("&Copy log")
+        copy = QPushButton(translate("JobLogDialog", "&Copy log"))
         copy.clicked.connect(self._on_copy_clicked)
         buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
@@ -214,9 +228,15 @@ class JobLogDialog(QDialog):
     def _update_status(self) -> None:
         argv = " ".join(self.job.argv)
         if self.job.outcome is None:
-            self.status.setText(f"Running (pid {self.job.pid}): {argv}")
+            self.status.setText(
+                translate("JobLogDialog", "Running (pid {pid}): {command}").format(
+                    pid=self.job.pid, command=argv
+                )
+            )
         else:
-            self.status.setText(f"{self.job.outcome.state.value.capitalize()}: {self.job.outcome}")
+            outcome = self.job.outcome
+            state = translate("JobState", STATE_NAMES.get(outcome.state.value, outcome.state.value))
+            self.status.setText(f"{state}: {outcome}")
 
     @Slot(object)
     def _on_job_log_added(self, lines: list[LogLine]) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 
 log = logging.getLogger("rocmpanel.report")
 
@@ -40,7 +41,9 @@ def user_message(error: BaseException, doing: str = "") -> str:
     if isinstance(error, PanelError):
         return error.message
     text = str(error) or type(error).__name__
-    return f"{doing} failed: {text}" if doing else f"Unexpected error: {text}"
+    if doing:
+        return translate("report", "{doing} failed: {error}").format(doing=doing, error=text)
+    return translate("report", "Unexpected error: {error}").format(error=text)
 
 
 def report(

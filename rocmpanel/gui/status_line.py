@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
 
@@ -71,7 +72,7 @@ class StatusLine(QWidget):
             return False
         self._doing = doing
         self.progress.show()
-        running_text = doing + "…"
+        running_text = translate("StatusLine", "{doing}…").format(doing=doing)
         self._set(running_text, error=False)
         self.busy_changed.emit(True)
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.machine.kfd_topology import gpus_from_kfd, read_nodes
 
@@ -86,17 +87,19 @@ class GpuChoice:
     def label(self) -> str:
         """One line: which GPUs, by index, name and PCI address."""
         if not self.available:
-            return "no AMD GPU"
+            return translate("GpuChoice", "no AMD GPU")
         if len(self.gpus) == len(self.available) and len(self.gpus) > 1:
-            return f"all {len(self.gpus)} GPUs"
+            return translate("GpuChoice", "all {count} GPUs").format(count=len(self.gpus))
         return ", ".join(gpu_text(i, gpu) for i, gpu in zip(self.indices, self.gpus, strict=True))
 
 
 def gpu_text(index: int, gpu: GpuInfo) -> str:
     """``GPU 0 Radeon RX 7900 XTX (0000:03:00.0)``."""
-    name = gpu.name or gpu.gfx or "AMD GPU"
+    name = gpu.name or gpu.gfx or translate("gpu_choice", "AMD GPU")
     where = f" ({gpu.bdf})" if gpu.bdf else ""
-    return f"GPU {index} {name}{where}"
+    return translate("gpu_choice", "GPU {index} {name}{where}").format(
+        index=index, name=name, where=where
+    )
 
 
 def normalize_bdf(text: str) -> str | None:
@@ -180,7 +183,10 @@ def saved_problem(text: str) -> str | None:
     if not bad:
         return None
     shown = ", ".join(repr(part[:40]) for part in bad[:3]) + (", …" if len(bad) > 3 else "")
-    return f"The saved GPU choice has entries that are not PCI addresses ({shown}): ignored."
+    return translate(
+        "gpu_choice",
+        "The saved GPU choice has entries that are not PCI addresses ({shown}): ignored.",
+    ).format(shown=shown)
 
 
 def saved_text(wanted: tuple[str, ...] | None) -> str:
@@ -210,15 +216,27 @@ def choose(
         present = {gpu.bdf.lower() for gpu in available if gpu.bdf}
         gone = sorted(keys - present)
         if gone:
-            notes.append(f"Chosen GPU {', '.join(gone)} is not on this machine now.")
+            notes.append(
+                translate("gpu_choice", "Chosen GPU {gpus} is not on this machine now.").format(
+                    gpus=", ".join(gone)
+                )
+            )
         if not chosen:
             chosen, explicit = default_gpus(available), False
             if available:
-                notes.append("None of the chosen GPUs is here: jobs use the default.")
+                notes.append(
+                    translate(
+                        "gpu_choice", "None of the chosen GPUs is here: jobs use the default."
+                    )
+                )
     left_out = [gpu for gpu in available if gpu not in chosen]
     if not explicit and left_out:
         names = ", ".join(gpu_text(available.index(g), g) for g in left_out)
-        notes.append(f"Left out by default (integrated): {names}.")
+        notes.append(
+            translate("gpu_choice", "Left out by default (integrated): {names}.").format(
+                names=names
+            )
+        )
     env: dict[str, str | None] = {}
     if available and chosen and (explicit or len(chosen) < len(available)):
         indices = ",".join(str(available.index(gpu)) for gpu in chosen)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rocmpanel.base import subproc
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.jobs.protocol import Result, WorkerError, parse_line
 from rocmpanel.jobs.spec import JobSpec, prepare
 
@@ -50,24 +51,36 @@ def read_installed(python: str, names: tuple[str, ...]) -> Installed:
         )
     except subprocess.TimeoutExpired as exc:
         raise PanelError(
-            f"The workload Python {prepared.argv[0]} did not answer within {TIMEOUT_S:g} s. "
-            "Check that it starts, or pick another interpreter in Settings."
+            translate(
+                "installed",
+                "The workload Python {python} did not answer within {seconds} s. "
+                "Check that it starts, or pick another interpreter in Settings.",
+            ).format(python=prepared.argv[0], seconds=f"{TIMEOUT_S:g}")
         ) from exc
     except OSError as exc:
         raise PanelError(
-            f"The workload Python {prepared.argv[0]} could not start ({exc}). "
-            "Pick another interpreter in Settings."
+            translate(
+                "installed",
+                "The workload Python {python} could not start ({reason}). "
+                "Pick another interpreter in Settings.",
+            ).format(python=prepared.argv[0], reason=exc)
         ) from exc
     for line in done.stdout.splitlines():
         event = parse_line(line)
         if isinstance(event, Result) and event.data.get("kind") == "packages":
             return _installed(event.data)
         if isinstance(event, WorkerError):
-            raise PanelError(f"Listing the packages failed: {event.message}")
+            raise PanelError(
+                translate("installed", "Listing the packages failed: {message}").format(
+                    message=event.message
+                )
+            )
     last = (done.stderr.strip().splitlines() or ["no output"])[-1]
     raise PanelError(
-        f"The workload Python {prepared.argv[0]} did not list its packages "
-        f"(exit code {done.returncode}: {last[:200]})."
+        translate(
+            "installed",
+            "The workload Python {python} did not list its packages (exit code {code}: {last}).",
+        ).format(python=prepared.argv[0], code=done.returncode, last=last[:200])
     )
 
 

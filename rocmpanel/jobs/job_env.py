@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 
 from rocmpanel.base import registry as base_registry
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.paths import data_dir
 from rocmpanel.base.registry import find_name
 from rocmpanel.base.settings import Settings
@@ -99,7 +100,11 @@ def preset_env(spec: JobSpec, platform: str, active: str | None = None) -> Env:
         return {}
     except Exception as exc:  # a broken store never stops a job
         if spec.preset is not None:
-            raise PanelError(f"Could not read the tuning preset {spec.preset!r}: {exc}") from exc
+            raise PanelError(
+                translate("job_env", "Could not read the tuning preset {preset}: {reason}").format(
+                    preset=repr(spec.preset), reason=exc
+                )
+            ) from exc
         log.warning("The tuning presets could not be read (%s); running without one.", exc)
         return {}
     if preset is None:

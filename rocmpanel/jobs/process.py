@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from rocmpanel.base import subproc
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.jobs import lifetime, winjob
 from rocmpanel.jobs.protocol import (
     Event,
@@ -80,7 +81,12 @@ class JobOutcome:
     def __str__(self) -> str:
         text = self.message
         if self.stderr_tail and self.state is JobState.CRASHED:
-            text += "\nLast lines of its error output:\n" + "\n".join(self.stderr_tail)
+            text += (
+                "\n"
+                + translate("JobOutcome", "Last lines of its error output:")
+                + "\n"
+                + "\n".join(self.stderr_tail)
+            )
         return text
 
 
@@ -142,12 +148,16 @@ def decide_outcome(
         "duration_s": duration_s,
     }
     if cancelled:
-        return JobOutcome(JobState.CANCELLED, message="Cancelled.", **common)
+        return JobOutcome(
+            JobState.CANCELLED, message=translate("JobOutcome", "Cancelled."), **common
+        )
     if exit_code < 0 and platform != "win32":  # a signal says more than any error before it
         name = _signal_name(exit_code)
         return JobOutcome(
             JobState.CRASHED,
-            message=f"The worker was killed by {name}.",
+            message=translate("JobOutcome", "The worker was killed by {signal}.").format(
+                signal=name
+            ),
             signal_name=name,
             **common,
         )
@@ -158,14 +168,18 @@ def decide_outcome(
     if exit_code != 0:
         return JobOutcome(
             JobState.CRASHED,
-            message=f"The worker crashed (exit code {describe_exit_code(exit_code)}).",
+            message=translate("JobOutcome", "The worker crashed (exit code {code}).").format(
+                code=describe_exit_code(exit_code)
+            ),
             **common,
         )
     if result is None and not interactive:
         return JobOutcome(
-            JobState.CRASHED, message="The worker exited without reporting a result.", **common
+            JobState.CRASHED,
+            message=translate("JobOutcome", "The worker exited without reporting a result."),
+            **common,
         )
-    return JobOutcome(JobState.SUCCEEDED, message="Done.", **common)
+    return JobOutcome(JobState.SUCCEEDED, message=translate("JobOutcome", "Done."), **common)
 
 
 def _process_handle(proc: subprocess.Popen[bytes]) -> int:
@@ -251,7 +265,10 @@ class JobProcess:
             if tree is not None:
                 tree.close()
             raise PanelError(
-                f"Could not start {self.prepared.argv[0]}: {exc.strerror or exc}.", str(exc)
+                translate("JobProcess", "Could not start {program}: {reason}.").format(
+                    program=self.prepared.argv[0], reason=exc.strerror or exc
+                ),
+                str(exc),
             ) from exc
         if tree is not None:
             self._adopt(tree, self._proc)
@@ -288,7 +305,9 @@ class JobProcess:
                         pipe.close()
             self._proc = None
             raise PanelError(
-                f"Could not start {self.prepared.argv[0]}: Windows did not let it run.",
+                translate(
+                    "JobProcess", "Could not start {program}: Windows did not let it run."
+                ).format(program=self.prepared.argv[0]),
                 str(exc),
             ) from exc
         self._tree = tree
@@ -364,10 +383,14 @@ class JobProcess:
     def send(self, op: str, **fields: Any) -> None:
         """Send a command to an interactive worker."""
         if not self.interactive:
-            raise PanelError(f"The {self.prepared.spec.name} job takes no commands.")
+            raise PanelError(
+                translate("JobProcess", "The {job} job takes no commands.").format(
+                    job=self.prepared.spec.name
+                )
+            )
         proc = self._proc
         if proc is None or proc.stdin is None or self._done.is_set():
-            raise PanelError("The worker is not running.")
+            raise PanelError(translate("JobProcess", "The worker is not running."))
         try:
             with self._stdin_lock:
                 proc.stdin.write(encode_command(op, **fields))

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import translate
 from rocmpanel.workers import worker_script
 
 log = logging.getLogger(__name__)
@@ -80,7 +82,7 @@ def resolve_python(python: str, platform: str = sys.platform) -> str:
     """The interpreter to use: ``python`` (a path or a command on PATH) or our own; on
     Windows the console ``python.exe`` next to a ``pythonw.exe``."""
     if not python:
-        resolved = sys.executable
+        resolved = own_python(platform)
     elif os.sep in python or (os.altsep and os.altsep in python):
         resolved = python
     else:
@@ -144,14 +146,24 @@ def prepare(
     path = Path(python)
     if not path.exists():
         raise PanelError(
-            f"The workload Python {python!r} does not exist.",
+            translate("spec", "The workload Python {python} does not exist.").format(
+                python=repr(python)
+            ),
             "Pick another interpreter in Settings or install a managed environment.",
         )
     if path.is_dir() or not os.access(path, os.X_OK):
-        raise PanelError(f"The workload Python {python!r} is not an executable file.")
+        raise PanelError(
+            translate("spec", "The workload Python {python} is not an executable file.").format(
+                python=repr(python)
+            )
+        )
     script = script_path(spec.worker)
     if not script.is_file():
-        raise PanelError(f"The worker script {script} is missing; reinstall rocmpanel.")
+        raise PanelError(
+            translate("spec", "The worker script {script} is missing; reinstall rocmpanel.").format(
+                script=script
+            )
+        )
     env = dict(os.environ if base_env is None else base_env)
     for key, value in spec.env.items():
         set_env(env, key, value, platform)

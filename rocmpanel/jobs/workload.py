@@ -24,6 +24,7 @@ from rocmpanel.base import paths
 from rocmpanel.base.atomic import copy_aside, write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, NotRegularFileError, is_regular, read_bytes
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.locking import locked
 from rocmpanel.base.settings import Settings
 
@@ -232,15 +233,17 @@ def interpreters_damage() -> str | None:
     if problem is None:
         return None
     if problem == NOT_REGULAR:
-        return (
-            f"The list of registered interpreters {path} is not a regular file, so it is "
-            "ignored. Move it away to register interpreters again."
-        )
-    return (
-        f"The list of registered interpreters {path} is damaged ({problem}), so it is "
-        f"ignored. Fix it by hand, or register an interpreter: the damaged file is then kept "
-        f"as {INTERPRETERS_FILE}.{INTERPRETERS_BAD_TAG}-<time> and a new list started."
-    )
+        return translate(
+            "workload",
+            "The list of registered interpreters {path} is not a regular file, so it is "
+            "ignored. Move it away to register interpreters again.",
+        ).format(path=path)
+    return translate(
+        "workload",
+        "The list of registered interpreters {path} is damaged ({problem}), so it is "
+        "ignored. Fix it by hand, or register an interpreter: the damaged file is then kept "
+        "as {kept}-<time> and a new list started.",
+    ).format(path=path, problem=problem, kept=f"{INTERPRETERS_FILE}.{INTERPRETERS_BAD_TAG}")
 
 
 def registered_interpreters() -> list[str]:
@@ -256,9 +259,11 @@ def _keep_aside(path: Path) -> Path:
         copy_aside(path, target)
     except OSError as exc:
         raise PanelError(
-            f"Nothing registered: the damaged {path} could not be kept aside as "
-            f"{target.name} ({exc.strerror or exc}), so it was left as it is. Move it away "
-            "or fix it, then try again.",
+            translate(
+                "workload",
+                "Nothing registered: the damaged {path} could not be kept aside as {target} "
+                "({reason}), so it was left as it is. Move it away or fix it, then try again.",
+            ).format(path=path, target=target.name, reason=exc.strerror or exc),
             str(exc),
         ) from exc
     return target
@@ -270,7 +275,9 @@ def add_interpreter(python: str) -> tuple[str, Path | None]:
     if ``python`` is unusable or the list cannot be written."""
     path = Path(python).expanduser()
     if not python or not path.is_file() or not os.access(path, os.X_OK):
-        raise PanelError(f"{python} is not an executable file.")
+        raise PanelError(
+            translate("workload", "{python} is not an executable file.").format(python=python)
+        )
     value = str(path.absolute())
     file = interpreters_file()
     kept: Path | None = None
@@ -279,8 +286,11 @@ def add_interpreter(python: str) -> tuple[str, Path | None]:
         if problem is not None:
             if problem == NOT_REGULAR or not is_regular(file):
                 raise PanelError(
-                    f"Nothing registered: {file} is not a regular file. Move it away, then "
-                    "try again."
+                    translate(
+                        "workload",
+                        "Nothing registered: {file} is not a regular file. Move it away, then "
+                        "try again.",
+                    ).format(file=file)
                 )
             kept = _keep_aside(file)
         if value not in current or kept is not None:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.resources import read_resource
 
 PROFILES_NAME = "install_profiles.yaml"
@@ -88,7 +89,10 @@ class Profiles:
         except KeyError:
             known = ", ".join(self.profiles)
             raise PanelError(
-                f"There is no install profile {profile_id!r}.", f"Known profiles: {known}."
+                translate("install_profiles", "There is no install profile {profile}.").format(
+                    profile=repr(profile_id)
+                ),
+                f"Known profiles: {known}.",
             ) from None
 
 
@@ -109,7 +113,12 @@ class Extras:
 
     def lines(self) -> tuple[str, ...]:
         """ "requirement: why" for each package, for the plan."""
-        return tuple(f"{p.requirement}: {p.why}" for p in self.packages)
+        return tuple(
+            translate("install_profiles", "{requirement}: {why}").format(
+                requirement=p.requirement, why=p.why
+            )
+            for p in self.packages
+        )
 
 
 def _strs(value: Any) -> tuple[str, ...]:
@@ -174,9 +183,15 @@ def parse(text: str) -> Profiles:
             broken,
         )
     except yaml.YAMLError as exc:
-        raise PanelError(f"{PROFILES_NAME} is not valid YAML.", str(exc)) from exc
+        raise PanelError(
+            translate("install_profiles", "{file} is not valid YAML.").format(file=PROFILES_NAME),
+            str(exc),
+        ) from exc
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise PanelError(f"{PROFILES_NAME} is malformed.", repr(exc)) from exc
+        raise PanelError(
+            translate("install_profiles", "{file} is malformed.").format(file=PROFILES_NAME),
+            repr(exc),
+        ) from exc
 
 
 @lru_cache(maxsize=1)
@@ -185,7 +200,10 @@ def load() -> Profiles:
     try:
         text = read_resource(PROFILES_NAME)
     except OSError as exc:
-        raise PanelError(f"Could not read {PROFILES_NAME}.", str(exc)) from exc
+        raise PanelError(
+            translate("install_profiles", "Could not read {file}.").format(file=PROFILES_NAME),
+            str(exc),
+        ) from exc
     return parse(text)
 
 
@@ -223,22 +241,27 @@ def _no_4bit_note(
 ) -> str:
     """Why 4-bit on the GPU is refused, in a sentence, and what chat does instead."""
     if torch_rocm is None:
-        return (
+        return translate(
+            "install_profiles",
             "4-bit on the GPU: not available with a torch built without ROCm (a CPU or CUDA "
-            "build), so bitsandbytes is not installed. Chat still works on the CPU."
+            "build), so bitsandbytes is not installed. Chat still works on the CPU.",
         )
     series = _series(torch_rocm)
     system = os_name.capitalize()
-    target = gfx or "an unknown GPU"
+    target = gfx or translate("install_profiles", "an unknown GPU")
     if broken is not None:
         reason = broken.why
     else:
-        reason = f"its PyPI wheels for {system} have no ROCm {series} kernels for {target}"
-    return (
-        f"4-bit on the GPU: not available for {target} with torch built for ROCm {series} on "
-        f"{system}, so bitsandbytes is not installed: {reason}. Chat still works in bf16/fp16 "
-        "on the GPU if the model fits its memory, or on the CPU."
-    )
+        reason = translate(
+            "install_profiles",
+            "its PyPI wheels for {system} have no ROCm {series} kernels for {gfx}",
+        ).format(system=system, series=series, gfx=target)
+    return translate(
+        "install_profiles",
+        "4-bit on the GPU: not available for {gfx} with torch built for ROCm {series} on "
+        "{system}, so bitsandbytes is not installed: {reason}. Chat still works in bf16/fp16 "
+        "on the GPU if the model fits its memory, or on the CPU.",
+    ).format(gfx=target, series=series, system=system, reason=reason)
 
 
 def extras(
@@ -259,10 +282,15 @@ def extras(
         series = _series(torch_rocm)
         targets = ", ".join(found.gfx)
         system = os_name.capitalize()
-        why = f"{bnb.why}; its {system} wheels include ROCm {series} kernels for {targets}"
+        why = translate(
+            "install_profiles", "{why}; its {system} wheels include ROCm {series} kernels for {gfx}"
+        ).format(why=bnb.why, system=system, series=series, gfx=targets)
         packages = (*profile.packages, Package(bnb.requirement, why, (*bnb.src, *found.src)))
         sources += [*bnb.src, *found.src]
-        note = f"4-bit on the GPU: available ({gfx}, torch built for ROCm {series})."
+        note = translate(
+            "install_profiles",
+            "4-bit on the GPU: available ({gfx}, torch built for ROCm {series}).",
+        ).format(gfx=gfx, series=series)
         if found.note:
             note += f" {found.note}."
         return Extras(

@@ -11,11 +11,25 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.units import format_gib
 from rocmpanel.monitor.sample import TEMP_SENSORS, GpuSample, Sample
 
 if TYPE_CHECKING:
     from rocmpanel.base.settings import MonitorSettings
+
+
+# The temperature sensors as the alerts and the plots name them (translated where shown).
+SENSOR_NAMES = {
+    "edge": QT_TRANSLATE_NOOP("alerts", "edge"),
+    "junction": QT_TRANSLATE_NOOP("alerts", "junction"),
+    "mem": QT_TRANSLATE_NOOP("alerts", "mem"),
+}
+
+
+def sensor_name(sensor: str) -> str:
+    """A temperature sensor's name in the window's language."""
+    return translate("alerts", SENSOR_NAMES.get(sensor, sensor))
 
 
 class AlertKind(Enum):
@@ -109,23 +123,37 @@ class AlertMonitor:
         for sensor in TEMP_SENSORS:
             temp, crit = gpu.temp_c(sensor), gpu.crit_c(sensor)
             if temp is not None and crit is not None and temp >= crit - r.temp_margin_c:
-                hot = f"{name}: {sensor} temperature {temp:.0f} °C, crit limit {crit:.0f} °C"
+                hot = translate(
+                    "AlertMonitor", "{gpu}: {sensor} temperature {temp} °C, crit limit {crit} °C"
+                ).format(
+                    gpu=name, sensor=sensor_name(sensor), temp=f"{temp:.0f}", crit=f"{crit:.0f}"
+                )
                 break
         vram = None
         used, total = gpu.vram_used_bytes, gpu.vram_total_bytes
         if used is not None and total:
             percent = 100.0 * used / total
             if percent > r.vram_percent:
-                vram = (
-                    f"{name}: VRAM {percent:.0f} % full for {r.vram_hold_s:.0f} s "
-                    f"({format_gib(used)} of {format_gib(total)})"
+                vram = translate(
+                    "AlertMonitor",
+                    "{gpu}: VRAM {percent} % full for {seconds} s ({used} of {total})",
+                ).format(
+                    gpu=name,
+                    percent=f"{percent:.0f}",
+                    seconds=f"{r.vram_hold_s:.0f}",
+                    used=format_gib(used),
+                    total=format_gib(total),
                 )
         power = None
         cap = gpu.power_cap_w
         if gpu.power_w is not None and cap and gpu.power_w >= r.power_cap_fraction * cap:
-            power = (
-                f"{name}: power at its cap ({gpu.power_w:.0f} of {cap:.0f} W) "
-                f"for {r.power_hold_s:.0f} s"
+            power = translate(
+                "AlertMonitor", "{gpu}: power at its cap ({power} of {cap} W) for {seconds} s"
+            ).format(
+                gpu=name,
+                power=f"{gpu.power_w:.0f}",
+                cap=f"{cap:.0f}",
+                seconds=f"{r.power_hold_s:.0f}",
             )
         return [
             (AlertKind.TEMPERATURE, 0.0, hot),

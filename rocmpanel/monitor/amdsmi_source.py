@@ -13,12 +13,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP
 from rocmpanel.base.units import MIB
 from rocmpanel.machine.sysfs import printable
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
 from rocmpanel.monitor.source import Capabilities
 
-CAPABILITIES = Capabilities("amdsmi", power=True)
+CAPABILITIES = Capabilities(QT_TRANSLATE_NOOP("Capabilities", "amdsmi"), power=True)
 
 
 def na(value: Any) -> float | None:

@@ -37,6 +37,7 @@ from rocmpanel.base import paths
 from rocmpanel.base.atomic import backup_file, write_atomic
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.locking import locked
 from rocmpanel.base.units import KIB, MIB
 from rocmpanel.monitor.alerts import Alert, AlertMonitor, AlertRules
@@ -59,7 +60,7 @@ SCHEMA = 1
 BACKUPS_KEEP = 5
 MAX_NODES = 256
 NAME_MAX = 64
-REFUSED = "The node list was not saved"
+REFUSED = QT_TRANSLATE_NOOP("nodes", "The node list was not saved")
 # Full-resolution rows per GPU (an hour at 1 s, five at the default 5 s), then 10 s buckets.
 HISTORY_ROWS = 3600
 
@@ -104,15 +105,25 @@ def check_url(text: str) -> str:
         parts = urllib.parse.urlsplit(value)
         port = parts.port
     except ValueError as exc:
-        raise PanelError(f"{text!r} is not a URL: {exc}.") from exc
+        raise PanelError(
+            translate("nodes", "{url} is not a URL: {error}.").format(url=repr(text), error=exc)
+        ) from exc
     if parts.scheme not in ("http", "https"):
-        raise PanelError(f"{text!r} is not an http:// or https:// URL.")
+        raise PanelError(
+            translate("nodes", "{url} is not an http:// or https:// URL.").format(url=repr(text))
+        )
     if not parts.hostname:
-        raise PanelError(f"{text!r} names no host; give one, as in http://node1:5000/metrics.")
+        raise PanelError(
+            translate(
+                "nodes", "{url} names no host; give one, as in http://node1:5000/metrics."
+            ).format(url=repr(text))
+        )
     if parts.username or parts.password:
-        raise PanelError("Put the key in the key field, not in the URL.")
+        raise PanelError(translate("nodes", "Put the key in the key field, not in the URL."))
     if port == 0:
-        raise PanelError(f"{text!r}: port 0 cannot be reached.")
+        raise PanelError(
+            translate("nodes", "{url}: port 0 cannot be reached.").format(url=repr(text))
+        )
     path = parts.path or "/metrics"
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
@@ -135,8 +146,10 @@ class _SameHostRedirects(urllib.request.HTTPRedirectHandler):
             fp.close()  # urllib closes it only when it follows the redirect
             raise PollError(
                 Problem.REDIRECT,
-                f"The node redirects to another address ({new.scheme}://{new.netloc}); "
-                "give that address instead.",
+                translate(
+                    "nodes",
+                    "The node redirects to another address ({address}); give that address instead.",
+                ).format(address=f"{new.scheme}://{new.netloc}"),
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
@@ -172,7 +185,10 @@ def _read_within(response: Any, deadline: float) -> bytes:
     size = 0
     while True:
         if time.monotonic() > deadline:
-            raise PollError(Problem.TIMEOUT, "The node sends its page too slowly (timed out).")
+            raise PollError(
+                Problem.TIMEOUT,
+                translate("nodes", "The node sends its page too slowly (timed out)."),
+            )
         chunk = response.read(64 * KIB)
         if not chunk:
             return b"".join(chunks)
@@ -185,21 +201,35 @@ def _read_within(response: Any, deadline: float) -> bytes:
 def _too_large() -> PollError:
     return PollError(
         Problem.TOO_LARGE,
-        f"The page is larger than {MAX_PAGE_BYTES // MIB} MiB; a GPU metrics page is "
-        "far smaller, so this is not one.",
+        translate(
+            "nodes",
+            "The page is larger than {size} MiB; a GPU metrics page is far smaller, so this "
+            "is not one.",
+        ).format(size=MAX_PAGE_BYTES // MIB),
     )
 
 
 def _http_error(code: int, key: str | None) -> PollError:
     if code in (401, 403):
         if key:
-            return PollError(Problem.NEEDS_KEY, f"The node refused the key (HTTP {code}).")
-        return PollError(Problem.NEEDS_KEY, f"The node needs its API key (HTTP {code}).")
+            return PollError(
+                Problem.NEEDS_KEY,
+                translate("nodes", "The node refused the key (HTTP {code}).").format(code=code),
+            )
+        return PollError(
+            Problem.NEEDS_KEY,
+            translate("nodes", "The node needs its API key (HTTP {code}).").format(code=code),
+        )
     if code == 404:
         return PollError(
-            Problem.HTTP, "Nothing at that path (HTTP 404): the metrics are usually at /metrics."
+            Problem.HTTP,
+            translate(
+                "nodes", "Nothing at that path (HTTP 404): the metrics are usually at /metrics."
+            ),
         )
-    return PollError(Problem.HTTP, f"The node answered HTTP {code}.")
+    return PollError(
+        Problem.HTTP, translate("nodes", "The node answered HTTP {code}.").format(code=code)
+    )
 
 
 def _network_error(reason: object, url: str) -> PollError:
@@ -208,20 +238,29 @@ def _network_error(reason: object, url: str) -> PollError:
     if isinstance(reason, ConnectionRefusedError):
         return PollError(
             Problem.REFUSED,
-            f"{host} refused the connection (nothing listens on that port).",
+            translate(
+                "nodes", "{host} refused the connection (nothing listens on that port)."
+            ).format(host=host),
             detail,
         )
     if isinstance(reason, TimeoutError | socket.timeout):
-        return PollError(Problem.TIMEOUT, f"{host} did not answer within {TIMEOUT_S:g} s.", detail)
-    if isinstance(reason, socket.gaierror):
-        return PollError(Problem.UNREACHABLE, f"The host name in {host} is not known.", detail)
-    if isinstance(reason, ssl.SSLError):
-        return PollError(Problem.TLS, f"The TLS connection to {host} failed ({reason}).", detail)
-    if isinstance(reason, OSError) and reason.strerror:
+        message = translate("nodes", "{host} did not answer within {seconds} s.")
         return PollError(
-            Problem.UNREACHABLE, f"{host} cannot be reached ({reason.strerror}).", detail
+            Problem.TIMEOUT, message.format(host=host, seconds=f"{TIMEOUT_S:g}"), detail
         )
-    return PollError(Problem.UNREACHABLE, f"{host} cannot be read ({reason}).", detail)
+    if isinstance(reason, socket.gaierror):
+        message = translate("nodes", "The host name in {host} is not known.")
+        return PollError(Problem.UNREACHABLE, message.format(host=host), detail)
+    if isinstance(reason, ssl.SSLError):
+        message = translate("nodes", "The TLS connection to {host} failed ({error}).")
+        return PollError(Problem.TLS, message.format(host=host, error=reason), detail)
+    if isinstance(reason, OSError) and reason.strerror:
+        message = translate("nodes", "{host} cannot be reached ({error}).")
+        return PollError(
+            Problem.UNREACHABLE, message.format(host=host, error=reason.strerror), detail
+        )
+    message = translate("nodes", "{host} cannot be read ({error}).")
+    return PollError(Problem.UNREACHABLE, message.format(host=host, error=reason), detail)
 
 
 @dataclass(frozen=True)
@@ -254,7 +293,8 @@ def poll(spec: NodeSpec, timeout: float = TIMEOUT_S) -> PollResult:
     except PollError as exc:
         return PollResult(spec, t, time.monotonic() - started, error=exc)
     except Exception as exc:  # a bug must not stop the other nodes' polls
-        error = PollError(Problem.UNREACHABLE, f"Reading the node failed: {exc}", repr(exc))
+        message = translate("nodes", "Reading the node failed: {error}").format(error=exc)
+        error = PollError(Problem.UNREACHABLE, message, repr(exc))
         return PollResult(spec, t, time.monotonic() - started, error=error)
     return PollResult(spec, t, time.monotonic() - started, reading=reading)
 
@@ -284,11 +324,15 @@ class NodeStatus:
 
     def text(self) -> str:
         if self.state is NodeState.WAITING:
-            return "waiting for the first answer"
+            return translate("NodeStatus", "waiting for the first answer")
         if self.state is NodeState.UP:
-            return f"up ({self.source})" if self.source else "up"
+            if self.source:
+                return translate("NodeStatus", "up ({source})").format(source=self.source)
+            return translate("NodeStatus", "up")
         stamp = time.strftime("%H:%M:%S", time.localtime(self.since)) if self.since else "?"
-        return f"down since {stamp}: {self.error}"
+        return translate("NodeStatus", "down since {time}: {error}").format(
+            time=stamp, error=self.error
+        )
 
 
 @dataclass
@@ -309,7 +353,7 @@ class RemoteNode:
     def apply(self, result: PollResult) -> list[Alert]:
         """Take one poll's result; the alerts that fire now."""
         if result.reading is None:
-            error = result.error.message if result.error else "no answer"
+            error = result.error.message if result.error else translate("RemoteNode", "no answer")
             since = self.status.since if self.status.state is NodeState.DOWN else result.t
             self.status = NodeStatus(NodeState.DOWN, since, error)
             return []
@@ -371,8 +415,12 @@ def _keep_aside(path: Path, why: str) -> str:
     try:
         os.replace(path, target)
     except OSError as exc:
-        return f"The node list {path} cannot be read ({why}) nor moved aside ({exc})."
-    return f"The node list {path} could not be read ({why}); it was kept as {target.name}."
+        return translate(
+            "nodes", "The node list {path} cannot be read ({why}) nor moved aside ({error})."
+        ).format(path=path, why=why, error=exc)
+    return translate(
+        "nodes", "The node list {path} could not be read ({why}); it was kept as {name}."
+    ).format(path=path, why=why, name=target.name)
 
 
 def save_nodes(specs: Sequence[NodeSpec], path: Path | None = None) -> Path:
@@ -383,7 +431,7 @@ def save_nodes(specs: Sequence[NodeSpec], path: Path | None = None) -> Path:
         "nodes": [{"name": s.name, "url": s.url, "key": s.key} for s in specs[:MAX_NODES]],
     }
     data = (json.dumps(document, indent=2) + "\n").encode("utf-8")
-    with locked(path, refused=REFUSED):
+    with locked(path, refused=translate("nodes", REFUSED)):
         backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
         write_atomic(path, data, mode=0o600, follow_symlinks=False)
     return path

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.machine import pci_ids
 from rocmpanel.monitor.dxgi import AMD_VENDOR, DxgiAdapter
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, ProcessSample
@@ -47,7 +48,9 @@ PROCESS_SHARED = r"\GPU Process Memory(*)\Shared Usage"
 MIN_INTERVAL_S = 1.0
 # How often, at most, DXGI is asked again about an adapter PDH shows and it did not list.
 RELIST_INTERVAL_S = 30.0
-CAPABILITIES = Capabilities("Windows PDH counters", min_interval_s=MIN_INTERVAL_S)
+CAPABILITIES = Capabilities(
+    QT_TRANSLATE_NOOP("Capabilities", "Windows PDH counters"), min_interval_s=MIN_INTERVAL_S
+)
 
 _INSTANCE = re.compile(
     r"^(?:pid_(?P<pid>\d+)_)?luid_(?P<hi>0x[0-9A-Fa-f]+)_(?P<lo>0x[0-9A-Fa-f]+)_phys_(?P<phys>\d+)"
@@ -142,7 +145,9 @@ def named_adapters(
     if integrated and len(integrated) < len(amd):
         amd = [a for a in amd if a not in integrated]
         listed = ", ".join(a.description.strip() or a.pci_id for a in integrated)
-        note = f"Not shown: {listed} (integrated; a discrete AMD GPU is present)."
+        note = translate(
+            "pdh_source", "Not shown: {adapters} (integrated; a discrete AMD GPU is present)."
+        ).format(adapters=listed)
     counts: dict[str, int] = {}
     for a in amd:
         counts[a.description.strip()] = counts.get(a.description.strip(), 0) + 1
@@ -446,7 +451,9 @@ class PdhQuery:
             self._pdh.CollectQueryData(self._query)
         except Exception as exc:  # pywintypes.error: keep nothing rather than stale figures
             self._values = {}
-            self.error = f"Windows GPU counters stopped answering: {pdh_error_text(exc)}."
+            self.error = translate(
+                "PdhQuery", "Windows GPU counters stopped answering: {error}."
+            ).format(error=pdh_error_text(exc))
             return
         self.error = None
         self._values = {path: self._read(path) for path in self.COUNTERS}
@@ -507,7 +514,10 @@ class PdhGpuSource:
     def read(self) -> tuple[GpuSample, ...]:
         self.query.refresh()
         if self.query.error is not None:
-            reason = (NO_DATA, f"no data: {self.query.error}")
+            reason = (
+                NO_DATA,
+                translate("PdhGpuSource", "no data: {error}").format(error=self.query.error),
+            )
             return tuple(GpuSample(i, asleep=False, invalid=(reason,)) for i in self._seen)
         self._follow_new_adapters()
         samples = tuple(

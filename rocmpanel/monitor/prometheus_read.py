@@ -29,6 +29,7 @@ from enum import Enum
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import MIB
 from rocmpanel.monitor.ranges import check_gpu
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample
@@ -159,10 +160,22 @@ def _samples(text: str) -> tuple[list[tuple[str, dict[str, str], float]], set[st
                 out.append((sample.name, dict(sample.labels), float(sample.value)))
     except Exception as exc:  # the parser raises ValueError, IndexError, TypeError...
         first = text.lstrip()[:1]
-        what = "an HTML page" if first == "<" else "JSON" if first in "{[" else "text"
+        if first == "<":
+            message = translate(
+                "prometheus_read",
+                "The page is not Prometheus metrics (it looks like an HTML page).",
+            )
+        elif first in "{[":
+            message = translate(
+                "prometheus_read", "The page is not Prometheus metrics (it looks like JSON)."
+            )
+        else:
+            message = translate(
+                "prometheus_read", "The page is not Prometheus metrics (it looks like text)."
+            )
         raise PageError(
             PageProblem.NOT_PROMETHEUS,
-            f"The page is not Prometheus metrics (it looks like {what}).",
+            message,
             f"{type(exc).__name__}: {exc}",
         ) from exc
     return out, names
@@ -173,13 +186,20 @@ def decode_page(data: bytes) -> str:
     if len(data) > MAX_PAGE_BYTES:
         raise PageError(
             PageProblem.TOO_LARGE,
-            f"The page is larger than {MAX_PAGE_BYTES // MIB} MiB; a metrics page of a few "
-            "GPUs is a few hundred KiB, so this is not one.",
+            translate(
+                "prometheus_read",
+                "The page is larger than {size} MiB; a metrics page of a few GPUs is a few "
+                "hundred KiB, so this is not one.",
+            ).format(size=MAX_PAGE_BYTES // MIB),
         )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PageError(PageProblem.NOT_TEXT, "The page is not UTF-8 text.", str(exc)) from exc
+        raise PageError(
+            PageProblem.NOT_TEXT,
+            translate("prometheus_read", "The page is not UTF-8 text."),
+            str(exc),
+        ) from exc
 
 
 def read_page(data: bytes | str) -> PageReading:
@@ -197,18 +217,26 @@ def read_page(data: bytes | str) -> PageReading:
         raise
     except Exception as exc:  # a bug here must still reach the user as a sentence
         raise PageError(
-            PageProblem.NOT_PROMETHEUS, f"The page could not be read ({exc}).", repr(exc)
+            PageProblem.NOT_PROMETHEUS,
+            translate("prometheus_read", "The page could not be read ({error}).").format(error=exc),
+            repr(exc),
         ) from exc
     if not reading.gpus and reading.source == "rocmpanel":
         raise PageError(
             PageProblem.NO_GPU_METRICS,
-            "The node runs rocmpanel but has no AMD GPU to report (its Monitor says why).",
+            translate(
+                "prometheus_read",
+                "The node runs rocmpanel but has no AMD GPU to report (its Monitor says why).",
+            ),
         )
     if not reading.gpus:
         raise PageError(
             PageProblem.NO_GPU_METRICS,
-            "The page is Prometheus metrics but has no GPU metrics of AMD's GPU metrics "
-            "exporter or of rocmpanel on it (is it the right port?).",
+            translate(
+                "prometheus_read",
+                "The page is Prometheus metrics but has no GPU metrics of AMD's GPU metrics "
+                "exporter or of rocmpanel on it (is it the right port?).",
+            ),
         )
     return reading
 

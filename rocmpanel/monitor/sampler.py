@@ -18,6 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.machine.live import LiveGpuMemory
 from rocmpanel.monitor.collector import TelemetryCollector, publish_vram
 from rocmpanel.monitor.interval import MAX_INTERVAL_MS, MIN_INTERVAL_MS
@@ -74,7 +75,15 @@ class TelemetrySampler(QObject):
             self._collector = TelemetryCollector(*self._roots, gpus=self._gpus)
         except Exception as exc:  # a broken tree must not kill the thread silently
             self.failed.emit(exc)
-            self.gpus_found.emit(FoundGpus((), NO_GPU, f"Telemetry could not start: {exc}"))
+            self.gpus_found.emit(
+                FoundGpus(
+                    (),
+                    NO_GPU,
+                    translate("SamplerThread", "Telemetry could not start: {error}").format(
+                        error=exc
+                    ),
+                )
+            )
             return
         self.gpus_found.emit(self._collector.found())
         self._timer = QTimer(self)
@@ -94,13 +103,23 @@ class TelemetrySampler(QObject):
         Answered with one ``gpus_found``, like ``start``."""
         self._gpus = tuple(gpus) if gpus is not None else None
         if self._collector is None:  # not started yet (start answers again), or failed to
-            self.gpus_found.emit(FoundGpus((), NO_GPU, "Telemetry is not running."))
+            self.gpus_found.emit(
+                FoundGpus((), NO_GPU, translate("SamplerThread", "Telemetry is not running."))
+            )
             return
         try:
             self._collector.set_gpus(self._gpus)
         except Exception as exc:  # keep sampling the host with no GPU source
             self.failed.emit(exc)
-            self.gpus_found.emit(FoundGpus((), NO_GPU, f"The GPUs could not be opened: {exc}"))
+            self.gpus_found.emit(
+                FoundGpus(
+                    (),
+                    NO_GPU,
+                    translate("SamplerThread", "The GPUs could not be opened: {error}").format(
+                        error=exc
+                    ),
+                )
+            )
             return
         self.gpus_found.emit(self._collector.found())
 

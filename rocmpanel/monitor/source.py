@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.monitor.sample import GpuIdentity, GpuSample, ProcessSample
 
 
@@ -72,14 +73,19 @@ class ProcessSource(Protocol):
     def close(self) -> None: ...
 
 
-NO_GPU = Capabilities("none")
+NO_GPU = Capabilities(QT_TRANSLATE_NOOP("Capabilities", "none"))
+
+
+def source_name(source: str) -> str:
+    """A source's name (``Capabilities.source``) in the window's language."""
+    return translate("Capabilities", source)
 
 
 class NullGpuSource:
     """No GPU to read: the Monitor still samples the host and says why in ``reason``."""
 
-    def __init__(self, reason: str = "No AMD GPU found.") -> None:
-        self.reason = reason
+    def __init__(self, reason: str | None = None) -> None:
+        self.reason = translate("NullGpuSource", "No AMD GPU found.") if reason is None else reason
 
     @property
     def capabilities(self) -> Capabilities:

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import translate
 from rocmpanel.jobs import spec
 from rocmpanel.machine.gpu_model import GpuInfo
 from rocmpanel.monitor.amdsmi_source import AmdSmiSource
@@ -73,29 +75,33 @@ dxgi_adapters: AdapterLister = list_adapters
 def console_python(executable: str | None = None) -> str:
     """The interpreter a user can run pip with: python.exe, not the panel's pythonw.exe
     (which has no console to show pip's output)."""
-    return spec.console_python(executable or sys.executable, "win32", must_exist=False)
+    return spec.console_python(executable or own_python("win32"), "win32", must_exist=False)
 
 
 def pdh_unavailable(exc: BaseException, executable: str | None = None) -> str:
     """Why the Windows GPU counters cannot be read, and what to do, for the Monitor."""
     python = console_python(executable)
     if isinstance(exc, ModuleNotFoundError):
-        return (
+        return translate(
+            "source_factory",
             "Windows GPU counters need the pywin32 package, which is missing: run "
-            f"`{python} -m pip install pywin32` (or reinstall rocmpanel), then restart the "
-            "panel."
-        )
+            "`{python} -m pip install pywin32` (or reinstall rocmpanel), then restart the "
+            "panel.",
+        ).format(python=python)
     if isinstance(exc, ImportError):  # installed but broken: "DLL load failed ..."
-        return (
-            f"Windows GPU counters need the pywin32 package, which could not be loaded ({exc}): "
-            f"run `{python} -m pip install --force-reinstall pywin32`, then restart the panel."
-        )
-    return (
-        f"Windows GPU counters (PDH) could not be opened: {pdh_error_text(exc)}. They need "
-        "Windows 10 version 1709 or later and a WDDM 2.0 display driver: update Windows "
-        "and the AMD graphics driver. If both are current, Windows' counter registry may be "
-        "damaged: `lodctr /R` in an administrator terminal rebuilds it."
-    )
+        return translate(
+            "source_factory",
+            "Windows GPU counters need the pywin32 package, which could not be loaded "
+            "({error}): run `{python} -m pip install --force-reinstall pywin32`, then restart "
+            "the panel.",
+        ).format(error=exc, python=python)
+    return translate(
+        "source_factory",
+        "Windows GPU counters (PDH) could not be opened: {error}. They need Windows 10 "
+        "version 1709 or later and a WDDM 2.0 display driver: update Windows and the AMD "
+        "graphics driver. If both are current, Windows' counter registry may be damaged: "
+        "`lodctr /R` in an administrator terminal rebuilds it.",
+    ).format(error=pdh_error_text(exc))
 
 
 def open_pdh_source(gpus: Sequence[GpuIdentity] | None) -> tuple[GpuSource, str]:
@@ -110,16 +116,21 @@ def open_pdh_source(gpus: Sequence[GpuIdentity] | None) -> tuple[GpuSource, str]
         adapters = dxgi_adapters()
     except Exception as exc:  # OSError from DXGI; ctypes errors on an odd system
         log.info("no DXGI adapter list", exc_info=True)
-        note = (
-            f"GPU names and VRAM totals are not available (DXGI: {exc}): every display "
-            "adapter Windows lists is shown, named by its adapter id (LUID)."
-        )
+        note = translate(
+            "source_factory",
+            "GPU names and VRAM totals are not available (DXGI: {error}): every display "
+            "adapter Windows lists is shown, named by its adapter id (LUID).",
+        ).format(error=exc)
         return PdhGpuSource(query), note
     named, note = named_adapters(adapters, gpus or ())
     if not named:
         query.close()
-        listed = ", ".join(a.description.strip() or a.pci_id for a in adapters) or "none"
-        reason = f"No AMD GPU found: Windows lists these display adapters: {listed}."
+        listed = ", ".join(a.description.strip() or a.pci_id for a in adapters) or translate(
+            "source_factory", "none"
+        )
+        reason = translate(
+            "source_factory", "No AMD GPU found: Windows lists these display adapters: {adapters}."
+        ).format(adapters=listed)
         return NullGpuSource(reason), reason
 
     def relist() -> tuple[list[NamedAdapter], set[tuple[int, int]]]:
@@ -148,7 +159,10 @@ def open_gpu_source(
         source = SysfsSource(found)
         if missing:
             listed = ", ".join(g.name or g.key for g in missing)
-            note = f"No amdgpu device in sysfs for {listed} (is the amdgpu driver bound?)."
+            note = translate(
+                "source_factory",
+                "No amdgpu device in sysfs for {gpus} (is the amdgpu driver bound?).",
+            ).format(gpus=listed)
     if source.gpus:
         return source, note
     if fallbacks:
@@ -156,9 +170,11 @@ def open_gpu_source(
         if amdsmi is not None and amdsmi.identities():
             return amdsmi, ""
     if gpus is not None and not gpus:
-        reason = "No AMD GPU found: the machine detection lists none."
+        reason = translate("source_factory", "No AMD GPU found: the machine detection lists none.")
     else:
-        reason = f"No AMD GPU found: no amdgpu device under {sysfs_root / 'class' / 'drm'}."
+        reason = translate(
+            "source_factory", "No AMD GPU found: no amdgpu device under {folder}."
+        ).format(folder=sysfs_root / "class" / "drm")
     reason = f"{reason} {note}".strip()
     return NullGpuSource(reason), reason
 

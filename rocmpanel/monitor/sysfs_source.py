@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP
 from rocmpanel.machine import pci_ids
 from rocmpanel.machine.drm_sysfs import DrmDevice, scan_drm
 from rocmpanel.machine.kfd_topology import read_nodes
@@ -32,7 +33,13 @@ from rocmpanel.monitor.sysfs_probe import GpuFiles, probe_gpu
 
 log = logging.getLogger(__name__)
 
-CAPABILITIES = Capabilities("amdgpu sysfs", temperatures=True, power=True, clocks=True, fan=True)
+CAPABILITIES = Capabilities(
+    QT_TRANSLATE_NOOP("Capabilities", "amdgpu sysfs"),
+    temperatures=True,
+    power=True,
+    clocks=True,
+    fan=True,
+)
 _DPM_LEVEL = re.compile(r"^\s*\d+:\s*(\d+)\s*[Mm][Hh]z\s*\*")
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.jobs.spec import JobSpec
 
 WORKER = "allreduce"
@@ -30,12 +31,14 @@ MAX_PROCS = 64
 TIMEOUT_S = 60.0
 #: How long a whole run may take before the CLI gives up on it.
 RUN_TIMEOUT_S = 1800.0
-CPU_NOTE = (
+CPU_NOTE = QT_TRANSLATE_NOOP(
+    "CollectivePlan",
     "No AMD GPU: running on the CPU with gloo and {procs} processes (figures are the "
-    "CPU's, not a GPU's)"
+    "CPU's, not a GPU's)",
 )
-CPU_CHOSEN = (
-    "On the CPU with gloo and {procs} processes, as asked (figures are the CPU's, not a GPU's)"
+CPU_CHOSEN = QT_TRANSLATE_NOOP(
+    "CollectivePlan",
+    "On the CPU with gloo and {procs} processes, as asked (figures are the CPU's, not a GPU's)",
 )
 _UNITS = {"": 1, "k": KiB, "m": KiB**2, "g": GiB}
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
@@ -86,10 +89,15 @@ class CollectivePlan:
     def where(self) -> str:
         """Where it runs, for the user."""
         if self.gpu_count:
-            return f"{self.label or f'{self.gpu_count} GPUs'}, RCCL, {self.gpu_count} processes"
+            label = self.label or translate("CollectivePlan", "{count} GPUs").format(
+                count=self.gpu_count
+            )
+            return translate("CollectivePlan", "{gpus}, RCCL, {count} processes").format(
+                gpus=label, count=self.gpu_count
+            )
         if self.label == "CPU":
-            return CPU_CHOSEN.format(procs=self.procs)
-        return CPU_NOTE.format(procs=self.procs)
+            return translate("CollectivePlan", CPU_CHOSEN).format(procs=self.procs)
+        return translate("CollectivePlan", CPU_NOTE).format(procs=self.procs)
 
 
 def make_plan(
@@ -106,21 +114,32 @@ def make_plan(
     """Check the choice and build the plan; PanelError says what is wrong."""
     if min_bytes > max_bytes:
         raise PanelError(
-            f"The smallest size ({format_size(min_bytes)}) is above the largest "
-            f"({format_size(max_bytes)})."
+            translate(
+                "collective", "The smallest size ({smallest}) is above the largest ({largest})."
+            ).format(smallest=format_size(min_bytes), largest=format_size(max_bytes))
         )
     if procs is not None and not cpu and gpu_count:
-        raise PanelError("The number of processes is for the CPU: on GPUs it is one per GPU.")
+        raise PanelError(
+            translate(
+                "collective", "The number of processes is for the CPU: on GPUs it is one per GPU."
+            )
+        )
     if cpu or not gpu_count:
         count = DEFAULT_PROCS if procs is None else procs
         if not 2 <= count <= MAX_PROCS:
-            raise PanelError(f"An all-reduce on the CPU needs 2 to {MAX_PROCS} processes.")
+            raise PanelError(
+                translate(
+                    "collective", "An all-reduce on the CPU needs 2 to {most} processes."
+                ).format(most=MAX_PROCS)
+            )
         # Worded by cause: asked for (--cpu, the panel's box) or no GPU to run on.
         label = "CPU" if cpu else ""
         return CollectivePlan(0, None, count, min_bytes, max_bytes, python, label=label)
     if gpu_count < 2:
         raise PanelError(
-            f"Only one GPU is chosen ({label or 'GPU 0'}): an all-reduce needs at least 2.",
+            translate(
+                "collective", "Only one GPU is chosen ({gpu}): an all-reduce needs at least 2."
+            ).format(gpu=label or "GPU 0"),
             "Choose two or more GPUs (--gpus 0,1 or all), or test on the CPU with --cpu.",
         )
     return CollectivePlan(gpu_count, gpus, gpu_count, min_bytes, max_bytes, python, label=label)
@@ -330,7 +349,12 @@ class Cause:
     advice: str
 
     def text(self) -> str:
+        """English (saved with the run, printed by the CLI): :func:`cause_shown` translates."""
         return f"{self.title} {self.advice}"
+
+    def shown(self) -> str:
+        """:meth:`text` in the window's language."""
+        return f"{translate('Cause', self.title)} {translate('Cause', self.advice)}"
 
 
 # (id, kinds the worker reports, lower-case texts from torch, RCCL/NCCL, gloo and HIP,
@@ -340,10 +364,16 @@ _CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str, str], ...] = (
         "wrong_data",
         ("wrong_data",),
         ("the collective returned wrong data",),
-        "The all-reduce returned wrong data: the sum arrived damaged between the GPUs.",
-        "This is a hardware or driver fault, not a setting: run it again; if it repeats, "
-        "test the GPUs in pairs to find the one (or the link) at fault, and check dmesg "
-        "for PCIe errors.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "The all-reduce returned wrong data: the sum arrived damaged between the GPUs.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "This is a hardware or driver fault, not a setting: run it again; if it repeats, "
+            "test the GPUs in pairs to find the one (or the link) at fault, and check dmesg "
+            "for PCIe errors.",
+        ),
     ),
     (
         "no_peer_access",
@@ -356,11 +386,17 @@ _CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str, str], ...] = (
             'missing "hsa_force_fine_grain_pcie=1"',
             'missing "iommu=pt"',
         ),
-        "The GPUs cannot reach each other's memory directly (no peer access).",
-        "Enable Above 4G decoding and Resizable BAR (large BAR) in the firmware setup; set "
-        "the IOMMU to passthrough (kernel parameter iommu=pt) or turn it off; on ROCm "
-        "before 5.7 set HSA_FORCE_FINE_GRAIN_PCIE=1 for the job. NCCL_P2P_DISABLE=1 runs "
-        "without peer access, slower.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "The GPUs cannot reach each other's memory directly (no peer access).",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Enable Above 4G decoding and Resizable BAR (large BAR) in the firmware setup; set "
+            "the IOMMU to passthrough (kernel parameter iommu=pt) or turn it off; on ROCm "
+            "before 5.7 set HSA_FORCE_FINE_GRAIN_PCIE=1 for the job. NCCL_P2P_DISABLE=1 runs "
+            "without peer access, slower.",
+        ),
     ),
     (
         "interface",
@@ -370,17 +406,29 @@ _CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str, str], ...] = (
             "no socket interface found",
             "no usable listening interface found",
         ),
-        "The network interface named for the collective does not exist on this machine.",
-        "Unset GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME in the panel's job variables, or "
-        "name an interface `ip link` lists (on one machine: lo).",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "The network interface named for the collective does not exist on this machine.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Unset GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME in the panel's job variables, or "
+            "name an interface `ip link` lists (on one machine: lo).",
+        ),
     ),
     (
         "port_in_use",
         (),
         ("eaddrinuse", "address already in use"),
-        "Another process holds the rendezvous port.",
-        "Close the other distributed job (an earlier torchrun still running?) or let "
-        "torchrun pick a free port (--standalone, as rocmpanel does); check MASTER_PORT.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Another process holds the rendezvous port.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Close the other distributed job (an earlier torchrun still running?) or let "
+            "torchrun pick a free port (--standalone, as rocmpanel does); check MASTER_PORT.",
+        ),
     ),
     (
         "firewall",
@@ -392,53 +440,96 @@ _CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str, str], ...] = (
             "no route to host",
             "has timed out after",
         ),
-        "The processes could not reach the rendezvous port.",
-        "A firewall blocks it, or MASTER_ADDR names another machine: allow local TCP "
-        "connections (loopback) and unset MASTER_ADDR / MASTER_PORT for the panel's jobs.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "The processes could not reach the rendezvous port.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "A firewall blocks it, or MASTER_ADDR names another machine: allow local TCP "
+            "connections (loopback) and unset MASTER_ADDR / MASTER_PORT for the panel's jobs.",
+        ),
     ),
     (
         "timeout",
         ("timeout",),
         ("rendezvous timeout", "rendezvoustimeouterror", "timed out", "socket timeout"),
-        "Not every process joined the collective in time.",
-        "One failed to start or is stuck (see the job's log): check that every chosen GPU "
-        "works on its own (PyTorch tab, Validate) and that no other job holds it.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Not every process joined the collective in time.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "One failed to start or is stuck (see the job's log): check that every chosen GPU "
+            "works on its own (PyTorch tab, Validate) and that no other job holds it.",
+        ),
     ),
     (
         "oom",
         ("oom",),
         ("out of memory", "can't allocate memory", "hiperroroutofmemory", "bad_alloc"),
-        "Out of memory during the all-reduce.",
-        "Lower the largest size (--max-size), or close other programs that use the GPU or the RAM.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Out of memory during the all-reduce.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Lower the largest size (--max-size), or close other programs that use the GPU or "
+            "the RAM.",
+        ),
     ),
     (
         "one_process",
         ("one_process",),
         ("needs at least 2 processes",),
-        "Only one process ran: an all-reduce needs at least 2.",
-        "Choose two or more GPUs, or run it on the CPU with 2 or more processes.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Only one process ran: an all-reduce needs at least 2.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Choose two or more GPUs, or run it on the CPU with 2 or more processes.",
+        ),
     ),
     (
         "no_backend",
         ("no_backend",),
         ("doesn't have nccl built in", "has no rccl/nccl backend", "has no gloo backend"),
-        "This PyTorch has no RCCL backend.",
-        "Install a ROCm build of PyTorch in the PyTorch tab, or test on the CPU (gloo).",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "This PyTorch has no RCCL backend.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Install a ROCm build of PyTorch in the PyTorch tab, or test on the CPU (gloo).",
+        ),
     ),
     (
         "no_gpu",
         ("no_gpu", "too_few_gpus"),
         ("no gpus found", "no gpu is visible to torch", "invalid device ordinal"),
-        "torch in the workload Python does not see the chosen GPUs.",
-        "Validate the workload Python in the PyTorch tab (a ROCm build, /dev/kfd access), "
-        "or test on the CPU.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "torch in the workload Python does not see the chosen GPUs.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Validate the workload Python in the PyTorch tab (a ROCm build, /dev/kfd access), "
+            "or test on the CPU.",
+        ),
     ),
     (
         "no_distributed",
         ("no_distributed",),
         ("without torch.distributed", "torch.distributed is not available"),
-        "This PyTorch was built without torch.distributed.",
-        "Install an official PyTorch build (the PyTorch tab does) in the workload Python.",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "This PyTorch was built without torch.distributed.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Install an official PyTorch build (the PyTorch tab does) in the workload Python.",
+        ),
     ),
     (
         "no_torch",
@@ -448,8 +539,14 @@ _CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str, str], ...] = (
             "no module named torch",
             "finding module specification for 'torch.distributed.run'",
         ),
-        "PyTorch is not installed in the workload Python.",
-        "Install it in the PyTorch tab, or pick another workload Python (--python).",
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "PyTorch is not installed in the workload Python.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "Cause",
+            "Install it in the PyTorch tab, or pick another workload Python (--python).",
+        ),
     ),
 )
 
@@ -459,6 +556,15 @@ CAUSE_IDS = tuple(_CAUSE_BY_ID)
 
 def cause(cause_id: str) -> Cause:
     return _CAUSE_BY_ID[cause_id]
+
+
+def cause_shown(text: str) -> str:
+    """A saved cause (:meth:`Cause.text`, English) in the window's language; a text that is
+    not one of the known causes as it is."""
+    for known in _CAUSE_BY_ID.values():
+        if known.text() == text:
+            return known.shown()
+    return text
 
 
 def explain(message: str, stderr_tail: Sequence[str] = (), kind: str = "") -> Cause | None:

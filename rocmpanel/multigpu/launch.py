@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.multigpu.launch_env import LaunchEnv, one_line
 
 if TYPE_CHECKING:
@@ -39,11 +40,12 @@ if TYPE_CHECKING:
     from rocmpanel.jobs.spec import JobSpec
 
 KINDS: tuple[str, ...] = ("torchrun", "multinode", "slurm", "deepspeed")
+# English in the scripts' comments; the window shows translate("launch", label).
 KIND_LABELS: Mapping[str, str] = {
-    "torchrun": "Single node (torchrun)",
-    "multinode": "Several nodes (torchrun, c10d rendezvous)",
-    "slurm": "Slurm batch script (srun + torchrun)",
-    "deepspeed": "DeepSpeed ZeRO-3 config (JSON)",
+    "torchrun": QT_TRANSLATE_NOOP("launch", "Single node (torchrun)"),
+    "multinode": QT_TRANSLATE_NOOP("launch", "Several nodes (torchrun, c10d rendezvous)"),
+    "slurm": QT_TRANSLATE_NOOP("launch", "Slurm batch script (srun + torchrun)"),
+    "deepspeed": QT_TRANSLATE_NOOP("launch", "DeepSpeed ZeRO-3 config (JSON)"),
 }
 DEFAULT_PORT = 29500  # torchrun's own default master port
 DEFAULT_RESTARTS = 3
@@ -52,10 +54,11 @@ _HOST_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]+\]")
 _JOB_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _GRES_RE = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
 _TIME_RE = re.compile(r"[0-9][0-9:-]{0,15}")
-WINDOWS_REFUSAL = (
+WINDOWS_REFUSAL = QT_TRANSLATE_NOOP(
+    "launch",
     "Multi-GPU launch scripts need RCCL, ROCm's communication library, which is Linux only: "
     "the Windows HIP SDK ships none, so torch's nccl backend cannot run there. Generate the "
-    "script on (or for) a Linux machine."
+    "script on (or for) a Linux machine.",
 )
 
 
@@ -86,16 +89,24 @@ class LaunchPlan:
 def check_platform(platform: str | None = None) -> None:
     """PanelError on Windows (``platform`` None: this one), where RCCL does not exist."""
     if (platform or sys.platform) == "win32":
-        raise PanelError(WINDOWS_REFUSAL)
+        raise PanelError(translate("launch", WINDOWS_REFUSAL))
 
 
 def parse_endpoint(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:29500`` for IPv6) as (host, port); PanelError when it is not."""
     host, sep, port_text = text.strip().rpartition(":")
     if not sep or not host:
-        raise PanelError(f"The rendezvous endpoint {text!r} is not HOST:PORT (e.g. node1:29500).")
+        raise PanelError(
+            translate(
+                "launch", "The rendezvous endpoint {endpoint} is not HOST:PORT (e.g. node1:29500)."
+            ).format(endpoint=repr(text))
+        )
     if not port_text.isdigit():
-        raise PanelError(f"The rendezvous port {port_text!r} is not a number.")
+        raise PanelError(
+            translate("launch", "The rendezvous port {port} is not a number.").format(
+                port=repr(port_text)
+            )
+        )
     check_host(host)
     port = int(port_text)
     check_port(port)
@@ -105,60 +116,99 @@ def parse_endpoint(text: str) -> tuple[str, int]:
 def check_host(host: str) -> None:
     if _HOST_RE.fullmatch(host) is None:
         raise PanelError(
-            f"The rendezvous host {host!r} is not a host name or address (letters, digits, "
-            "dots and dashes; an IPv6 address in brackets)."
+            translate(
+                "launch",
+                "The rendezvous host {host} is not a host name or address (letters, digits, "
+                "dots and dashes; an IPv6 address in brackets).",
+            ).format(host=repr(host))
         )
 
 
 def check_port(port: int) -> None:
     if not 1 <= port <= 65535:
-        raise PanelError(f"The rendezvous port {port} is outside 1-65535.")
+        raise PanelError(
+            translate("launch", "The rendezvous port {port} is outside 1-65535.").format(port=port)
+        )
 
 
 def validate(plan: LaunchPlan, kind: str, *, must_exist: bool = True) -> None:
     """PanelError with a clear sentence for anything that would make a broken script.
     ``must_exist``: the script must be a file here (else a ``.py`` path is enough)."""
     if kind not in KINDS:
-        raise PanelError(f"Unknown launch kind {kind!r}; use one of {', '.join(KINDS)}.")
+        raise PanelError(
+            translate("launch", "Unknown launch kind {kind}; use one of {kinds}.").format(
+                kind=repr(kind), kinds=", ".join(KINDS)
+            )
+        )
     if kind == "deepspeed":
         check_counts(plan)
         return
     script = plan.script
     if not script.strip():
-        raise PanelError("Choose the training script to launch.")
+        raise PanelError(translate("launch", "Choose the training script to launch."))
     if script.startswith("-"):
-        raise PanelError(f"The script path {script!r} starts with '-': give it as ./{script}.")
+        raise PanelError(
+            translate(
+                "launch", "The script path {path} starts with '-': give it as ./{script}."
+            ).format(path=repr(script), script=script)
+        )
     if "\0" in script or any("\0" in arg for arg in plan.args):
-        raise PanelError("The script path or an argument holds a NUL character.")
+        raise PanelError(
+            translate("launch", "The script path or an argument holds a NUL character.")
+        )
     path = Path(script)
     if must_exist and not path.is_file():
-        raise PanelError(f"The training script {script} does not exist (or is not a file).")
+        raise PanelError(
+            translate(
+                "launch", "The training script {script} does not exist (or is not a file)."
+            ).format(script=script)
+        )
     if not must_exist and path.suffix != ".py":
-        raise PanelError(f"The training script {script} is not a .py file.")
+        raise PanelError(
+            translate("launch", "The training script {script} is not a .py file.").format(
+                script=script
+            )
+        )
     check_counts(plan)
     if kind != "torchrun":
         check_host(plan.rdzv_host)
         check_port(plan.rdzv_port)
         if _JOB_ID_RE.fullmatch(plan.job_id) is None:
             raise PanelError(
-                f"The job id {plan.job_id!r} must be 1-64 letters, digits, '.', '_' or '-'."
+                translate(
+                    "launch", "The job id {job_id} must be 1-64 letters, digits, '.', '_' or '-'."
+                ).format(job_id=repr(plan.job_id))
             )
         if plan.max_restarts < 0:
-            raise PanelError("The number of restarts cannot be negative.")
+            raise PanelError(translate("launch", "The number of restarts cannot be negative."))
     if kind == "slurm":
         if plan.gres and _GRES_RE.fullmatch(plan.gres) is None:
-            raise PanelError(f"The Slurm GPU request {plan.gres!r} is not like gpu:2.")
+            raise PanelError(
+                translate("launch", "The Slurm GPU request {gres} is not like gpu:2.").format(
+                    gres=repr(plan.gres)
+                )
+            )
         if plan.time_limit and _TIME_RE.fullmatch(plan.time_limit) is None:
-            raise PanelError(f"The Slurm time limit {plan.time_limit!r} is not like 02:00:00.")
+            raise PanelError(
+                translate("launch", "The Slurm time limit {limit} is not like 02:00:00.").format(
+                    limit=repr(plan.time_limit)
+                )
+            )
 
 
 def check_counts(plan: LaunchPlan) -> None:
     if plan.nnodes < 1:
-        raise PanelError("The number of nodes must be at least 1.")
+        raise PanelError(translate("launch", "The number of nodes must be at least 1."))
     if not 1 <= plan.nproc_per_node <= MAX_PROCS:
-        raise PanelError(f"The processes per node must be from 1 to {MAX_PROCS}.")
+        raise PanelError(
+            translate("launch", "The processes per node must be from 1 to {most}.").format(
+                most=MAX_PROCS
+            )
+        )
     if plan.max_nodes is not None and plan.max_nodes < plan.nnodes:
-        raise PanelError("The largest number of nodes cannot be below the smallest.")
+        raise PanelError(
+            translate("launch", "The largest number of nodes cannot be below the smallest.")
+        )
 
 
 # ---- rendering ---------------------------------------------------------------------------
@@ -343,7 +393,9 @@ def save(path: Path, text: str, kind: str, *, force: bool = False) -> Path | Non
     backup = None
     if path.exists() or path.is_symlink():
         if path.is_dir():
-            raise PanelError(f"{path} is a folder; give a file name.")
+            raise PanelError(
+                translate("launch", "{path} is a folder; give a file name.").format(path=path)
+            )
         if not force:
             raise PanelError(f"{path} exists; give --force to replace it (it is backed up first).")
         backup = backup_file(path, paths.backups_dir(), BACKUPS_KEEP)
@@ -382,12 +434,15 @@ def outcome_text(outcome: JobOutcome | None) -> str:
     from rocmpanel.jobs.process import JobState
 
     if outcome is None:
-        return "The run did not finish."
+        return translate("launch", "The run did not finish.")
     if outcome.state is JobState.CANCELLED:
-        return "Cancelled."
+        return translate("launch", "Cancelled.")
     if outcome.exit_code == 0 and outcome.error is None and not outcome.signal_name:
-        return f"Finished (exit code 0) in {outcome.duration_s:.1f} s."
+        return translate("launch", "Finished (exit code 0) in {seconds} s.").format(
+            seconds=f"{outcome.duration_s:.1f}"
+        )
     text = outcome.message
     if outcome.stderr_tail:
-        text += "\nLast lines of its error output:\n" + "\n".join(outcome.stderr_tail[-8:])
+        last = translate("launch", "Last lines of its error output:")
+        text += f"\n{last}\n" + "\n".join(outcome.stderr_tail[-8:])
     return text

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 
 #: The user's own variables carried from the process environment: read by RCCL (NCCL_*,
 #: RCCL_*), ROCm's runtime (HSA_*) and PyTorch's gloo backend (GLOO_*).
@@ -133,7 +134,11 @@ def gather_env(
         if _internal(name):
             continue
         if _SECRET_RE.search(name) or _NAME_RE.fullmatch(name) is None:
-            left_out.append(f"{one_line(name)}: looks like a secret or is no shell name")
+            left_out.append(
+                translate("launch_env", "{name}: looks like a secret or is no shell name").format(
+                    name=one_line(name)
+                )
+            )
             continue
         if name in choice.env:
             origin = "GPU choice"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.machine import pci_ids
 from rocmpanel.machine.kfd_links import IOLINK_PCIE, KfdGraph, KfdLink, read_graph
 from rocmpanel.machine.kfd_topology import KfdNode
@@ -37,6 +38,17 @@ from rocmpanel.multigpu.topology_warnings import TopologyWarning, warnings_for
 
 SAME = "same GPU"
 NO_PATH = "none"
+# The link kinds that are words, not names (XGMI, PCIe), translated where shown.
+_KIND_WORDS = {
+    SAME: QT_TRANSLATE_NOOP("PairLink", "same GPU"),
+    NO_PATH: QT_TRANSLATE_NOOP("PairLink", "none"),
+}
+
+
+def link_kind_name(kind: str) -> str:
+    """A link kind as the window shows it: the words translated, names (XGMI) as they are."""
+    word = _KIND_WORDS.get(kind)
+    return kind if word is None else translate("PairLink", word)
 
 
 @dataclass(frozen=True)
@@ -79,14 +91,32 @@ class PairLink:
     @property
     def tooltip(self) -> str:
         if self.kind == SAME:
-            return f"GPU {self.a}: the same GPU"
+            return translate("PairLink", "GPU {a}: the same GPU").format(a=self.a)
         if self.kind == NO_PATH:
-            return f"GPU {self.a} to GPU {self.b}: KFD lists no path"
-        parts = [f"GPU {self.a} to GPU {self.b}: {self.kind}"]
-        parts.append(f"{self.hops} hop{'s' if self.hops != 1 else ''}" if self.hops else "hops n/a")
-        parts.append(f"weight {self.weight}" if self.weight is not None else "weight n/a")
+            return translate("PairLink", "GPU {a} to GPU {b}: KFD lists no path").format(
+                a=self.a, b=self.b
+            )
+        parts = [
+            translate("PairLink", "GPU {a} to GPU {b}: {kind}").format(
+                a=self.a, b=self.b, kind=self.kind
+            )
+        ]
+        if not self.hops:
+            parts.append(translate("PairLink", "hops n/a"))
+        elif self.hops == 1:
+            parts.append(translate("PairLink", "1 hop"))
+        else:
+            parts.append(translate("PairLink", "{hops} hops").format(hops=self.hops))
+        if self.weight is None:
+            parts.append(translate("PairLink", "weight n/a"))
+        else:
+            parts.append(translate("PairLink", "weight {weight}").format(weight=self.weight))
         if self.max_bandwidth_mbs:
-            parts.append(f"up to {self.max_bandwidth_mbs} MB/s")
+            parts.append(
+                translate("PairLink", "up to {bandwidth} MB/s").format(
+                    bandwidth=self.max_bandwidth_mbs
+                )
+            )
         return ", ".join(parts)
 
 

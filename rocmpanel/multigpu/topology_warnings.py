@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.machine.pcie_link import PcieVerdict
 
 if TYPE_CHECKING:  # topology imports this module; the model types are only annotations here
@@ -53,13 +54,20 @@ XGMI_FAMILIES: Mapping[str, str] = {
     "gfx942": "Instinct MI300 series",
     "gfx950": "Instinct MI350 series",
 }
-_UNDER_LOAD = "At idle the link may train down; check under load."
-_RELOAD = "Read again (Refresh, or run rocmpanel topo) while a job keeps this GPU busy."
+_UNDER_LOAD = QT_TRANSLATE_NOOP(
+    "topology_warnings", "At idle the link may train down; check under load."
+)
+_RELOAD = QT_TRANSLATE_NOOP(
+    "topology_warnings",
+    "Read again (Refresh, or run rocmpanel topo) while a job keeps this GPU busy.",
+)
 
 
 def _names(indices: Iterable[int]) -> str:
     items = [str(i) for i in indices]
-    return "GPU " + items[0] if len(items) == 1 else "GPUs " + ", ".join(items)
+    if len(items) == 1:
+        return translate("topology_warnings", "GPU {index}").format(index=items[0])
+    return translate("topology_warnings", "GPUs {indices}").format(indices=", ".join(items))
 
 
 def _pcie_warning(g: GpuPlace) -> TopologyWarning | None:
@@ -69,35 +77,54 @@ def _pcie_warning(g: GpuPlace) -> TopologyWarning | None:
     who = f"{g.label} ({g.name})"
     where = f" ({pcie.source_note})"
     top = pcie.driver_top
+    under_load = translate("topology_warnings", _UNDER_LOAD)
+    reload = translate("topology_warnings", _RELOAD)
     if a.verdict is PcieVerdict.DEGRADED:
         return TopologyWarning(
             "pcie-degraded",
             Severity.WARNING,
             (g.index,),
-            f"{who} runs at {a.now}; card and slot support {a.possible}{where}.",
-            "Reseat the card, check any riser cable, check in the board manual that the slot "
-            "has all its lanes (some share them with M.2 slots), and set the slot to Auto in "
-            "the BIOS.",
+            translate(
+                "topology_warnings", "{gpu} runs at {now}; card and slot support {possible}{where}."
+            ).format(gpu=who, now=a.now, possible=a.possible, where=where),
+            translate(
+                "topology_warnings",
+                "Reseat the card, check any riser cable, check in the board manual that the slot "
+                "has all its lanes (some share them with M.2 slots), and set the slot to Auto in "
+                "the BIOS.",
+            ),
         )
     if a.verdict is PcieVerdict.SLOT_LIMITED:
         return TopologyWarning(
             "pcie-slot",
             Severity.WARNING,
             (g.index,),
-            f"{who} runs at {a.now}, all its slot supports; the card supports {a.card}{where}.",
-            f"Move the card to a slot wired for {a.card} (usually the first x16 slot, on the "
-            "CPU) if host-GPU transfers matter; inference with the model in VRAM barely "
-            "notices.",
+            translate(
+                "topology_warnings",
+                "{gpu} runs at {now}, all its slot supports; the card supports {card}{where}.",
+            ).format(gpu=who, now=a.now, card=a.card, where=where),
+            translate(
+                "topology_warnings",
+                "Move the card to a slot wired for {card} (usually the first x16 slot, on the "
+                "CPU) if host-GPU transfers matter; inference with the model in VRAM barely "
+                "notices.",
+            ).format(card=a.card),
         )
     if a.verdict is PcieVerdict.DRIVER_CAPPED:
         return TopologyWarning(
             "pcie-driver-cap",
             Severity.WARNING,
             (g.index,),
-            f"{who}: the amdgpu driver allows at most {a.possible}, below what card "
-            f"({a.card}) and slot support{where}.",
-            "Look for amdgpu.pcie_gen_cap or amdgpu.pcie_lane_cap in /proc/cmdline and for a "
-            "PCIe speed limit in the BIOS, and remove it.",
+            translate(
+                "topology_warnings",
+                "{gpu}: the amdgpu driver allows at most {possible}, below what card ({card}) "
+                "and slot support{where}.",
+            ).format(gpu=who, possible=a.possible, card=a.card, where=where),
+            translate(
+                "topology_warnings",
+                "Look for amdgpu.pcie_gen_cap or amdgpu.pcie_lane_cap in /proc/cmdline and for "
+                "a PCIe speed limit in the BIOS, and remove it.",
+            ),
         )
     if a.verdict is PcieVerdict.IDLE and top is not None:
         driver = f"PCIe {top.speed_gts:g} GT/s x{top.width}"
@@ -105,16 +132,24 @@ def _pcie_warning(g: GpuPlace) -> TopologyWarning | None:
             "pcie-idle",
             Severity.INFO,
             (g.index,),
-            f"{who} is at {a.now} now; its driver allows up to {driver}. {_UNDER_LOAD}",
-            _RELOAD,
+            translate(
+                "topology_warnings", "{gpu} is at {now} now; its driver allows up to {driver}."
+            ).format(gpu=who, now=a.now, driver=driver)
+            + " "
+            + under_load,
+            reload,
         )
     if a.verdict is PcieVerdict.BELOW_MAX:
         return TopologyWarning(
             "pcie-below-max",
             Severity.INFO,
             (g.index,),
-            f"{who} is at {a.now}, below its maximum {a.card}{where}. {_UNDER_LOAD}",
-            _RELOAD,
+            translate(
+                "topology_warnings", "{gpu} is at {now}, below its maximum {card}{where}."
+            ).format(gpu=who, now=a.now, card=a.card, where=where)
+            + " "
+            + under_load,
+            reload,
         )
     return None
 
@@ -132,10 +167,16 @@ def _numa_warnings(
                         "numa-process",
                         Severity.WARNING,
                         (g.index,),
-                        f"{g.label} is attached to NUMA node {n}, but this process may run "
-                        f"only on CPUs of node {', '.join(map(str, proc))}.",
-                        f"Run work for {g.label} on node {n}'s CPUs, e.g. "
-                        f"numactl --cpunodebind={n} --membind={n} <command>.",
+                        translate(
+                            "topology_warnings",
+                            "{gpu} is attached to NUMA node {node}, but this process may run "
+                            "only on CPUs of node {nodes}.",
+                        ).format(gpu=g.label, node=n, nodes=", ".join(map(str, proc))),
+                        translate(
+                            "topology_warnings",
+                            "Run work for {gpu} on node {node}'s CPUs, e.g. "
+                            "numactl --cpunodebind={node} --membind={node} <command>.",
+                        ).format(gpu=g.label, node=n),
                     )
                 )
     by_index = {g.index: g for g in gpus}
@@ -157,17 +198,27 @@ def _numa_warnings(
         groups: dict[str, list[int]] = {}
         for i in crossing:
             node = by_index[i].numa_node
-            groups.setdefault("unknown" if node is None else str(node), []).append(i)
-        where = "; ".join(f"{_names(ix)} on NUMA node {n}" for n, ix in sorted(groups.items()))
+            unknown = translate("topology_warnings", "unknown")
+            groups.setdefault(unknown if node is None else str(node), []).append(i)
+        on_node = translate("topology_warnings", "{gpus} on NUMA node {node}")
+        where = "; ".join(
+            on_node.format(gpus=_names(ix), node=n) for n, ix in sorted(groups.items())
+        )
         out.append(
             TopologyWarning(
                 "numa-pair",
                 Severity.WARNING,
                 tuple(crossing),
-                f"Some GPUs sit on different CPU sockets ({where}): data between them "
-                "crosses the link between the sockets.",
-                "For a multi-GPU job choose GPUs on one NUMA node, or expect lower "
-                "all-reduce bandwidth between the groups.",
+                translate(
+                    "topology_warnings",
+                    "Some GPUs sit on different CPU sockets ({where}): data between them "
+                    "crosses the link between the sockets.",
+                ).format(where=where),
+                translate(
+                    "topology_warnings",
+                    "For a multi-GPU job choose GPUs on one NUMA node, or expect lower "
+                    "all-reduce bandwidth between the groups.",
+                ),
             )
         )
     return out
@@ -193,10 +244,16 @@ def _xgmi_warnings(
                 "no-xgmi",
                 Severity.WARNING,
                 tuple(members),
-                f"{_names(members)} ({family}, {gfx}) reach each other only over PCIe, though "
-                f"{family} GPUs can be joined by Infinity Fabric (XGMI) links.",
-                "On PCIe cards fit the Infinity Fabric Link bridge; on an OAM server look in "
-                "`sudo dmesg | grep -i xgmi` for the hive the driver failed to set up.",
+                translate(
+                    "topology_warnings",
+                    "{gpus} ({family}, {gfx}) reach each other only over PCIe, though "
+                    "{family} GPUs can be joined by Infinity Fabric (XGMI) links.",
+                ).format(gpus=_names(members), family=family, gfx=gfx),
+                translate(
+                    "topology_warnings",
+                    "On PCIe cards fit the Infinity Fabric Link bridge; on an OAM server look in "
+                    "`sudo dmesg | grep -i xgmi` for the hive the driver failed to set up.",
+                ),
             )
         )
     return out
@@ -216,8 +273,11 @@ def warnings_for(
                 "single-gpu",
                 Severity.INFO,
                 (0,),
-                "One GPU: there is no pair of GPUs to compare.",
-                "Nothing to do; the link matrix fills in with a second GPU.",
+                translate("topology_warnings", "One GPU: there is no pair of GPUs to compare."),
+                translate(
+                    "topology_warnings",
+                    "Nothing to do; the link matrix fills in with a second GPU.",
+                ),
             )
         )
     discrete = tuple(g for g in gpus if not g.integrated)
@@ -229,9 +289,15 @@ def warnings_for(
                         "integrated-gpu",
                         Severity.INFO,
                         (g.index,),
-                        f"{g.label} ({g.name}) is integrated: it shares system memory and is "
-                        "much slower than a discrete GPU.",
-                        "Leave it out of multi-GPU jobs (the default GPU choice does).",
+                        translate(
+                            "topology_warnings",
+                            "{gpu} ({name}) is integrated: it shares system memory and is much "
+                            "slower than a discrete GPU.",
+                        ).format(gpu=g.label, name=g.name),
+                        translate(
+                            "topology_warnings",
+                            "Leave it out of multi-GPU jobs (the default GPU choice does).",
+                        ),
                     )
                 )
     known = [p for p in pairs if p.a != p.b]
@@ -241,10 +307,16 @@ def warnings_for(
                 "no-links",
                 Severity.INFO,
                 tuple(g.index for g in gpus),
-                "The KFD topology lists no links between these GPUs (a captured tree may "
-                "leave io_links out), so the matrix has no types.",
-                "Read the live /sys of the machine, or capture its "
-                "class/kfd/kfd/topology/nodes/*/io_links too.",
+                translate(
+                    "topology_warnings",
+                    "The KFD topology lists no links between these GPUs (a captured tree may "
+                    "leave io_links out), so the matrix has no types.",
+                ),
+                translate(
+                    "topology_warnings",
+                    "Read the live /sys of the machine, or capture its "
+                    "class/kfd/kfd/topology/nodes/*/io_links too.",
+                ),
             )
         )
     out += [w for g in gpus if (w := _pcie_warning(g)) is not None]

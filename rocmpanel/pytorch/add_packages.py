@@ -10,10 +10,11 @@ environment). Without torch in the environment it refuses: pip would resolve the
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import translate
 from rocmpanel.jobs.installed import read_installed
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.knowledge import install_profiles
@@ -91,13 +92,16 @@ def plan_packages(
     wanted = (*data.get(profile).packages, data.bitsandbytes)
     names = ["torch", *(p.name for p in wanted)]
     present = installed_versions(python, names)
-    shown = python or sys.executable
+    shown = python or own_python()
     if "torch" not in present:
         raise NoTorch(
-            f"torch is not installed in {shown}, so its chat packages cannot be added: pip "
-            "would fetch a torch without ROCm support with them. Install PyTorch first (the "
-            "install plan makes a new environment with the chat packages), or make an "
-            "environment with torch active."
+            translate(
+                "add_packages",
+                "torch is not installed in {python}, so its chat packages cannot be added: pip "
+                "would fetch a torch without ROCm support with them. Install PyTorch first (the "
+                "install plan makes a new environment with the chat packages), or make an "
+                "environment with torch active.",
+            ).format(python=shown)
         )
     extras = install_profiles.extras(
         data, profile, os_name=os_name, torch_rocm=torch_rocm(present["torch"]), gfx=gfx
@@ -121,8 +125,12 @@ def plan_packages(
 def packages_job_spec(packages: PackagesPlan, *, isolate_pip_config: bool = True) -> JobSpec:
     """The pip_install worker job that adds ``packages.missing`` to its interpreter."""
     if not packages.pip_args:
-        raise PanelError("Nothing to install: every package of the profile is there already.")
-    target = packages.python or sys.executable
+        raise PanelError(
+            translate(
+                "add_packages", "Nothing to install: every package of the profile is there already."
+            )
+        )
+    target = packages.python or own_python()
     args = ["--python", target]
     if isolate_pip_config:
         args.append("--isolated-config")

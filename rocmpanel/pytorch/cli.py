@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from rocmpanel.base.cliargs import gfx_name, integer, nonempty, version
+from rocmpanel.base.frozen import own_python
 from rocmpanel.jobs.gpu_choice import add_gpus_option, say_where
 
 _PYTHON_VERSION_RE = re.compile(r"\d+\.\d+")
@@ -597,7 +598,7 @@ def run_envs(args: argparse.Namespace) -> int:
         print(f"{mark} {d.name:40} {'damaged':10} {d.record}: {d.problem}.")
         print(f"  {'':40} {'':10} {d.cli_advice}")
     if not active:
-        print(f"  (active: the panel's own Python, {sys.executable})")
+        print(f"  (active: the panel's own Python, {own_python()})")
     elif not Path(active).exists():
         print(
             f"  (active: {active} (missing: no such file; GPU jobs cannot start until "

@@ -30,6 +30,7 @@ from typing import Any
 
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.registry import RegistryLike, open_registry
 from rocmpanel.base.settings import Settings
 from rocmpanel.base.units import format_download
@@ -69,7 +70,9 @@ def check_name(name: str) -> str:
     """``name`` if it can name an environment folder, else PanelError."""
     if not _NAME_RE.match(name):
         raise PanelError(
-            f"{name!r} is not a usable environment name.",
+            translate("environments", "{name} is not a usable environment name.").format(
+                name=repr(name)
+            ),
             "Use letters, digits, '.', '_', '+' or '-' (at most 64, not starting with a dot).",
         )
     return name
@@ -129,22 +132,41 @@ def env_path_limit(platform: str = sys.platform, reg: RegistryLike | None = None
 def _too_long(path: Path, limit: int) -> PanelError:
     """The refusal of an environment folder ``path`` longer than ``limit``, with the fix."""
     room = limit - len(str(path.parent)) - 1
-    enable = f"turn on Windows long paths (in an elevated PowerShell: {ENABLE_LONG_PATHS})"
     if room >= SHORT_NAME_MIN:
-        fix = f"Use a name of at most {room} characters, or {enable}."
+        fix = translate(
+            "environments",
+            "Use a name of at most {room} characters, or turn on Windows long paths (in an "
+            "elevated PowerShell: {command}).",
+        ).format(room=room, command=ENABLE_LONG_PATHS)
     else:
-        fix = (
-            f"The folder of environments, {path.parent}, is {len(str(path.parent))} "
-            f"characters long, which leaves no room for a name. {enable[0].upper()}"
-            f"{enable[1:]}, then restart rocmpanel; or set ROCMPANEL_HOME to a short folder "
-            f"such as {SHORT_HOME}."
+        fix = translate(
+            "environments",
+            "The folder of environments, {folder}, is {length} characters long, which leaves "
+            "no room for a name. Turn on Windows long paths (in an elevated PowerShell: "
+            "{command}), then restart rocmpanel; or set ROCMPANEL_HOME to a short folder such "
+            "as {short}.",
+        ).format(
+            folder=path.parent,
+            length=len(str(path.parent)),
+            command=ENABLE_LONG_PATHS,
+            short=SHORT_HOME,
         )
     # The fix is part of the message: the panel shows the message only (the detail is logged).
     return PanelError(
-        f"The environment folder {path} is {len(str(path))} characters long, but with long "
-        f"paths off Windows refuses paths over {WINDOWS_MAX_FILE} characters and PyTorch's "
-        f"files lie up to {TORCH_DEPTH} characters below that folder: pip would fail "
-        f"(Errno 2 or WinError 206). The folder may be at most {limit} characters long. {fix}"
+        translate(
+            "environments",
+            "The environment folder {path} is {length} characters long, but with long paths "
+            "off Windows refuses paths over {max_file} characters and PyTorch's files lie up "
+            "to {depth} characters below that folder: pip would fail (Errno 2 or WinError "
+            "206). The folder may be at most {limit} characters long. {fix}",
+        ).format(
+            path=path,
+            length=len(str(path)),
+            max_file=WINDOWS_MAX_FILE,
+            depth=TORCH_DEPTH,
+            limit=limit,
+            fix=fix,
+        )
     )
 
 
@@ -190,8 +212,10 @@ def check_free_disk(path: Path, needed_bytes: int) -> None:
     free = shutil.disk_usage(probe).free
     if free < needed_bytes:
         raise PanelError(
-            f"Not enough free disk: the install needs about {format_download(needed_bytes)}, "
-            f"{format_download(free)} is free on {probe}.",
+            translate(
+                "environments",
+                "Not enough free disk: the install needs about {needed}, {free} is free on {path}.",
+            ).format(needed=format_download(needed_bytes), free=format_download(free), path=probe),
             "Free some space, or set ROCMPANEL_HOME to a larger disk.",
         )
 
@@ -217,7 +241,9 @@ def begin_install(
     root.mkdir(parents=True, exist_ok=True)
     if target.exists():
         raise PanelError(
-            f"An environment named {name!r} already exists.",
+            translate("environments", "An environment named {name} already exists.").format(
+                name=repr(name)
+            ),
             "Pick another name, or remove the old environment first.",
         )
     check_free_disk(root, needed_bytes)
@@ -323,7 +349,11 @@ def finish_install(ticket: InstallTicket, result: Mapping[str, Any] | None) -> M
     python = venv_python(ticket.path)
     if not python.exists():
         discard(ticket)
-        raise PanelError(f"The install left no interpreter at {python}.")
+        raise PanelError(
+            translate("environments", "The install left no interpreter at {path}.").format(
+                path=python
+            )
+        )
     installed = dict((result or {}).get("installed") or {})
     record = {
         "name": ticket.name,
@@ -340,7 +370,12 @@ def finish_install(ticket: InstallTicket, result: Mapping[str, Any] | None) -> M
     _unmark(ticket.name)
     env = read_record(ticket.path)
     if env is None:
-        raise PanelError(f"The record of {ticket.name} could not be read back.", str(ticket.path))
+        raise PanelError(
+            translate("environments", "The record of {name} could not be read back.").format(
+                name=ticket.name
+            ),
+            str(ticket.path),
+        )
     return env
 
 
@@ -365,7 +400,10 @@ class DamagedEnv:
     @property
     def advice(self) -> str:
         """The fix as the PyTorch tab's Environments list words it (its row's tooltip)."""
-        return f"Repair {self.record}, or select it and press Remove… to delete the environment."
+        return translate(
+            "environments",
+            "Repair {record}, or select it and press Remove… to delete the environment.",
+        ).format(record=self.record)
 
     @property
     def cli_advice(self) -> str:
@@ -409,15 +447,25 @@ def remove_env(name: str) -> ManagedEnv | DamagedEnv:
     caller confirms with the user first."""
     env = find_removable(name)
     if env is None:
-        raise PanelError(f"No managed environment named {name!r}.")
+        raise PanelError(
+            translate("environments", "No managed environment named {name}.").format(
+                name=repr(name)
+            )
+        )
     if env.path.parent != envs_dir() or env.path.name != name:
-        raise PanelError(f"Refusing to delete {env.path}: it is not {envs_dir() / name}.")
+        raise PanelError(
+            translate("environments", "Refusing to delete {path}: it is not {expected}.").format(
+                path=env.path, expected=envs_dir() / name
+            )
+        )
     # The record goes first: a half-deleted directory is then a partial install, not an env.
     with contextlib.suppress(OSError):  # a record that is a folder goes with the rmtree
         (env.path / RECORD).unlink(missing_ok=True)
     shutil.rmtree(env.path, ignore_errors=True)
     if env.path.exists():
-        raise PanelError(f"Could not delete all of {env.path}.")
+        raise PanelError(
+            translate("environments", "Could not delete all of {path}.").format(path=env.path)
+        )
     return env
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.knowledge import community
 from rocmpanel.knowledge.torch_builds import Override
 
@@ -68,28 +69,172 @@ def match(text: str) -> str | None:
 
 def _override_advice(gfx: str | None, override: Override | None, os_name: str) -> str:
     if os_name == "windows":
-        return (
+        return translate(
+            "explanations",
             "HSA_OVERRIDE_GFX_VERSION does nothing on Windows: use a build that supports this "
-            "GPU (AMD's Windows wheels cover RDNA3, RDNA4 and Strix Halo)."
+            "GPU (AMD's Windows wheels cover RDNA3, RDNA4 and Strix Halo).",
         )
     if override is not None and gfx:
         harms = community.load().harms_for(gfx, override.value)
         if harms:
-            return (
-                f"Install a build whose kernels include {gfx} (see the plan). The "
-                f"HSA_OVERRIDE_GFX_VERSION={override.value} workaround is known to harm this GPU: "
-                + " ".join(h.text for h in harms)
-            )
-        return (
-            f"On Linux, run jobs with HSA_OVERRIDE_GFX_VERSION={override.value} so {gfx} uses "
-            f"the {override.target} kernels (community knowledge, not an AMD promise), or install "
-            "a build whose kernels include it."
-        )
-    target = f" {gfx}" if gfx else ""
-    return (
-        f"Install a build whose kernels include{target} (see the plan). No known same-family "
-        "HSA_OVERRIDE_GFX_VERSION substitute exists for this GPU."
+            return translate(
+                "explanations",
+                "Install a build whose kernels include {gfx} (see the plan). The "
+                "HSA_OVERRIDE_GFX_VERSION={value} workaround is known to harm this GPU: ",
+            ).format(gfx=gfx, value=override.value) + " ".join(h.text for h in harms)
+        return translate(
+            "explanations",
+            "On Linux, run jobs with HSA_OVERRIDE_GFX_VERSION={value} so {gfx} uses the "
+            "{target} kernels (community knowledge, not an AMD promise), or install a build "
+            "whose kernels include it.",
+        ).format(value=override.value, gfx=gfx, target=override.target)
+    if gfx:
+        return translate(
+            "explanations",
+            "Install a build whose kernels include {gfx} (see the plan). No known same-family "
+            "HSA_OVERRIDE_GFX_VERSION substitute exists for this GPU.",
+        ).format(gfx=gfx)
+    return translate(
+        "explanations",
+        "Install a build whose kernels include it (see the plan). No known same-family "
+        "HSA_OVERRIDE_GFX_VERSION substitute exists for this GPU.",
     )
+
+
+def _table(gfx: str | None, override: Override | None, os_name: str) -> dict[str, tuple[str, str]]:
+    """Each known fix id's cause and fix, worded for this GPU."""
+    gpu = gfx or translate("explanations", "this GPU")
+    advice = _override_advice(gfx, override, os_name)
+    extra = advice if override else ""
+    return {
+        "no_binary_for_gpu": (
+            translate(
+                "explanations", "The torch build has no compiled kernels (code object) for {gpu}."
+            ).format(gpu=gpu),
+            advice,
+        ),
+        "invalid_device_function": (
+            translate(
+                "explanations",
+                "A kernel was launched on a device it was not built for: often an integrated "
+                "GPU enumerated next to the discrete one.",
+            ),
+            translate(
+                "explanations",
+                "Hide the iGPU: set HIP_VISIBLE_DEVICES to the discrete GPU's index (e.g. "
+                "HIP_VISIBLE_DEVICES=0) for jobs; if the GPU itself is unsupported, see the "
+                "override advice. ",
+            )
+            + extra,
+        ),
+        "kfd_permission": (
+            translate("explanations", "This user may not open /dev/kfd (and /dev/dri/renderD*)."),
+            translate(
+                "explanations",
+                "Add the user to the 'render' group (and 'video' on some distributions): "
+                "sudo usermod -aG render,video $USER, then log out and back in.",
+            ),
+        ),
+        "cpu_build": (
+            translate(
+                "explanations",
+                "A CPU-only torch is installed in this environment, so there is no GPU backend.",
+            ),
+            translate(
+                "explanations",
+                "Install the planned ROCm build of PyTorch into a managed environment and make "
+                "it active.",
+            ),
+        ),
+        "not_rocm_build": (
+            translate(
+                "explanations",
+                "This torch is not a ROCm build (torch.version.hip is None): it is a CPU or "
+                "CUDA build, which cannot use an AMD GPU.",
+            ),
+            translate(
+                "explanations",
+                "Install the planned ROCm build of PyTorch into a managed environment and make "
+                "it active.",
+            ),
+        ),
+        "hsa_out_of_resources": (
+            translate(
+                "explanations",
+                "The ROCm runtime found no GPU it can use: no supported GPU, a wrong "
+                "HSA_OVERRIDE_GFX_VERSION, or WSL without GPU support.",
+            ),
+            translate(
+                "explanations",
+                "Check that the amdgpu driver is loaded and /dev/kfd exists; unset a wrong "
+                "HSA_OVERRIDE_GFX_VERSION (unset it, never leave it empty). ",
+            )
+            + extra,
+        ),
+        "override_invalid": (
+            translate("explanations", "HSA_OVERRIDE_GFX_VERSION has a value the runtime rejects."),
+            translate(
+                "explanations",
+                "Use the MAJOR.MINOR.STEP form (e.g. 10.3.0), or unset the variable.",
+            ),
+        ),
+        "out_of_memory": (
+            translate(
+                "explanations",
+                "The GPU ran out of memory (other programs, including the desktop, hold VRAM).",
+            ),
+            translate(
+                "explanations",
+                "Close other GPU programs or use smaller sizes; the Monitor tab shows VRAM users.",
+            ),
+        ),
+        "torch_missing": (
+            translate("explanations", "torch is not installed in this Python."),
+            translate(
+                "explanations",
+                "Install the planned ROCm build of PyTorch, or pick another interpreter.",
+            ),
+        ),
+        "no_gpu": (
+            translate("explanations", "torch is a ROCm build but sees no GPU."),
+            translate(
+                "explanations",
+                "Check /dev/kfd access (render group), that "
+                "ROCR_VISIBLE_DEVICES/HIP_VISIBLE_DEVICES are not set empty or to a missing "
+                "index, and that the amdgpu driver is loaded.",
+            ),
+        ),
+        "arch_mismatch": (
+            translate(
+                "explanations",
+                "torch's device reports a different gfx target than the one detected: another "
+                "GPU (e.g. an iGPU) is device 0, or an HSA_OVERRIDE_GFX_VERSION is in effect.",
+            ),
+            translate(
+                "explanations",
+                "Set HIP_VISIBLE_DEVICES to the GPU you mean, and check HSA_OVERRIDE_GFX_VERSION.",
+            ),
+        ),
+        "wrong_results": (
+            translate(
+                "explanations",
+                "GPU results disagree with the CPU: kernels for {gpu} are missing or broken even "
+                "though torch.cuda.is_available() is True.",
+            ).format(gpu=gpu),
+            advice,
+        ),
+        "vram_mismatch": (
+            translate(
+                "explanations",
+                "torch reports a different VRAM size than the driver (sysfs): another device is "
+                "selected, or memory is reserved (APU carve-out).",
+            ),
+            translate(
+                "explanations",
+                "Check HIP_VISIBLE_DEVICES; on APUs the BIOS sets the VRAM carve-out.",
+            ),
+        ),
+    }
 
 
 def explain(
@@ -104,76 +249,7 @@ def explain(
     key = fix_id or (match(text) if text else None)
     if key is None:
         return None
-    gpu = gfx or "this GPU"
-    table: dict[str, tuple[str, str]] = {
-        "no_binary_for_gpu": (
-            f"The torch build has no compiled kernels (code object) for {gpu}.",
-            _override_advice(gfx, override, os_name),
-        ),
-        "invalid_device_function": (
-            "A kernel was launched on a device it was not built for: often an integrated GPU "
-            "enumerated next to the discrete one.",
-            "Hide the iGPU: set HIP_VISIBLE_DEVICES to the discrete GPU's index (e.g. "
-            "HIP_VISIBLE_DEVICES=0) for jobs; if the GPU itself is unsupported, see the override "
-            "advice. " + (_override_advice(gfx, override, os_name) if override else ""),
-        ),
-        "kfd_permission": (
-            "This user may not open /dev/kfd (and /dev/dri/renderD*).",
-            "Add the user to the 'render' group (and 'video' on some distributions): "
-            "sudo usermod -aG render,video $USER, then log out and back in.",
-        ),
-        "cpu_build": (
-            "A CPU-only torch is installed in this environment, so there is no GPU backend.",
-            "Install the planned ROCm build of PyTorch into a managed environment and make "
-            "it active.",
-        ),
-        "not_rocm_build": (
-            "This torch is not a ROCm build (torch.version.hip is None): it is a CPU or CUDA "
-            "build, which cannot use an AMD GPU.",
-            "Install the planned ROCm build of PyTorch into a managed environment and make "
-            "it active.",
-        ),
-        "hsa_out_of_resources": (
-            "The ROCm runtime found no GPU it can use: no supported GPU, a wrong "
-            "HSA_OVERRIDE_GFX_VERSION, or WSL without GPU support.",
-            "Check that the amdgpu driver is loaded and /dev/kfd exists; unset a wrong "
-            "HSA_OVERRIDE_GFX_VERSION (unset it, never leave it empty). "
-            + (_override_advice(gfx, override, os_name) if override else ""),
-        ),
-        "override_invalid": (
-            "HSA_OVERRIDE_GFX_VERSION has a value the runtime rejects.",
-            "Use the MAJOR.MINOR.STEP form (e.g. 10.3.0), or unset the variable.",
-        ),
-        "out_of_memory": (
-            "The GPU ran out of memory (other programs, including the desktop, hold VRAM).",
-            "Close other GPU programs or use smaller sizes; the Monitor tab shows VRAM users.",
-        ),
-        "torch_missing": (
-            "torch is not installed in this Python.",
-            "Install the planned ROCm build of PyTorch, or pick another interpreter.",
-        ),
-        "no_gpu": (
-            "torch is a ROCm build but sees no GPU.",
-            "Check /dev/kfd access (render group), that ROCR_VISIBLE_DEVICES/HIP_VISIBLE_DEVICES "
-            "are not set empty or to a missing index, and that the amdgpu driver is loaded.",
-        ),
-        "arch_mismatch": (
-            "torch's device reports a different gfx target than the one detected: another GPU "
-            "(e.g. an iGPU) is device 0, or an HSA_OVERRIDE_GFX_VERSION is in effect.",
-            "Set HIP_VISIBLE_DEVICES to the GPU you mean, and check HSA_OVERRIDE_GFX_VERSION.",
-        ),
-        "wrong_results": (
-            f"GPU results disagree with the CPU: kernels for {gpu} are missing or broken even "
-            "though torch.cuda.is_available() is True.",
-            _override_advice(gfx, override, os_name),
-        ),
-        "vram_mismatch": (
-            "torch reports a different VRAM size than the driver (sysfs): another device is "
-            "selected, or memory is reserved (APU carve-out).",
-            "Check HIP_VISIBLE_DEVICES; on APUs the BIOS sets the VRAM carve-out.",
-        ),
-    }
-    entry = table.get(key)
+    entry = _table(gfx, override, os_name).get(key)
     if entry is None:
         return None
     return Fix(key, entry[0], entry[1])

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.knowledge import community
 from rocmpanel.knowledge import install_profiles as profiles_data
 from rocmpanel.knowledge.install_profiles import Profiles
@@ -29,7 +30,9 @@ UNPACK_FACTOR = 2.5
 DISK_MARGIN_BYTES = 1_000_000_000
 
 # The end of the no-GPU refusal: the GUI shows it as it is, the CLI as the command to type.
-NO_GPU_HINT = " Give the GPU's gfx target (e.g. gfx1100) to plan for it anyway."
+NO_GPU_HINT = QT_TRANSLATE_NOOP(
+    "plan", " Give the GPU's gfx target (e.g. gfx1100) to plan for it anyway."
+)
 
 
 @dataclass(frozen=True)
@@ -205,22 +208,37 @@ def plan(
     if os_norm not in ("linux", "windows"):
         return _refuse(
             base,
-            f"There are no ROCm PyTorch builds for {os_name!r}: only Linux and Windows (preview).",
+            translate(
+                "plan",
+                "There are no ROCm PyTorch builds for {os}: only Linux and Windows (preview).",
+            ).format(os=repr(os_name)),
         )
     rows = list(manifest.for_os(os_norm))
     if build_id is not None:
         chosen = manifest.by_id(build_id)
         if chosen is None:
-            return _refuse(base, f"No build {build_id!r} in the manifest.")
+            return _refuse(
+                base,
+                translate("plan", "No build {build} in the manifest.").format(build=repr(build_id)),
+            )
         if chosen.os != os_norm:
-            return _refuse(base, f"Build {build_id} is for {chosen.os}, not {os_norm}.")
+            return _refuse(
+                base,
+                translate("plan", "Build {build} is for {build_os}, not {os}.").format(
+                    build=build_id, build_os=chosen.os, os=os_norm
+                ),
+            )
         rows = [chosen]
     if not rows:
-        return _refuse(base, f"The manifest has no PyTorch builds for {os_norm}.")
+        return _refuse(
+            base,
+            translate("plan", "The manifest has no PyTorch builds for {os}.").format(os=os_norm),
+        )
     if gfx is None:
         return _refuse(
             base,
-            "No AMD GPU was detected, so there is no GPU to pick a build for." + NO_GPU_HINT,
+            translate("plan", "No AMD GPU was detected, so there is no GPU to pick a build for.")
+            + translate("plan", NO_GPU_HINT),
         )
     warnings: list[str] = []
     decision = decide(
@@ -238,35 +256,54 @@ def plan(
     if not python_ok:
         pythons = ", ".join(row.python)
         warnings.append(
-            f"torch {row.torch} from this index has wheels for Python {pythons} only, not "
-            f"{py}: the environment must be created with one of those Python versions."
+            translate(
+                "plan",
+                "torch {torch} from this index has wheels for Python {pythons} only, not "
+                "{python}: the environment must be created with one of those Python versions.",
+            ).format(torch=row.torch, pythons=pythons, python=py)
         )
         if os_norm == "windows":
             warnings.append(
-                f"Install Python {row.python[-1]} (python.org) and choose it as the base Python."
+                translate(
+                    "plan",
+                    "Install Python {version} (python.org) and choose it as the base Python.",
+                ).format(version=row.python[-1])
             )
     elif py is None:
-        warnings.append("Python version unknown: wheels exist for " + ", ".join(row.python) + ".")
+        warnings.append(
+            translate("plan", "Python version unknown: wheels exist for {pythons}.").format(
+                pythons=", ".join(row.python)
+            )
+        )
     job_env: dict[str, str] = {}
     if decision.override_value is not None:
         job_env["HSA_OVERRIDE_GFX_VERSION"] = decision.override_value
     warnings.extend(a.text for a in decision.advice)
     if os_norm == "windows" and row.preview:
         warnings.append(
-            "AMD's PyTorch on Windows is a preview: expect missing features and rough edges."
+            translate(
+                "plan",
+                "AMD's PyTorch on Windows is a preview: expect missing features and rough edges.",
+            )
         )
     row_rocm = major_minor(row.rocm)
     host_rocm = major_minor(rocm_version)
     if os_norm == "linux" and host_rocm and row_rocm and host_rocm[0] < row_rocm[0]:
         warnings.append(
-            f"The wheels bundle ROCm {row.rocm} user-space libraries; the installed ROCm is "
-            f"{rocm_version}. Only the amdgpu kernel driver is used from the host: if it is too "
-            f"old for ROCm {row.rocm}, update the driver (see AMD's user/kernel-space "
-            "compatibility matrix)."
+            translate(
+                "plan",
+                "The wheels bundle ROCm {rocm} user-space libraries; the installed ROCm is "
+                "{installed}. Only the amdgpu kernel driver is used from the host: if it is too "
+                "old for ROCm {rocm}, update the driver (see AMD's user/kernel-space "
+                "compatibility matrix).",
+            ).format(rocm=row.rocm, installed=rocm_version)
         )
     if row.status == "unverified":
         warnings.append(
-            "This row of the manifest is unverified: check its URL before relying on it."
+            translate(
+                "plan",
+                "This row of the manifest is unverified: check its URL before relying on it.",
+            )
         )
     if row.notes:
         warnings.append(row.notes)
@@ -276,9 +313,12 @@ def plan(
     if url.lower().startswith("http://"):
         host = urlsplit(url).netloc.rpartition("@")[2] or url
         warnings.append(
-            f"The index {url} is plain http: pip ignores it unless {host} is a trusted host. "
-            f"Use https, or add it as a trusted host (trusted-host = {host} in pip.conf, "
-            "with the setting torch_use_pip_config on)."
+            translate(
+                "plan",
+                "The index {url} is plain http: pip ignores it unless {host} is a trusted host. "
+                "Use https, or add it as a trusted host (trusted-host = {host} in pip.conf, "
+                "with the setting torch_use_pip_config on).",
+            ).format(url=url, host=host)
         )
     extra = profiles_data.extras(profiles, profile, os_name=os_norm, torch_rocm=row.rocm, gfx=gfx)
     extra_args = extra_pip_args(extra.requirements, mirrors)

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 
 from rocmpanel.base import subproc
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.settings import Settings
 from rocmpanel.jobs.spec import resolve_python
 from rocmpanel.knowledge.torch_builds import Manifest
@@ -52,12 +54,14 @@ def machine_from_system(system: SystemInfo) -> Machine:
     gpu = pick_gpu(system)
     os_name = system.os or this_os()
     if gpu is None:
-        names = ", ".join(g.name for g in system.gpus) or "none"
+        names = ", ".join(g.name for g in system.gpus) or translate("plan_inputs", "none")
         return Machine(
             os_name,
             None,
             system.rocm_version,
-            note=f"No GPU with a known gfx target was found (GPUs seen: {names}).",
+            note=translate(
+                "plan_inputs", "No GPU with a known gfx target was found (GPUs seen: {names})."
+            ).format(names=names),
         )
     return Machine(os_name, gpu.gfx, system.rocm_version, gpu.name, gpu.vram_bytes)
 
@@ -69,7 +73,12 @@ def machine_from_inventory(inventory: Inventory) -> Machine:
 
 def detection_failed(message: str) -> Machine:
     """The machine when detection itself failed: no GPU, and the reason as the note."""
-    return Machine(this_os(), None, None, note=f"GPU detection failed: {message}")
+    return Machine(
+        this_os(),
+        None,
+        None,
+        note=translate("plan_inputs", "GPU detection failed: {message}").format(message=message),
+    )
 
 
 def detect_machine() -> Machine:
@@ -105,7 +114,7 @@ def base_python_and_version(settings: Settings) -> tuple[str, str | None]:
 
 def python_version_of(python: str) -> str | None:
     """``X.Y.Z`` of an interpreter (ours without starting a process; others: a subprocess)."""
-    if python in ("", sys.executable):
+    if python in ("", own_python()):
         return platform.python_version()
     try:
         out = subproc.run(

@@ -4,10 +4,10 @@ interpreter it runs in, its spec, the checks it streams, and the run it ends as.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.frozen import own_python
 from rocmpanel.base.settings import Settings
 from rocmpanel.jobs import workload
 from rocmpanel.jobs.process import JobOutcome, JobState
@@ -105,7 +105,7 @@ def run_from_outcome(
         collector.checks,
         label,
         text.strip(),
-        python=python or sys.executable,
+        python=python or own_python(),
         env_name=env_name,
         gfx=gfx,
         preset=preset,

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from rocmpanel.base import files
+from rocmpanel.base.i18n import translate
 from rocmpanel.machine.parsers import lspci as lspci_parse
 
 MAX_INPUT_BYTES = files.CAPTURE_LIMIT
@@ -71,8 +72,11 @@ def read_capture(
         return decode_capture(files.read_bytes(path, limit))
     except files.NotRegularFileError as exc:
         raise CaptureReadError(
-            f"{exc} (a device or a socket is never a tool's output): save the output to a "
-            "file and use that file instead."
+            translate(
+                "capture_input",
+                "{error} (a device or a socket is never a tool's output): save the output to a "
+                "file and use that file instead.",
+            ).format(error=exc)
         ) from None
     except files.TooLargeError:
         raise _too_large(path, limit) from None
@@ -89,8 +93,11 @@ _OPEN_FLAGS = (
 
 def _too_large(name: str, limit: int) -> CaptureReadError:
     return CaptureReadError(
-        f"{name} is larger than {_size(limit)}, more than any tool's output: "
-        "give only the output of rocminfo, rocm-smi, amd-smi, hipInfo, collect_env or lspci."
+        translate(
+            "capture_input",
+            "{name} is larger than {size}, more than any tool's output: give only the output "
+            "of rocminfo, rocm-smi, amd-smi, hipInfo, collect_env or lspci.",
+        ).format(name=name, size=_size(limit))
     )
 
 
@@ -131,17 +138,23 @@ def _read_pipe(fd: int, name: str, limit: int, writer_wait_s: float, idle_s: flo
             writer = True
             if now - last > idle_s:
                 raise CaptureReadError(
-                    f"{name} sent nothing for {idle_s:g} s, so it was not read to the end: "
-                    "check that the command writing to it is still running, or save its "
-                    "output to a file and give that."
+                    translate(
+                        "capture_input",
+                        "{name} sent nothing for {seconds} s, so it was not read to the end: "
+                        "check that the command writing to it is still running, or save its "
+                        "output to a file and give that.",
+                    ).format(name=name, seconds=f"{idle_s:g}")
                 )
         elif writer:
             return b"".join(chunks)  # the writer closed it: the end
         elif now - started > writer_wait_s:
             raise CaptureReadError(
-                f"Nothing is writing to the FIFO {name} (waited {writer_wait_s:g} s): start "
-                "the command that writes to it first, or save its output to a file and give "
-                "that."
+                translate(
+                    "capture_input",
+                    "Nothing is writing to the FIFO {name} (waited {seconds} s): start "
+                    "the command that writes to it first, or save its output to a file and give "
+                    "that.",
+                ).format(name=name, seconds=f"{writer_wait_s:g}")
             )
         if _wait_readable(fd, 0.1) and chunk == b"":
             time.sleep(0.05)  # a FIFO whose writer left polls readable: do not spin

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.machine import pci_ids, windows_gpu
 from rocmpanel.machine.detect import merge_gpus
 from rocmpanel.machine.gfx import normalise_gfx, parse_gfx
@@ -63,10 +64,11 @@ class CapturedKind(str, Enum):
     WINDOWS_CIM = "Win32_VideoController listing"
 
 
-KNOWN_KINDS_TEXT = (
+KNOWN_KINDS_TEXT = QT_TRANSLATE_NOOP(
+    "captured",
     "rocminfo, rocm-smi (plain or --json), amd-smi (plain or static --json), hipInfo, "
     "python -m torch.utils.collect_env, lspci -nn (or plain lspci), or Get-CimInstance "
-    "Win32_VideoController"
+    "Win32_VideoController",
 )
 
 _LSPCI_KINDS = (CapturedKind.LSPCI, CapturedKind.LSPCI_NUMERIC, CapturedKind.LSPCI_PLAIN)
@@ -300,19 +302,28 @@ def _lspci(text: str, acc: _Acc) -> None:
             acc.driver = acc.driver or "amdgpu"
         elif dev.driver:
             acc.notes.append(
-                f"lspci -k: the GPU at {dev.slot} is bound to the {dev.driver} driver, not "
-                "amdgpu; ROCm can only use GPUs that amdgpu drives."
+                translate(
+                    "captured",
+                    "lspci -k: the GPU at {slot} is bound to the {driver} driver, not "
+                    "amdgpu; ROCm can only use GPUs that amdgpu drives.",
+                ).format(slot=dev.slot, driver=dev.driver)
             )
     if any(d.form == lspci_parse.FORM_PLAIN and not d.device_id for d in devices):
         acc.notes.append(
-            "lspci was run without -nn, so it shows names but not PCI ids (the gfx target "
-            "is taken from the name where the table knows it). `lspci -nn` shows the ids, "
-            "`lspci -nnk` also the kernel driver in use."
+            translate(
+                "captured",
+                "lspci was run without -nn, so it shows names but not PCI ids (the gfx target "
+                "is taken from the name where the table knows it). `lspci -nn` shows the ids, "
+                "`lspci -nnk` also the kernel driver in use.",
+            )
         )
     elif any(d.form == lspci_parse.FORM_PLAIN for d in devices):
         acc.notes.append(
-            "lspci was run without -nn; `lspci -nn` shows names with PCI ids, `lspci -nnk` "
-            "also the kernel driver in use."
+            translate(
+                "captured",
+                "lspci was run without -nn; `lspci -nn` shows names with PCI ids, `lspci -nnk` "
+                "also the kernel driver in use.",
+            )
         )
 
 
@@ -375,34 +386,40 @@ def _rocminfo_cut(text: str) -> str | None:
     if report.errors or report.kfd_error or report.hsa_status:
         return None  # an error output has no agent list by design
     if report.agents:
-        return (
-            f"it stops after {len(report.agents)} agent(s) without rocminfo's closing "
-            "'*** Done ***' line, so the agent list is incomplete"
-        )
+        return translate(
+            "captured",
+            "it stops after {count} agent(s) without rocminfo's closing "
+            "'*** Done ***' line, so the agent list is incomplete",
+        ).format(count=len(report.agents))
     if "HSA System Attributes" in text or "HSA Agents" in text:
-        return "it stops before the agent list (no agents and no closing '*** Done ***' line)"
-    return "it has rocminfo's first line and nothing after it"
+        return translate(
+            "captured",
+            "it stops before the agent list (no agents and no closing '*** Done ***' line)",
+        )
+    return translate("captured", "it has rocminfo's first line and nothing after it")
 
 
 def _amd_smi_cut(text: str) -> str | None:
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     table = [line for line in lines if line.startswith(("|", "+"))]
     if not re.search(r"^\|\s*\d{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d", text, re.M):
-        return "its table stops before the first GPU row"
+        return translate("captured", "its table stops before the first GPU row")
     if table and not re.match(r"^\+[-=+]+\+$", table[-1]):
-        return "its table stops without the closing border line"
+        return translate("captured", "its table stops without the closing border line")
     return None
 
 
 def _looks_cut(kind: CapturedKind, text: str, json_cut: bool) -> str | None:
     """Why ``text`` looks cut short, or None when it looks whole."""
     if json_cut:
-        return "its JSON stops before the document is complete"
+        return translate("captured", "its JSON stops before the document is complete")
     if kind is CapturedKind.ROCMINFO:
         return _rocminfo_cut(text)
     if kind is CapturedKind.ROCM_SMI_TEXT:
         if "ROCm System Management Interface" in text and "End of ROCm SMI Log" not in text:
-            return "it stops before rocm-smi's closing 'End of ROCm SMI Log' line"
+            return translate(
+                "captured", "it stops before rocm-smi's closing 'End of ROCm SMI Log' line"
+            )
         return None
     if kind is CapturedKind.AMD_SMI_TEXT:
         return _amd_smi_cut(text)
@@ -410,11 +427,17 @@ def _looks_cut(kind: CapturedKind, text: str, json_cut: bool) -> str | None:
         # Pastes are often trimmed after the GPU part; only a missing GPU part counts.
         for line in ("GPU models and configuration", "HIP runtime version"):
             if f"{line}:" not in text:
-                return f"it stops before collect_env's '{line}' line"
+                return translate("captured", "it stops before collect_env's '{line}' line").format(
+                    line=line
+                )
         return None
     if kind in _LSPCI_KINDS:
         cut = lspci_parse.last_line_cut(text)
-        return f"its last line stops mid-line ({cut[:60]!r})" if cut else None
+        if not cut:
+            return None
+        return translate("captured", "its last line stops mid-line ({text})").format(
+            text=repr(cut[:60])
+        )
     return None
 
 
@@ -455,8 +478,9 @@ def _gpu(gpu: GpuInfo, table: pci_ids.PciTable) -> _Gpu:
     integrated = gpu.integrated
     if integrated is None and entry is not None:
         integrated = entry.integrated
-    name = gpu.name.lstrip(".").strip() or (entry.name if entry else "") or "a GPU"
-    what = ", ".join(sorted(gfx)) or gpu.pci_id or "model unknown"
+    name = gpu.name.lstrip(".").strip() or (entry.name if entry else "")
+    name = name or translate("captured", "a GPU")
+    what = ", ".join(sorted(gfx)) or gpu.pci_id or translate("captured", "model unknown")
     return _Gpu(gpu, gpu.pci_id, frozenset(gfx), integrated, f"{name} ({what})")
 
 
@@ -505,15 +529,31 @@ def _fact_differences(p: _Part, q: _Part) -> list[str]:
     a, b = p.acc, q.acc
     found = []
     if a.host_name and b.host_name and a.host_name.lower() != b.host_name.lower():
-        found.append(f"host name {a.host_name} in {p.label}, {b.host_name} in {q.label}")
+        found.append(
+            translate("captured", "host name {a} in {p}, {b} in {q}").format(
+                a=a.host_name, p=p.label, b=b.host_name, q=q.label
+            )
+        )
     rocm_a, rocm_b = a.installed_rocm, b.installed_rocm
     if rocm_a and rocm_b and not _same_version(rocm_a, rocm_b):
-        found.append(f"ROCm {rocm_a} in {p.label}, {rocm_b} in {q.label}")
+        found.append(
+            translate("captured", "ROCm {a} in {p}, {b} in {q}").format(
+                a=rocm_a, p=p.label, b=rocm_b, q=q.label
+            )
+        )
     if a.runtime and b.runtime and a.runtime != b.runtime:
-        found.append(f"HSA runtime {a.runtime} in {p.label}, {b.runtime} in {q.label}")
+        found.append(
+            translate("captured", "HSA runtime {a} in {p}, {b} in {q}").format(
+                a=a.runtime, p=p.label, b=b.runtime, q=q.label
+            )
+        )
     da, db = a.driver_version or "", b.driver_version or ""
     if _DKMS_RE.match(da) and _DKMS_RE.match(db) and da != db:
-        found.append(f"amdgpu driver {da} in {p.label}, {db} in {q.label}")
+        found.append(
+            translate("captured", "amdgpu driver {a} in {p}, {b} in {q}").format(
+                a=da, p=p.label, b=db, q=q.label
+            )
+        )
     return found
 
 
@@ -528,7 +568,8 @@ def _missing_from(xs: list[_Gpu], ys: list[_Gpu]) -> list[_Gpu]:
         same_slot = [y for y in ys if _slot(y) == _slot(x)]
         candidates = same_slot if _slot(x) and slotted else ys
         if all(_agree(x, y) is False for y in candidates):
-            missing.append(replace(x, label=f"{x.label} at {x.gpu.bdf}") if x.gpu.bdf else x)
+            at = translate("captured", "{gpu} at {slot}").format(gpu=x.label, slot=x.gpu.bdf)
+            missing.append(replace(x, label=at) if x.gpu.bdf else x)
     return missing
 
 
@@ -541,7 +582,9 @@ def _gpu_differences(p: _Part, q: _Part, table: pci_ids.PciTable) -> list[str]:
         h = by_slot.get(_slot(g)) if _slot(g) else None
         if h is not None and _agree(g, h) is False:
             found.append(
-                f"PCI slot {g.gpu.bdf} holds {g.label} in {p.label} but {h.label} in {q.label}"
+                translate("captured", "PCI slot {slot} holds {a} in {p} but {b} in {q}").format(
+                    slot=g.gpu.bdf, a=g.label, p=p.label, b=h.label, q=q.label
+                )
             )
     if found:
         return found
@@ -553,7 +596,9 @@ def _gpu_differences(p: _Part, q: _Part, table: pci_ids.PciTable) -> list[str]:
         missing = _missing_from(xs, ys)
         if missing:
             found.append(
-                f"{x.label} shows {_listed(missing)}, which the full list of {y.label} lacks"
+                translate("captured", "{x} shows {gpus}, which the full list of {y} lacks").format(
+                    x=x.label, gpus=_listed(missing), y=y.label
+                )
             )
     if found:
         return found
@@ -563,9 +608,16 @@ def _gpu_differences(p: _Part, q: _Part, table: pci_ids.PciTable) -> list[str]:
         nq = sum(1 for g in gq if g.integrated is False)
         if np_ and nq and np_ != nq:
             found.append(
-                f"{p.label} lists {np_} discrete GPU(s), {q.label} lists {nq}: "
-                f"{_listed(g for g in gp if g.integrated is False)} against "
-                f"{_listed(g for g in gq if g.integrated is False)}"
+                translate(
+                    "captured", "{p} lists {np} discrete GPU(s), {q} lists {nq}: {a} against {b}"
+                ).format(
+                    p=p.label,
+                    np=np_,
+                    q=q.label,
+                    nq=nq,
+                    a=_listed(g for g in gp if g.integrated is False),
+                    b=_listed(g for g in gq if g.integrated is False),
+                )
             )
             return found
     discrete_p = [g for g in gp if g.integrated is not True]
@@ -576,8 +628,9 @@ def _gpu_differences(p: _Part, q: _Part, table: pci_ids.PciTable) -> list[str]:
         and all(_agree(g, h) is False for g in discrete_p for h in discrete_q)
     ):
         found.append(
-            f"{p.label} shows {_listed(discrete_p)} and {q.label} shows {_listed(discrete_q)}: "
-            "no GPU in common"
+            translate("captured", "{p} shows {a} and {q} shows {b}: no GPU in common").format(
+                p=p.label, a=_listed(discrete_p), q=q.label, b=_listed(discrete_q)
+            )
         )
     return found
 
@@ -630,7 +683,9 @@ def _machine(
     acc = _fold(p.acc for p in parts)
     notes = [*extra, *acc.notes]
     if acc.wsl:
-        notes.append("WSL2: the GPU is reached through the Windows driver (/dev/dxg).")
+        notes.append(
+            translate("captured", "WSL2: the GPU is reached through the Windows driver (/dev/dxg).")
+        )
     system = SystemInfo(
         os=os_name or acc.os or "linux",
         os_version=acc.os_version,
@@ -653,7 +708,9 @@ def _common(values: Iterable[str | None]) -> str | None:
 def _label(index: int, total: int, labels: Sequence[str] | None) -> str:
     if labels is not None and index <= len(labels) and labels[index - 1]:
         return labels[index - 1]
-    return f"text {index}" if total > 1 else "the pasted text"
+    if total > 1:
+        return translate("captured", "text {index}").format(index=index)
+    return translate("captured", "the pasted text")
 
 
 def _capitalised(text: str) -> str:
@@ -667,14 +724,18 @@ def _parts_of(text: str, base: str) -> list[_Part]:
     if len(text) > MAX_CAPTURE_CHARS:
         text = text[:MAX_CAPTURE_CHARS]
         notes.append(
-            f"{_capitalised(base)} is larger than {MAX_CAPTURE_CHARS // 2**20} MiB; only its "
-            f"first {MAX_CAPTURE_CHARS // 2**20} MiB were read."
+            translate(
+                "captured", "{input} is larger than {mib} MiB; only its first {mib} MiB were read."
+            ).format(input=_capitalised(base), mib=MAX_CAPTURE_CHARS // 2**20)
         )
     text = clean_text(text)
     if looks_binary(text):
         raise PanelError(
-            f"{_capitalised(base)} is not output rocmpanel recognises: it looks like binary "
-            f"data, not text. Paste the output of {KNOWN_KINDS_TEXT}.",
+            translate(
+                "captured",
+                "{input} is not output rocmpanel recognises: it looks like binary "
+                "data, not text. Paste the output of {tools}.",
+            ).format(input=_capitalised(base), tools=translate("captured", KNOWN_KINDS_TEXT)),
             repr(text[:200]),
         )
     pieces = split_input(text) or [(text, None)]
@@ -684,8 +745,10 @@ def _parts_of(text: str, base: str) -> list[_Part]:
     for n, (piece, host) in enumerate(pieces, 1):
         if len(found) >= MAX_CAPTURES or n > 8 * MAX_CAPTURES:
             notes.append(
-                f"{_capitalised(base)} holds more than {MAX_CAPTURES} outputs; only the "
-                "first ones were read."
+                translate(
+                    "captured",
+                    "{input} holds more than {count} outputs; only the first ones were read.",
+                ).format(input=_capitalised(base), count=MAX_CAPTURES)
             )
             break
         data, json_cut = _json(piece)
@@ -697,27 +760,44 @@ def _parts_of(text: str, base: str) -> list[_Part]:
     if not found:
         hint = ""
         if _json(text)[1]:
-            hint = " It looks like JSON that was cut short."
+            hint = " " + translate("captured", "It looks like JSON that was cut short.")
         elif lspci_parse.last_line_cut(text):
-            hint = " Its last line looks like an lspci line that was cut short."
+            hint = " " + translate(
+                "captured", "Its last line looks like an lspci line that was cut short."
+            )
         raise PanelError(
-            f"{_capitalised(base)} is not output rocmpanel recognises.{hint} Paste the output "
-            f"of {KNOWN_KINDS_TEXT}.",
+            translate(
+                "captured",
+                "{input} is not output rocmpanel recognises.{hint} Paste the output of {tools}.",
+            ).format(
+                input=_capitalised(base), hint=hint, tools=translate("captured", KNOWN_KINDS_TEXT)
+            ),
             text[:200],
         )
     if skipped >= 3:
         notes.append(
-            f"{_capitalised(base)}: {skipped} lines that no known tool printed were skipped."
+            translate(
+                "captured", "{input}: {count} lines that no known tool printed were skipped."
+            ).format(input=_capitalised(base), count=skipped)
         )
     parts: list[_Part] = []
     for k, (kind, piece, host, data, json_cut, last_cut) in enumerate(found, 1):
         if sum(len(p.acc.gpus) for p in parts) > 4 * MAX_GPUS:
             parts[-1].acc.notes.append(
-                f"{_capitalised(base)} lists more than {4 * MAX_GPUS} GPUs; the outputs after "
-                f"part {k - 1} were not read."
+                translate(
+                    "captured",
+                    "{input} lists more than {count} GPUs; the outputs after part {part} were "
+                    "not read.",
+                ).format(input=_capitalised(base), count=4 * MAX_GPUS, part=k - 1)
             )
             break
-        label = f"{base}, part {k} ({kind.value})" if len(found) > 1 else f"{base} ({kind.value})"
+        label = (
+            translate("captured", "{input}, part {part} ({kind})").format(
+                input=base, part=k, kind=kind.value
+            )
+            if len(found) > 1
+            else f"{base} ({kind.value})"
+        )
         cut = _looks_cut(kind, piece, json_cut)
         acc = _Acc(host_name=host)
         acc.notes.extend(notes if k == 1 else ())
@@ -726,14 +806,18 @@ def _parts_of(text: str, base: str) -> list[_Part]:
         _parse_one(kind, parsed, acc, data)
         if len(acc.gpus) > MAX_GPUS:
             acc.notes.append(
-                f"{_capitalised(label)} lists {len(acc.gpus)} GPUs; only the first {MAX_GPUS} "
-                "were read."
+                translate(
+                    "captured", "{input} lists {count} GPUs; only the first {most} were read."
+                ).format(input=_capitalised(label), count=len(acc.gpus), most=MAX_GPUS)
             )
             del acc.gpus[MAX_GPUS:]
         if cut:
             acc.notes.append(
-                f"{_capitalised(label)} looks cut short: {cut}. What it shows is used, but "
-                "GPUs or values may be missing; paste the whole output."
+                translate(
+                    "captured",
+                    "{input} looks cut short: {why}. What it shows is used, but "
+                    "GPUs or values may be missing; paste the whole output.",
+                ).format(input=_capitalised(label), why=cut)
             )
         parts.append(_Part(label, kind, acc, cut))
     return parts
@@ -753,8 +837,10 @@ def analyse_texts(
     for index, text in enumerate(texts, 1):
         if sum(len(p.acc.gpus) for p in parts) > 4 * MAX_GPUS:
             parts[-1].acc.notes.append(
-                f"More than {4 * MAX_GPUS} GPUs were listed; inputs from "
-                f"{_label(index, len(texts), labels)} on were not read."
+                translate(
+                    "captured",
+                    "More than {count} GPUs were listed; inputs from {input} on were not read.",
+                ).format(count=4 * MAX_GPUS, input=_label(index, len(texts), labels))
             )
             break
         parts.extend(_parts_of(text, _label(index, len(texts), labels)))
@@ -764,23 +850,33 @@ def analyse_texts(
         return _machine(groups[0], rocm_version, os_name)
     summary = "; ".join(reasons[:6]) + ("; ..." if len(reasons) > 6 else "")
     listing = "; ".join(
-        f"machine {i}: {', '.join(p.label for p in group)}" for i, group in enumerate(groups, 1)
+        translate("captured", "machine {number}: {inputs}").format(
+            number=i, inputs=", ".join(p.label for p in group)
+        )
+        for i, group in enumerate(groups, 1)
     )
-    warning = (
-        f"These captures come from {len(groups)} different machines (or from one machine at "
-        f"different times), so they are not merged and each is diagnosed on its own: "
-        f"{summary}. ({listing}.)"
-    )
+    warning = translate(
+        "captured",
+        "These captures come from {count} different machines (or from one machine at "
+        "different times), so they are not merged and each is diagnosed on its own: "
+        "{summary}. ({listing}.)",
+    ).format(count=len(groups), summary=summary, listing=listing)
     machines = tuple(
         _machine(
             group,
             rocm_version,
             os_name,
             [
-                f"Machine {i} of {len(groups)}: diagnosed from "
-                f"{', '.join(p.label for p in group)} only; "
-                f"{', '.join(p.label for p in parts if all(p is not q for q in group))} "
-                "come from a different machine."
+                translate(
+                    "captured",
+                    "Machine {number} of {count}: diagnosed from {inputs} only; {others} "
+                    "come from a different machine.",
+                ).format(
+                    number=i,
+                    count=len(groups),
+                    inputs=", ".join(p.label for p in group),
+                    others=", ".join(p.label for p in parts if all(p is not q for q in group)),
+                )
             ],
         )
         for i, group in enumerate(groups, 1)
@@ -788,7 +884,10 @@ def analyse_texts(
     every = _fold(p.acc for p in parts)
     notes = [warning]
     for i, machine in enumerate(machines, 1):
-        notes.extend(f"Machine {i}: {n}" for n in machine.notes[1:])
+        notes.extend(
+            translate("captured", "Machine {number}: {note}").format(number=i, note=n)
+            for n in machine.notes[1:]
+        )
     system = SystemInfo(
         os=os_name or _common(m.system.os for m in machines) or machines[0].system.os,
         os_version=_common(m.system.os_version for m in machines),

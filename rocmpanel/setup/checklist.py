@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.machine.gpu_model import HostFacts, SystemInfo
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.probe_report import ProbeReport
@@ -53,12 +54,13 @@ class Check:
 
 USERMOD = "sudo usermod -aG render,video $USER"
 
-_UNKNOWN = "Not known (not part of the pasted or recorded output)."
+# Marked here, translated where a Check is made (``translate("checklist", ...)``).
+_UNKNOWN = QT_TRANSLATE_NOOP("checklist", "Not known (not part of the pasted or recorded output).")
 _DEVICE_CHECKS = (
-    ("amdgpu_driver", "amdgpu kernel driver"),
-    ("kfd_access", "/dev/kfd access"),
-    ("render_access", "/dev/dri render node access"),
-    ("groups", "render / video groups"),
+    ("amdgpu_driver", QT_TRANSLATE_NOOP("checklist", "amdgpu kernel driver")),
+    ("kfd_access", QT_TRANSLATE_NOOP("checklist", "/dev/kfd access")),
+    ("render_access", QT_TRANSLATE_NOOP("checklist", "/dev/dri render node access")),
+    ("groups", QT_TRANSLATE_NOOP("checklist", "render / video groups")),
 )
 
 
@@ -80,11 +82,11 @@ def run_checks(
 
     checks = [_gpu_found(system, verdicts, host)]
     if system.os == "linux" and not system.gpus:
-        why = "No AMD GPU was found, so device access was not checked."
+        why = translate("checklist", "No AMD GPU was found, so device access was not checked.")
         checks += [
             _kfd(host)
             if i == "kfd_access" and host.kfd_error
-            else Check(i, t, CheckStatus.SKIP, why)
+            else Check(i, translate("checklist", t), CheckStatus.SKIP, why)
             for i, t in _DEVICE_CHECKS
         ]
     elif system.os == "linux":
@@ -98,14 +100,15 @@ def run_checks(
 
 
 def _gpu_found(system: SystemInfo, verdicts: tuple[Verdict, ...], host: HostFacts) -> Check:
-    title = "AMD GPU"
+    title = translate("checklist", "AMD GPU")
     if not system.gpus:
-        message = "No AMD GPU was found."
+        message = translate("checklist", "No AMD GPU was found.")
         if host.hsa_status == "HSA_STATUS_ERROR_OUT_OF_RESOURCES":
-            message += (
-                " The ROCm runtime reported HSA_STATUS_ERROR_OUT_OF_RESOURCES: it found no GPU "
+            message += " " + translate(
+                "checklist",
+                "The ROCm runtime reported HSA_STATUS_ERROR_OUT_OF_RESOURCES: it found no GPU "
                 "it can use (an unsupported GPU, no /dev/kfd access, a wrong "
-                "HSA_OVERRIDE_GFX_VERSION, or WSL without ROCm support for this GPU)."
+                "HSA_OVERRIDE_GFX_VERSION, or WSL without ROCm support for this GPU).",
             )
         return Check("gpu_found", title, CheckStatus.FAIL, message)
     usable = [v for v in verdicts if v.status is not VerdictStatus.UNSUPPORTED]
@@ -115,143 +118,234 @@ def _gpu_found(system: SystemInfo, verdicts: tuple[Verdict, ...], host: HostFact
             "gpu_found",
             title,
             CheckStatus.FAIL,
-            f"Found {names}, but none is supported by this ROCm.",
+            translate("checklist", "Found {gpus}, but none is supported by this ROCm.").format(
+                gpus=names
+            ),
         )
-    return Check("gpu_found", title, CheckStatus.PASS, f"Found {names}.")
+    return Check(
+        "gpu_found",
+        title,
+        CheckStatus.PASS,
+        translate("checklist", "Found {gpus}.").format(gpus=names),
+    )
 
 
 def _amdgpu(system: SystemInfo, host: HostFacts) -> Check:
-    title = "amdgpu kernel driver"
+    title = translate("checklist", "amdgpu kernel driver")
     if host.wsl:
         return Check(
             "amdgpu_driver",
             title,
             CheckStatus.SKIP,
-            "WSL: the Windows driver serves the GPU; there is no amdgpu module.",
+            translate(
+                "checklist", "WSL: the Windows driver serves the GPU; there is no amdgpu module."
+            ),
         )
     loaded = host.amdgpu_loaded
     if loaded is None:
         loaded = True if system.driver else None
     if loaded is None:
-        return Check("amdgpu_driver", title, CheckStatus.SKIP, _UNKNOWN)
+        return Check("amdgpu_driver", title, CheckStatus.SKIP, translate("checklist", _UNKNOWN))
     if loaded:
         return Check(
-            "amdgpu_driver", title, CheckStatus.PASS, f"Loaded ({system.driver or 'amdgpu'})."
+            "amdgpu_driver",
+            title,
+            CheckStatus.PASS,
+            translate("checklist", "Loaded ({driver}).").format(driver=system.driver or "amdgpu"),
         )
     return Check(
         "amdgpu_driver",
         title,
         CheckStatus.FAIL,
-        "The amdgpu module is not loaded.",
+        translate("checklist", "The amdgpu module is not loaded."),
         Fix(FixKind.COMMAND, "sudo modprobe amdgpu"),
     )
 
 
 def _kfd(host: HostFacts) -> Check:
-    title = "/dev/kfd access"
+    title = translate("checklist", "/dev/kfd access")
     if host.wsl:
-        return Check("kfd_access", title, CheckStatus.SKIP, "WSL uses /dev/dxg, not /dev/kfd.")
+        return Check(
+            "kfd_access",
+            title,
+            CheckStatus.SKIP,
+            translate("checklist", "WSL uses /dev/dxg, not /dev/kfd."),
+        )
     if host.kfd_error:
         fix = Fix(FixKind.COMMAND, USERMOD) if "ermission" in host.kfd_error else None
-        message = f"rocminfo could not open /dev/kfd read-write: {host.kfd_error}."
+        message = translate("checklist", "rocminfo could not open /dev/kfd read-write: {error}.")
+        message = message.format(error=host.kfd_error)
         if "allocate memory" in host.kfd_error:
-            message += " The kernel's KFD does not support this GPU."
+            message += " " + translate("checklist", "The kernel's KFD does not support this GPU.")
         return Check("kfd_access", title, CheckStatus.FAIL, message, fix)
     if host.kfd_present is None:
-        return Check("kfd_access", title, CheckStatus.SKIP, _UNKNOWN)
+        return Check("kfd_access", title, CheckStatus.SKIP, translate("checklist", _UNKNOWN))
     if not host.kfd_present:
         return Check(
             "kfd_access",
             title,
             CheckStatus.FAIL,
-            "/dev/kfd does not exist: the amdgpu driver has no compute (KFD) support "
-            "for this GPU or is not loaded.",
+            translate(
+                "checklist",
+                "/dev/kfd does not exist: the amdgpu driver has no compute (KFD) support "
+                "for this GPU or is not loaded.",
+            ),
         )
     if host.kfd_rw:
-        return Check("kfd_access", title, CheckStatus.PASS, "/dev/kfd is readable and writable.")
+        return Check(
+            "kfd_access",
+            title,
+            CheckStatus.PASS,
+            translate("checklist", "/dev/kfd is readable and writable."),
+        )
     return Check(
         "kfd_access",
         title,
         CheckStatus.FAIL,
-        "/dev/kfd exists but this user cannot open it read-write.",
+        translate("checklist", "/dev/kfd exists but this user cannot open it read-write."),
         Fix(FixKind.COMMAND, USERMOD),
     )
 
 
 def _render(host: HostFacts) -> Check:
-    title = "/dev/dri render node access"
+    title = translate("checklist", "/dev/dri render node access")
     if host.wsl or host.render_nodes is None:
-        return Check("render_access", title, CheckStatus.SKIP, _UNKNOWN)
+        return Check("render_access", title, CheckStatus.SKIP, translate("checklist", _UNKNOWN))
     if not host.render_nodes:
-        return Check("render_access", title, CheckStatus.FAIL, "No /dev/dri/renderD* node exists.")
+        return Check(
+            "render_access",
+            title,
+            CheckStatus.FAIL,
+            translate("checklist", "No /dev/dri/renderD* node exists."),
+        )
     if host.render_rw:
         return Check(
             "render_access",
             title,
             CheckStatus.PASS,
-            f"{', '.join(host.render_nodes)} readable and writable.",
+            translate("checklist", "{nodes} readable and writable.").format(
+                nodes=", ".join(host.render_nodes)
+            ),
         )
     return Check(
         "render_access",
         title,
         CheckStatus.FAIL,
-        "This user cannot open the render nodes read-write.",
+        translate("checklist", "This user cannot open the render nodes read-write."),
         Fix(FixKind.COMMAND, USERMOD),
     )
 
 
 def _groups(host: HostFacts) -> Check:
-    title = "render / video groups"
+    title = translate("checklist", "render / video groups")
     if host.wsl or host.process_groups is None:
-        return Check("groups", title, CheckStatus.SKIP, _UNKNOWN)
+        return Check("groups", title, CheckStatus.SKIP, translate("checklist", _UNKNOWN))
     if host.user == "root":
-        return Check("groups", title, CheckStatus.SKIP, "Running as root: groups do not apply.")
+        return Check(
+            "groups",
+            title,
+            CheckStatus.SKIP,
+            translate("checklist", "Running as root: groups do not apply."),
+        )
     wanted = [g for g in ("render", "video") if g in host.existing_groups]
     missing = [g for g in wanted if g not in host.process_groups]
     if not missing:
-        return Check("groups", title, CheckStatus.PASS, f"This session is in {', '.join(wanted)}.")
+        return Check(
+            "groups",
+            title,
+            CheckStatus.PASS,
+            translate("checklist", "This session is in {groups}.").format(groups=", ".join(wanted)),
+        )
     listed = [g for g in missing if host.member_groups and g in host.member_groups]
     if listed and len(listed) == len(missing):
         return Check(
             "groups",
             title,
             CheckStatus.WARN,
-            f"You were added to {', '.join(listed)} but this login session predates "
-            "it: log out and back in (or reboot).",
-            Fix(FixKind.ADVICE, "Log out and back in so the new groups apply."),
+            translate(
+                "checklist",
+                "You were added to {groups} but this login session predates "
+                "it: log out and back in (or reboot).",
+            ).format(groups=", ".join(listed)),
+            Fix(
+                FixKind.ADVICE,
+                translate("checklist", "Log out and back in so the new groups apply."),
+            ),
         )
     accessible = host.kfd_rw and host.render_rw
     status = CheckStatus.WARN if accessible else CheckStatus.FAIL
-    note = " (device access works anyway, e.g. through udev rules)" if accessible else ""
+    message = (
+        translate(
+            "checklist",
+            "{user} is not in {groups} (device access works anyway, e.g. through udev rules).",
+        )
+        if accessible
+        else translate("checklist", "{user} is not in {groups}.")
+    )
+    user = host.user or translate("checklist", "This user")
     return Check(
         "groups",
         title,
         status,
-        f"{host.user or 'This user'} is not in {', '.join(missing)}{note}.",
+        message.format(user=user, groups=", ".join(missing)),
         Fix(FixKind.COMMAND, USERMOD + "   # then log out and back in"),
     )
 
 
 def _rocm(system: SystemInfo, host: HostFacts) -> Check:
-    title = "ROCm installation" if system.os == "linux" else "HIP SDK"
+    title = translate("checklist", "ROCm installation") if system.os == "linux" else "HIP SDK"
     rocm_path = host.env.get("ROCM_PATH")
     if system.os == "linux" and rocm_path and host.rocm_path_valid is False:
         return Check(
             "rocm_path",
             title,
             CheckStatus.WARN,
-            f"ROCM_PATH is {rocm_path}, which holds no ROCm installation.",
-            Fix(FixKind.ENV_UNSET, "Unset ROCM_PATH", "ROCM_PATH"),
+            translate("checklist", "ROCM_PATH is {path}, which holds no ROCm installation.").format(
+                path=rocm_path
+            ),
+            unset_fix("ROCM_PATH"),
         )
     if system.rocm_version:
-        return Check("rocm_install", title, CheckStatus.PASS, f"ROCm {system.rocm_version} found.")
+        return Check(
+            "rocm_install",
+            title,
+            CheckStatus.PASS,
+            translate("checklist", "ROCm {version} found.").format(version=system.rocm_version),
+        )
     if host.rocm_installs is None:
-        return Check("rocm_install", title, CheckStatus.SKIP, "Not stated in the pasted output.")
+        return Check(
+            "rocm_install",
+            title,
+            CheckStatus.SKIP,
+            translate("checklist", "Not stated in the pasted output."),
+        )
     advice = (
-        "Not needed for PyTorch (its ROCm wheels bundle the libraries; only the amdgpu driver "
-        "is required). For the tools, install ROCm with your distribution's packages or "
-        "amdgpu-install."
+        translate(
+            "checklist",
+            "Not needed for PyTorch (its ROCm wheels bundle the libraries; only the amdgpu driver "
+            "is required). For the tools, install ROCm with your distribution's packages or "
+            "amdgpu-install.",
+        )
         if system.os == "linux"
-        else "Install the AMD HIP SDK for Windows if you need hipInfo and the HIP libraries."
+        else translate(
+            "checklist",
+            "Install the AMD HIP SDK for Windows if you need hipInfo and the HIP libraries.",
+        )
     )
-    return Check("rocm_install", title, CheckStatus.WARN, "No ROCm installation found. " + advice)
+    return Check(
+        "rocm_install",
+        title,
+        CheckStatus.WARN,
+        translate("checklist", "No ROCm installation found.") + " " + advice,
+    )
+
+
+def unset_fix(name: str) -> Fix:
+    """The fix that unsets ``name`` (its button reads "Unset NAME")."""
+    return Fix(FixKind.ENV_UNSET, translate("checklist", "Unset {name}").format(name=name), name)
+
+
+def set_fix(name: str, value: str) -> Fix:
+    """The fix that sets ``name`` to ``value`` (its button reads "Set NAME=VALUE")."""
+    text = translate("checklist", "Set {name}={value}").format(name=name, value=value)
+    return Fix(FixKind.ENV_SET, text, name, value)

@@ -5,6 +5,7 @@ Windows, whether long paths are on."""
 from __future__ import annotations
 
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.knowledge import community
 from rocmpanel.knowledge.compat_data import version_key
 from rocmpanel.knowledge.kernels import KernelMode, harm_advice
@@ -17,7 +18,7 @@ from rocmpanel.machine.long_paths import (
     REG_DWORD,
     LongPaths,
 )
-from rocmpanel.setup.checklist import Check, Fix, FixKind
+from rocmpanel.setup.checklist import Check, Fix, FixKind, set_fix, unset_fix
 from rocmpanel.setup.compat import Verdict, VerdictStatus
 from rocmpanel.setup.probe_report import ProbeReport
 
@@ -33,24 +34,32 @@ def _harmful(value: str, gfx_set: set[str]) -> str:
     """The known harms of ``value`` on these GPUs, with their sources, or ""."""
     known = community.load()
     found = [a for gfx in sorted(gfx_set) for a in harm_advice(gfx, value, known)]
-    return " ".join(f"{a.text} (Source: {a.source}.)" for a in found)
+    return " ".join(
+        translate("checklist_env", "{text} (Source: {source}.)").format(
+            text=a.text, source=a.source
+        )
+        for a in found
+    )
 
 
 def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: HostFacts) -> Check:
     title = "HSA_OVERRIDE_GFX_VERSION"
     value = host.env.get("HSA_OVERRIDE_GFX_VERSION")
-    unset = Fix(FixKind.ENV_UNSET, "Unset HSA_OVERRIDE_GFX_VERSION", "HSA_OVERRIDE_GFX_VERSION")
+    unset = unset_fix("HSA_OVERRIDE_GFX_VERSION")
     if system.os == "windows":
         if value is not None:
             return Check(
                 "hsa_override",
                 title,
                 CheckStatus.WARN,
-                "Set, but it has no effect on Windows; remove it.",
+                translate("checklist_env", "Set, but it has no effect on Windows; remove it."),
                 unset,
             )
         return Check(
-            "hsa_override", title, CheckStatus.PASS, "Not set (it has no effect on Windows)."
+            "hsa_override",
+            title,
+            CheckStatus.PASS,
+            translate("checklist_env", "Not set (it has no effect on Windows)."),
         )
     # With a discrete GPU present, only discrete GPUs count: an override for an iGPU would
     # apply to the dGPU too, and the iGPU is better hidden (see visible_devices).
@@ -64,7 +73,11 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             "hsa_override",
             title,
             CheckStatus.FAIL,
-            "Set but empty: older runtimes take that as gfx000 and find no GPU. Unset it instead.",
+            translate(
+                "checklist_env",
+                "Set but empty: older runtimes take that as gfx000 and find no GPU. Unset it "
+                "instead.",
+            ),
             unset,
         )
     if value is not None and parse_override(value) is None:
@@ -72,7 +85,10 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             "hsa_override",
             title,
             CheckStatus.FAIL,
-            f"'{value}' is not MAJOR.MINOR.STEP (e.g. 10.3.0): the runtime refuses it.",
+            translate(
+                "checklist_env",
+                "'{value}' is not MAJOR.MINOR.STEP (e.g. 10.3.0): the runtime refuses it.",
+            ).format(value=value),
             unset,
         )
     if value is not None:
@@ -92,21 +108,28 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
                 "hsa_override",
                 title,
                 CheckStatus.WARN,
-                f"Set to {value}, which names the GPU's own target ({own.name}): it changes "
-                "nothing. Unset it, so a later GPU or build is not affected.",
+                translate(
+                    "checklist_env",
+                    "Set to {value}, which names the GPU's own target ({target}): it changes "
+                    "nothing. Unset it, so a later GPU or build is not affected.",
+                ).format(value=value, target=own.name),
                 unset,
             )
         if native and not needed:
             build = next(
-                (v.kernels.build.id for _, v in pairs if v.kernels and v.kernels.build), "it"
+                (v.kernels.build.id for _, v in pairs if v.kernels and v.kernels.build),
+                translate("checklist_env", "it"),
             )
             return Check(
                 "hsa_override",
                 title,
                 CheckStatus.FAIL,
-                f"Set to {value}, but PyTorch ({build}) has native kernels for "
-                f"{', '.join(native)}: the override makes the runtime load another target's "
-                "code instead. Unset it.",
+                translate(
+                    "checklist_env",
+                    "Set to {value}, but PyTorch ({build}) has native kernels for "
+                    "{targets}: the override makes the runtime load another target's "
+                    "code instead. Unset it.",
+                ).format(value=value, build=build, targets=", ".join(native)),
                 unset,
             )
     if value is None:
@@ -115,10 +138,13 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
                 "hsa_override",
                 title,
                 CheckStatus.WARN,
-                f"One GPU needs HSA_OVERRIDE_GFX_VERSION={next(iter(needed))}, but "
-                "the variable applies to every GPU: use the per-node form "
-                "HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or hide the other GPUs "
-                "with HIP_VISIBLE_DEVICES.",
+                translate(
+                    "checklist_env",
+                    "One GPU needs HSA_OVERRIDE_GFX_VERSION={value}, but "
+                    "the variable applies to every GPU: use the per-node form "
+                    "HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or hide the other GPUs "
+                    "with HIP_VISIBLE_DEVICES.",
+                ).format(value=next(iter(needed))),
             )
         if len(needed) == 1:
             want = next(iter(needed))
@@ -127,25 +153,36 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
                 "hsa_override",
                 title,
                 CheckStatus.WARN,
-                f"Not set, but this GPU needs HSA_OVERRIDE_GFX_VERSION={want} "
-                "(community workaround)." + (f" Beware: {danger}" if danger else ""),
-                Fix(
-                    FixKind.ENV_SET,
-                    f"Set HSA_OVERRIDE_GFX_VERSION={want}",
-                    "HSA_OVERRIDE_GFX_VERSION",
-                    want,
+                translate(
+                    "checklist_env",
+                    "Not set, but this GPU needs HSA_OVERRIDE_GFX_VERSION={value} "
+                    "(community workaround).",
+                ).format(value=want)
+                + (
+                    " " + translate("checklist_env", "Beware: {harm}").format(harm=danger)
+                    if danger
+                    else ""
                 ),
+                set_fix("HSA_OVERRIDE_GFX_VERSION", want),
             )
         if len(needed) > 1:
             return Check(
                 "hsa_override",
                 title,
                 CheckStatus.WARN,
-                "GPUs of different generations need different overrides: use the "
-                "per-node form HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or hide "
-                "some GPUs with HIP_VISIBLE_DEVICES.",
+                translate(
+                    "checklist_env",
+                    "GPUs of different generations need different overrides: use the "
+                    "per-node form HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or hide "
+                    "some GPUs with HIP_VISIBLE_DEVICES.",
+                ),
             )
-        return Check("hsa_override", title, CheckStatus.PASS, "Not set, and not needed.")
+        return Check(
+            "hsa_override",
+            title,
+            CheckStatus.PASS,
+            translate("checklist_env", "Not set, and not needed."),
+        )
     target = parse_override(value)
     target_name = target.name if target else value
     if not needed:
@@ -153,8 +190,11 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             "hsa_override",
             title,
             CheckStatus.WARN,
-            f"Set to {value} ({target_name}) but no GPU here needs it; it can break "
-            "natively supported GPUs.",
+            translate(
+                "checklist_env",
+                "Set to {value} ({target}) but no GPU here needs it; it can break "
+                "natively supported GPUs.",
+            ).format(value=value, target=target_name),
             unset,
         )
     if len(gfx_set) > 1:
@@ -162,8 +202,11 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             "hsa_override",
             title,
             CheckStatus.WARN,
-            f"Set to {value}, which applies to every GPU ({', '.join(sorted(gfx_set))}): "
-            "use HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or HIP_VISIBLE_DEVICES.",
+            translate(
+                "checklist_env",
+                "Set to {value}, which applies to every GPU ({targets}): "
+                "use HSA_OVERRIDE_GFX_VERSION_<node> (ROCm 6.2+) or HIP_VISIBLE_DEVICES.",
+            ).format(value=value, targets=", ".join(sorted(gfx_set))),
             unset,
         )
     if value.strip() not in needed:
@@ -172,97 +215,118 @@ def hsa_override_check(system: SystemInfo, verdicts: tuple[Verdict, ...], host: 
             "hsa_override",
             title,
             CheckStatus.WARN,
-            f"Set to {value}, but this GPU is run with {want}.",
-            Fix(
-                FixKind.ENV_SET,
-                f"Set HSA_OVERRIDE_GFX_VERSION={want}",
-                "HSA_OVERRIDE_GFX_VERSION",
-                want,
+            translate("checklist_env", "Set to {value}, but this GPU is run with {want}.").format(
+                value=value, want=want
             ),
+            set_fix("HSA_OVERRIDE_GFX_VERSION", want),
         )
     return Check(
         "hsa_override",
         title,
         CheckStatus.PASS,
-        f"Set to {value} as this GPU needs (community workaround).",
+        translate(
+            "checklist_env", "Set to {value} as this GPU needs (community workaround)."
+        ).format(value=value),
     )
 
 
 def visible_devices_check(system: SystemInfo, host: HostFacts) -> Check:
-    title = "GPU selection (iGPU next to dGPU)"
+    title = translate("checklist_env", "GPU selection (iGPU next to dGPU)")
     rocr = host.env.get("ROCR_VISIBLE_DEVICES")
     if rocr is not None and rocr.strip() in ("", "-1"):
         return Check(
             "visible_devices",
             title,
             CheckStatus.FAIL,
-            "ROCR_VISIBLE_DEVICES is empty or -1, which hides every GPU.",
-            Fix(FixKind.ENV_UNSET, "Unset ROCR_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"),
+            translate(
+                "checklist_env", "ROCR_VISIBLE_DEVICES is empty or -1, which hides every GPU."
+            ),
+            unset_fix("ROCR_VISIBLE_DEVICES"),
         )
     igpus = [i for i, g in enumerate(system.gpus) if g.integrated]
     dgpus = [i for i, g in enumerate(system.gpus) if g.integrated is False]
     if not (igpus and dgpus):
         return Check(
-            "visible_devices", title, CheckStatus.PASS, "No integrated GPU next to a discrete one."
+            "visible_devices",
+            title,
+            CheckStatus.PASS,
+            translate("checklist_env", "No integrated GPU next to a discrete one."),
         )
     if "HIP_VISIBLE_DEVICES" in host.env or rocr:
         return Check(
             "visible_devices",
             title,
             CheckStatus.PASS,
-            "An integrated GPU sits next to the discrete one; HIP_VISIBLE_DEVICES="
-            f"{host.env.get('HIP_VISIBLE_DEVICES', '')} / ROCR_VISIBLE_DEVICES="
-            f"{rocr or ''} selects the GPUs.",
+            translate(
+                "checklist_env",
+                "An integrated GPU sits next to the discrete one; HIP_VISIBLE_DEVICES={hip} / "
+                "ROCR_VISIBLE_DEVICES={rocr} selects the GPUs.",
+            ).format(hip=host.env.get("HIP_VISIBLE_DEVICES", ""), rocr=rocr or ""),
         )
     value = ",".join(str(i) for i in dgpus)
     return Check(
         "visible_devices",
         title,
         CheckStatus.WARN,
-        "An integrated GPU is enumerated next to the discrete one; jobs may land on it "
-        "('invalid device function'). Hide it with HIP_VISIBLE_DEVICES (indices as "
-        "listed here, assuming HIP enumerates in the same order).",
-        Fix(FixKind.ENV_SET, f"Set HIP_VISIBLE_DEVICES={value}", "HIP_VISIBLE_DEVICES", value),
+        translate(
+            "checklist_env",
+            "An integrated GPU is enumerated next to the discrete one; jobs may land on it "
+            "('invalid device function'). Hide it with HIP_VISIBLE_DEVICES (indices as "
+            "listed here, assuming HIP enumerates in the same order).",
+        ),
+        set_fix("HIP_VISIBLE_DEVICES", value),
     )
 
 
 def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
-    title = "PyTorch in the workload Python"
+    title = translate("checklist_env", "PyTorch in the workload Python")
     if probe is None:
         return Check(
             "torch_build",
             title,
             CheckStatus.SKIP,
-            "Not checked: the workload Python was not probed. Probe it, or analyse the "
-            "output of python -m torch.utils.collect_env run there.",
+            translate(
+                "checklist_env",
+                "Not checked: the workload Python was not probed. Probe it, or analyse the "
+                "output of python -m torch.utils.collect_env run there.",
+            ),
         )
     if not probe.torch_imported:
         return Check(
             "torch_build",
             title,
             CheckStatus.WARN,
-            "torch is not installed there; the PyTorch tab installs the right build.",
+            translate(
+                "checklist_env",
+                "torch is not installed there; the PyTorch tab installs the right build.",
+            ),
         )
     if probe.build == "cpu":
         return Check(
             "torch_build",
             title,
             CheckStatus.FAIL,
-            f"torch {probe.torch_version} is a CPU-only build; install a ROCm build.",
+            translate(
+                "checklist_env", "torch {version} is a CPU-only build; install a ROCm build."
+            ).format(version=probe.torch_version),
         )
     if probe.build == "cuda":
         return Check(
             "torch_build",
             title,
             CheckStatus.FAIL,
-            f"torch {probe.torch_version} is a CUDA build, useless on AMD GPUs.",
+            translate(
+                "checklist_env", "torch {version} is a CUDA build, useless on AMD GPUs."
+            ).format(version=probe.torch_version),
         )
     if not probe.cuda_available:
         return Check(
             "torch_build",
             title,
             CheckStatus.FAIL,
-            f"torch {probe.torch_version} (ROCm {probe.torch_hip}) sees no GPU.",
+            translate("checklist_env", "torch {version} (ROCm {hip}) sees no GPU.").format(
+                version=probe.torch_version, hip=probe.torch_hip
+            ),
         )
     seen = {d.gfx for d in probe.devices if d.gfx}
     detected = {g.gfx for g in system.gpus if g.gfx}
@@ -272,8 +336,9 @@ def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
             "torch_build",
             title,
             CheckStatus.WARN,
-            f"torch reports {', '.join(sorted(seen))}, detection found "
-            f"{', '.join(sorted(detected))}.",
+            translate("checklist_env", "torch reports {seen}, detection found {detected}.").format(
+                seen=", ".join(sorted(seen)), detected=", ".join(sorted(detected))
+            ),
         )
     hip = version_key(probe.torch_hip or "")
     hip_text = f"ROCm {hip.major}.{hip.minor}" if hip else "ROCm"
@@ -281,62 +346,85 @@ def torch_check(system: SystemInfo, probe: ProbeReport | None) -> Check:
         "torch_build",
         title,
         CheckStatus.PASS,
-        f"torch {probe.torch_version} ({hip_text}) sees {', '.join(sorted(seen)) or 'the GPU'}.",
+        translate("checklist_env", "torch {version} ({hip}) sees {gpus}.").format(
+            version=probe.torch_version,
+            hip=hip_text,
+            gpus=", ".join(sorted(seen)) or translate("checklist_env", "the GPU"),
+        ),
     )
 
 
 # -- Windows long paths -------------------------------------------------------------------
-_LONG_PATHS_TITLE = "Windows long paths"
-# torch wheels hold paths over 180 characters below site-packages (torch-<version>.dist-info/
-# licenses/third_party/kineto/...: 171 on torch 2.13.0+cpu, more with a ROCm version).
-_TORCH_DEPTH_TEXT = "over 180 characters"
+_LONG_PATHS_TITLE = QT_TRANSLATE_NOOP("checklist_env", "Windows long paths")
 
 
 def long_paths_check(facts: LongPaths | None) -> Check:
     """Windows only: whether PyTorch can be installed into deep folders."""
+    title = translate("checklist_env", _LONG_PATHS_TITLE)
     if facts is None:
         return Check(
             "long_paths",
-            _LONG_PATHS_TITLE,
+            title,
             CheckStatus.SKIP,
-            "Not known (not part of the pasted or recorded output).",
+            translate("checklist_env", "Not known (not part of the pasted or recorded output)."),
         )
     where = (
-        f" The environments folder, {facts.envs_path}, is {len(facts.envs_path)} characters long."
+        " "
+        + translate(
+            "checklist_env", "The environments folder, {path}, is {length} characters long."
+        ).format(path=facts.envs_path, length=len(facts.envs_path))
         if facts.envs_path
         else ""
     )
     if not facts.readable:
         return Check(
             "long_paths",
-            _LONG_PATHS_TITLE,
+            title,
             CheckStatus.SKIP,
-            f"HKLM\\{LONG_PATHS_KEY} could not be read, so whether long paths are on is not "
-            "known. PowerShell shows it: Get-ItemProperty "
-            f'"HKLM:\\{LONG_PATHS_KEY}" -Name {LONG_PATHS_VALUE}.' + where,
+            translate(
+                "checklist_env",
+                "HKLM\\{key} could not be read, so whether long paths are on is not "
+                'known. PowerShell shows it: Get-ItemProperty "HKLM:\\{key}" -Name {value}.',
+            ).format(key=LONG_PATHS_KEY, value=LONG_PATHS_VALUE)
+            + where,
         )
     if facts.enabled:
         return Check(
             "long_paths",
-            _LONG_PATHS_TITLE,
+            title,
             CheckStatus.PASS,
-            "On (LongPathsEnabled is 1): Python and pip may use paths over 260 characters.",
+            translate(
+                "checklist_env",
+                "On (LongPathsEnabled is 1): Python and pip may use paths over 260 characters.",
+            ),
         )
     if facts.kind is None:
-        state = "Off (LongPathsEnabled is not set; Windows' default is off)"
+        state = translate(
+            "checklist_env", "Off (LongPathsEnabled is not set; Windows' default is off)"
+        )
     elif facts.kind != REG_DWORD:
-        state = f"Off (LongPathsEnabled is {facts.data!r}, but Windows reads only a REG_DWORD)"
+        state = translate(
+            "checklist_env", "Off (LongPathsEnabled is {data}, but Windows reads only a REG_DWORD)"
+        ).format(data=repr(facts.data))
     else:
-        state = f"Off (LongPathsEnabled is {facts.data!r})"
+        state = translate("checklist_env", "Off (LongPathsEnabled is {data})").format(
+            data=repr(facts.data)
+        )
+    # torch wheels hold paths over 180 characters below site-packages (torch-<version>.dist-info/
+    # licenses/third_party/kineto/...: 171 on torch 2.13.0+cpu, more with a ROCm version).
     return Check(
         "long_paths",
-        _LONG_PATHS_TITLE,
+        title,
         CheckStatus.WARN,
-        f"{state}: Windows refuses paths of 260 characters or more, and PyTorch's wheels hold "
-        f"files {_TORCH_DEPTH_TEXT} deep, so installs into deep folders fail (pip: Errno 2 or "
-        "WinError 206). rocmpanel gives new environments short folder names to fit; turning "
-        "long paths on lifts the limit: run the command in an elevated PowerShell (or enable "
-        "the Group Policy Computer Configuration > Administrative Templates > System > "
-        "Filesystem > Enable Win32 long paths), then restart rocmpanel." + where,
+        translate(
+            "checklist_env",
+            "{state}: Windows refuses paths of 260 characters or more, and PyTorch's wheels hold "
+            "files over 180 characters deep, so installs into deep folders fail (pip: Errno 2 or "
+            "WinError 206). rocmpanel gives new environments short folder names to fit; turning "
+            "long paths on lifts the limit: run the command in an elevated PowerShell (or enable "
+            "the Group Policy Computer Configuration > Administrative Templates > System > "
+            "Filesystem > Enable Win32 long paths), then restart rocmpanel.",
+        ).format(state=state)
+        + where,
         Fix(FixKind.COMMAND, ENABLE_LONG_PATHS),
     )

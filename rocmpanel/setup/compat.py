@@ -15,11 +15,12 @@ and the verdict says so. The data is resources/compat.yaml; nothing here hard-co
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from packaging.version import Version
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.knowledge.compat_data import CompatData, load, version_key
 from rocmpanel.knowledge.kernels import Advice, KernelDecision, KernelMode, decide
 from rocmpanel.knowledge.torch_builds import TorchBuild, cached_manifest
@@ -47,6 +48,8 @@ class Verdict:
     rocm_version: str | None = None  # the version judged (None: no ROCm and no data)
     kernels: KernelDecision | None = None  # how PyTorch runs this GPU (the one decision)
     advice: tuple[Advice, ...] = ()  # known-harmful combinations and other warnings
+    #: The sources ``source`` joins, one by one (the GPU card lists them a line each).
+    sources: tuple[str, ...] = field(default=(), compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -66,6 +69,13 @@ class Verdict:
 _OS_LABEL = {"linux": "Linux", "windows": "Windows (HIP SDK)"}
 
 
+def _os_label(os_name: str) -> str:
+    """The OS as a verdict names it ("Windows (HIP SDK)" has a word to translate)."""
+    if os_name == "windows":
+        return translate("compat", "Windows (HIP SDK)")
+    return _OS_LABEL.get(os_name, os_name)
+
+
 def verdict_for(
     gpu: GpuInfo,
     os_name: str,
@@ -81,8 +91,11 @@ def verdict_for(
     if gfx is None:
         return Verdict(
             VerdictStatus.UNKNOWN,
-            "The GPU's gfx target is unknown (no rocminfo or KFD data, and its PCI id is not "
-            "in the panel's table).",
+            translate(
+                "compat",
+                "The GPU's gfx target is unknown (no rocminfo or KFD data, and its PCI id is not "
+                "in the panel's table).",
+            ),
             "",
         )
     rows = builds if builds is not None else cached_manifest().builds
@@ -93,10 +106,17 @@ def verdict_for(
         supporting = supporting_versions(gfx, os_name, data)
         if supporting:
             span = _span(supporting, os_name, data)
-            where = f"ROCm {span} on {_OS_LABEL[os_name]} would support {gfx}."
+            where = translate("compat", "ROCm {span} on {os} would support {gfx}.").format(
+                span=span, os=_os_label(os_name), gfx=gfx
+            )
         else:
-            where = f"No ROCm release in the panel's data supports {gfx} on {_OS_LABEL[os_name]}."
-        return replace(verdict, reason=f"No ROCm installed or stated. {where} {verdict.reason}")
+            where = translate(
+                "compat", "No ROCm release in the panel's data supports {gfx} on {os}."
+            ).format(gfx=gfx, os=_os_label(os_name))
+        reason = translate("compat", "No ROCm installed or stated. {where} {reason}").format(
+            where=where, reason=verdict.reason
+        )
+        return replace(verdict, reason=reason)
     return _judge(gpu, gfx, os_name, rocm_version, data, kernels)
 
 
@@ -109,7 +129,7 @@ def _span(series: list[str], os_name: str, data: CompatData) -> str:
     listed.sort(key=Version)
     start = listed.index(series[0])  # the series come from the same releases
     if len(series) > 2 and listed[start : start + len(series)] == series:
-        return f"{series[0]} to {series[-1]}"
+        return translate("compat", "{first} to {last}").format(first=series[0], last=series[-1])
     return ", ".join(series)
 
 
@@ -119,51 +139,60 @@ def _judge(
     judged = data.judge_release(os_name, version)
     if judged is None:
         return _no_release(gfx, os_name, version, data, kernels)
-    label = _OS_LABEL[os_name]  # a release was found: the data has only Linux and Windows
+    label = _os_label(os_name)  # a release was found: the data has only Linux and Windows
     release = judged.release
     note = f" {judged.note}" if judged.note else ""
-    src = data.describe_sources(release.sources)
-    where = f"ROCm {version} on {label}" if not judged.note else f"ROCm {release.series} on {label}"
+    where = translate("compat", "ROCm {version} on {os}").format(
+        version=version if not judged.note else release.series, os=label
+    )
     knowledge = release.status
 
     def verdict(
         status: VerdictStatus,
         reason: str,
-        source: str = src,
+        keys: tuple[str, ...] = release.sources,
         override: str | None = None,
         knowledge: str = knowledge,
     ) -> Verdict:
         return Verdict(
             status,
             reason + note,
-            source,
+            data.describe_sources(keys),
             override=override,
             rocm_version=version,
             kernels=kernels,
             knowledge=knowledge,
             advice=kernels.advice if status is VerdictStatus.OVERRIDE else (),
+            sources=tuple(data.source_text.get(k, k) for k in keys),
         )
 
     if gfx in release.supported:
         if os_name == "linux":
             for group in data.unlisted:
                 if gpu.pci_id and gpu.pci_id.split(":")[-1] in group.pci_ids:
-                    return verdict(
-                        VerdictStatus.LIMITED, group.reason, data.describe_sources(group.sources)
-                    )
+                    return verdict(VerdictStatus.LIMITED, group.reason, group.sources)
         if gfx in release.limited:
             return verdict(VerdictStatus.LIMITED, release.limited[gfx])
-        return verdict(VerdictStatus.SUPPORTED, f"{gfx} is supported by {where}.")
+        return verdict(
+            VerdictStatus.SUPPORTED,
+            translate("compat", "{gfx} is supported by {where}.").format(gfx=gfx, where=where),
+        )
     if gfx in release.deprecated:
         return verdict(
             VerdictStatus.LIMITED,
-            f"{gfx} is deprecated in {where}: it still works but later releases drop it.",
+            translate(
+                "compat",
+                "{gfx} is deprecated in {where}: it still works but later releases drop it.",
+            ).format(gfx=gfx, where=where),
         )
     if gfx in release.runtime_only:
         return verdict(
             VerdictStatus.LIMITED,
-            f"{where} ships only the HIP runtime for {gfx}, without the SDK libraries "
-            "(rocBLAS, MIOpen and others).",
+            translate(
+                "compat",
+                "{where} ships only the HIP runtime for {gfx}, without the SDK libraries "
+                "(rocBLAS, MIOpen and others).",
+            ).format(gfx=gfx, where=where),
         )
     return _unlisted(gfx, os_name, where, kernels, data, verdict)
 
@@ -181,30 +210,42 @@ def _unlisted(
     if kernels.mode is KernelMode.NATIVE and build is not None:
         return verdict(
             VerdictStatus.LIMITED,
-            f"{gfx} is not in AMD's list for {where}, but the PyTorch wheels ({build.id}) "
-            "carry kernels for it, so no override is needed; AMD does not promise the "
-            "libraries they bundle, so run the PyTorch tab's validation.",
+            translate(
+                "compat",
+                "{gfx} is not in AMD's list for {where}, but the PyTorch wheels ({build}) "
+                "carry kernels for it, so no override is needed; AMD does not promise the "
+                "libraries they bundle, so run the PyTorch tab's validation.",
+            ).format(gfx=gfx, where=where, build=build.id),
         )
     rule = kernels.override  # set in KernelMode.OVERRIDE only
     if rule is not None:
         return verdict(
             VerdictStatus.OVERRIDE,
-            f"{gfx} is not in AMD's list for {where}; users run it as {rule.target} with "
-            f"HSA_OVERRIDE_GFX_VERSION={rule.value} (community knowledge, not an AMD promise).",
-            data.describe_sources(rule.sources),
+            translate(
+                "compat",
+                "{gfx} is not in AMD's list for {where}; users run it as {target} with "
+                "HSA_OVERRIDE_GFX_VERSION={value} (community knowledge, not an AMD promise).",
+            ).format(gfx=gfx, where=where, target=rule.target, value=rule.value),
+            rule.sources,
             override=rule.value,
             knowledge=rule.status,
         )
     if os_name == "windows":
         return verdict(
             VerdictStatus.UNSUPPORTED,
-            f"{gfx} is not supported by {where}; HSA_OVERRIDE_GFX_VERSION has no effect on "
-            "Windows.",
+            translate(
+                "compat",
+                "{gfx} is not supported by {where}; HSA_OVERRIDE_GFX_VERSION has no effect on "
+                "Windows.",
+            ).format(gfx=gfx, where=where),
         )
     return verdict(
         VerdictStatus.UNSUPPORTED,
-        f"{gfx} is not supported by {where}, no PyTorch build in the panel's data has kernels "
-        "for it, and no known override works.",
+        translate(
+            "compat",
+            "{gfx} is not supported by {where}, no PyTorch build in the panel's data has kernels "
+            "for it, and no known override works.",
+        ).format(gfx=gfx, where=where),
     )
 
 
@@ -214,15 +255,18 @@ def _no_release(
     wanted = version_key(version)
     if wanted is None:
         shown = version if len(version) <= 40 else version[:40] + "..."
-        reason = f"'{shown}' is not a ROCm version the panel can read."
+        reason = translate(
+            "compat", "'{version}' is not a ROCm version the panel can read."
+        ).format(version=shown)
     else:
-        reason = (
-            f"The panel has no {_OS_LABEL.get(os_name, os_name)} support table for ROCm "
-            f"{wanted.major}.{wanted.minor}."
-        )
+        reason = translate(
+            "compat", "The panel has no {os} support table for ROCm {series}."
+        ).format(os=_os_label(os_name), series=f"{wanted.major}.{wanted.minor}")
     supporting = supporting_versions(gfx, os_name, data)
     if supporting:
-        reason += f" {gfx} is supported by ROCm {_span(supporting, os_name, data)}."
+        reason += " " + translate("compat", "{gfx} is supported by ROCm {span}.").format(
+            gfx=gfx, span=_span(supporting, os_name, data)
+        )
     # What runs is still the one decision's: the same override the plan would set.
     return Verdict(
         VerdictStatus.UNKNOWN,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import format_gib
 
 
@@ -67,26 +68,48 @@ class ProbeReport:
         )
 
     def summary_lines(self) -> list[str]:
-        lines = [f"Python {self.python_version} at {self.python_executable}"]
+        lines = [
+            translate("ProbeReport", "Python {version} at {path}").format(
+                version=self.python_version, path=self.python_executable
+            )
+        ]
         if not self.torch_imported:
-            reason = "; ".join(self.errors) or "torch is not installed"
-            lines.append(f"torch: not importable ({reason})")
+            reason = "; ".join(self.errors) or translate("ProbeReport", "torch is not installed")
+            lines.append(
+                translate("ProbeReport", "torch: not importable ({reason})").format(reason=reason)
+            )
             return lines
-        build = {
-            "rocm": f"ROCm/HIP {self.torch_hip} build",
-            "cuda": f"CUDA {self.torch_cuda} build (not for AMD GPUs)",
-        }.get(self.build or "", "CPU-only build")
+        if self.build == "rocm":
+            build = translate("ProbeReport", "ROCm/HIP {version} build").format(
+                version=self.torch_hip
+            )
+        elif self.build == "cuda":
+            build = translate("ProbeReport", "CUDA {version} build (not for AMD GPUs)").format(
+                version=self.torch_cuda
+            )
+        else:
+            build = translate("ProbeReport", "CPU-only build")
         lines.append(f"torch {self.torch_version}: {build}")
         if not self.cuda_available:
-            lines.append("GPU visible to torch: no")
+            lines.append(translate("ProbeReport", "GPU visible to torch: no"))
         else:
-            lines.append(f"GPUs visible to torch: {len(self.devices)}")
+            lines.append(
+                translate("ProbeReport", "GPUs visible to torch: {count}").format(
+                    count=len(self.devices)
+                )
+            )
+        na = translate("ProbeReport", "n/a")
         for dev in self.devices:
             if dev.error:
-                lines.append(f"  [{dev.index}] error: {dev.error}")
+                lines.append(
+                    "  "
+                    + translate("ProbeReport", "[{index}] error: {error}").format(
+                        index=dev.index, error=dev.error
+                    )
+                )
                 continue
             mem = dev.total_memory_bytes
             mem_text = format_gib(mem if isinstance(mem, int) else None)
-            lines.append(f"  [{dev.index}] {dev.name or 'n/a'}  {dev.gfx or 'n/a'}  {mem_text}")
-        lines.extend(f"note: {e}" for e in self.errors)
+            lines.append(f"  [{dev.index}] {dev.name or na}  {dev.gfx or na}  {mem_text}")
+        lines.extend(translate("ProbeReport", "note: {note}").format(note=e) for e in self.errors)
         return lines

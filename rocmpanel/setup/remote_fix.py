@@ -20,23 +20,27 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import replace
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.setup.checklist import Check, Fix, FixKind
 
 #: The file rocmpanel's own environment store writes (``envvars/stores/linux.py``): a
 #: rocmpanel run later on that machine shows and manages what these lines add.
 ENVIRONMENT_D_FILE = "~/.config/environment.d/60-rocmpanel.conf"
 
-LINUX_SET_NOTE = (
+LINUX_SET_NOTE = QT_TRANSLATE_NOOP(
+    "remote_fix",
     "On that machine, the first line sets it in the open shell; the second keeps it for "
-    "desktop programs from the next login (ssh and console logins read ~/.profile)."
+    "desktop programs from the next login (ssh and console logins read ~/.profile).",
 )
-LINUX_UNSET_NOTE = (
+LINUX_UNSET_NOTE = QT_TRANSLATE_NOOP(
+    "remote_fix",
     "On that machine, the first line unsets it in the open shell; the second lists the "
-    "files that still set it: delete its line there, then log in again."
+    "files that still set it: delete its line there, then log in again.",
 )
-WINDOWS_NOTE = (
+WINDOWS_NOTE = QT_TRANSLATE_NOOP(
+    "remote_fix",
     "In PowerShell on that machine: the first line changes the open window, the second "
-    "your user variables (HKCU\\Environment); programs started afterwards see the change."
+    "your user variables (HKCU\\Environment); programs started afterwards see the change.",
 )
 
 
@@ -83,9 +87,10 @@ def other_machine_fix(fix: Fix, os_name: str) -> tuple[Fix, str]:
         return fix, ""
     value = fix.value if fix.kind is FixKind.ENV_SET else None
     if os_name == "windows":
-        return Fix(FixKind.COMMAND, windows_commands(fix.name, value)), WINDOWS_NOTE
+        command = windows_commands(fix.name, value)
+        return Fix(FixKind.COMMAND, command), translate("remote_fix", WINDOWS_NOTE)
     note = LINUX_SET_NOTE if value is not None else LINUX_UNSET_NOTE
-    return Fix(FixKind.COMMAND, linux_commands(fix.name, value)), note
+    return Fix(FixKind.COMMAND, linux_commands(fix.name, value)), translate("remote_fix", note)
 
 
 def for_other_machine(checks: Iterable[Check], os_name: str) -> tuple[Check, ...]:

@@ -4,7 +4,6 @@ inventory) and the workload environment's probe."""
 from __future__ import annotations
 
 import platform
-import sys
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, Slot, qVersion
@@ -23,6 +22,8 @@ from PySide6.QtWidgets import (
 from rocmpanel import __version__
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.units import format_memory
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.icons import app_icon
@@ -37,8 +38,8 @@ from rocmpanel.machine.inventory import Inventory
 from rocmpanel.setup.probe_report import ProbeReport
 from rocmpanel.setup.views.probe_box import DEMO_NOT_PROBED
 
-DETECTING = "Detecting…"
-NO_AMD_GPU = "No AMD GPU was found."
+DETECTING = QT_TRANSLATE_NOOP("GpuBox", "Detecting…")
+NO_AMD_GPU = QT_TRANSLATE_NOOP("GpuBox", "No AMD GPU was found.")
 
 
 def gpu_line(gpu: GpuInfo) -> str:
@@ -47,9 +48,10 @@ def gpu_line(gpu: GpuInfo) -> str:
     if gpu.gfx:
         parts.append(gpu.gfx)
     if gpu.vram_bytes is not None:
-        parts.append(f"{format_memory(gpu.vram_bytes, digits=1)} VRAM")
+        memory = format_memory(gpu.vram_bytes, digits=1)
+        parts.append(translate("about", "{memory} VRAM").format(memory=memory))
     if gpu.integrated:
-        parts.append("integrated")
+        parts.append(translate("about", "integrated"))
     if gpu.bdf:
         parts.append(gpu.bdf)
     return " · ".join(parts)
@@ -59,7 +61,7 @@ class GpuBox(QGroupBox):
     """The GPUs of the shared inventory; follows it as it is detected or refreshed."""
 
     def __init__(self, inventory: InventoryHolder, parent: QWidget | None = None) -> None:
-        super().__init__("GPUs", parent)
+        super().__init__(translate("GpuBox", "GPUs"), parent)
         self.inventory = inventory
         self.text = QLabel()
         self.text.setWordWrap(True)
@@ -72,12 +74,12 @@ class GpuBox(QGroupBox):
         elif inventory.error is not None and not inventory.busy:
             self._on_inventory_failed(inventory.error)
         else:
-            self.text.setText(DETECTING)
+            self.text.setText(translate("GpuBox", DETECTING))
             inventory.ensure()  # normally already started after the window's first paint
 
     def _show(self, inventory: Inventory) -> None:
         if not inventory.has_amd_gpu:
-            self.text.setText(NO_AMD_GPU)
+            self.text.setText(translate("GpuBox", NO_AMD_GPU))
             return
         lines = [gpu_line(gpu) for gpu in inventory.discrete_first()]
         system = inventory.system
@@ -93,12 +95,12 @@ class GpuBox(QGroupBox):
     def _on_inventory_failed(self, error: BaseException | None) -> None:
         # The holder logged the failure with its traceback; say it in the user's words.
         if error is None:
-            self.text.setText("The GPUs could not be detected.")
+            self.text.setText(translate("GpuBox", "The GPUs could not be detected."))
         else:
-            self.text.setText(user_message(error, "Detecting the GPUs"))
+            self.text.setText(user_message(error, translate("GpuBox", "Detecting the GPUs")))
 
 
-NOT_PROBED = "Not probed yet."
+NOT_PROBED = QT_TRANSLATE_NOOP("WorkloadProbeBox", "Not probed yet.")
 
 
 class WorkloadProbeBox(QGroupBox):
@@ -107,7 +109,7 @@ class WorkloadProbeBox(QGroupBox):
     result with Setup's next look."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__("Workload environment", parent)
+        super().__init__(translate("WorkloadProbeBox", "Workload environment"), parent)
         self.ctx = ctx
         self.job: Job | None = None
         layout = QVBoxLayout(self)
@@ -115,14 +117,18 @@ class WorkloadProbeBox(QGroupBox):
         self.python_label = QLabel()
         self.python_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.python_label, 1)
-        self.button = QPushButton("&Probe")
-        self.button.setToolTip("Ask the workload Python which torch build and GPUs it has")
+        self.button = QPushButton(translate("WorkloadProbeBox", "&Probe"))
+        self.button.setToolTip(
+            translate(
+                "WorkloadProbeBox", "Ask the workload Python which torch build and GPUs it has"
+            )
+        )
         self.button.clicked.connect(self.start_probe)
         row.addWidget(self.button)
         layout.addLayout(row)
         self.output = QPlainTextEdit()
         self.output.setReadOnly(True)
-        self.output.setPlaceholderText(NOT_PROBED)
+        self.output.setPlaceholderText(translate("WorkloadProbeBox", NOT_PROBED))
         self.output.setMaximumHeight(130)
         layout.addWidget(self.output)
         self._show_python()
@@ -130,7 +136,7 @@ class WorkloadProbeBox(QGroupBox):
         self._show_known()
         if ctx.demo:  # the demo's GPUs are recordings: a probe here would mix machines
             self.button.setEnabled(False)
-            self.output.setPlaceholderText(DEMO_NOT_PROBED)
+            self.output.setPlaceholderText(translate("ProbeBox", DEMO_NOT_PROBED))
 
     @Slot()
     def _show_known(self) -> None:
@@ -138,13 +144,17 @@ class WorkloadProbeBox(QGroupBox):
         known = self.ctx.probe_result
         if known.data is None or (self.job is not None and self.job.running):
             return
-        self.python_label.setText(f"Interpreter: {known.python}")
+        self.python_label.setText(
+            translate("WorkloadProbeBox", "Interpreter: {python}").format(python=known.python)
+        )
         lines = ProbeReport.from_dict(known.data).summary_lines()
         self.output.setPlainText("\n".join(lines))
 
     def _show_python(self) -> None:
         python = resolve_python(self.ctx.workload_python())
-        self.python_label.setText(f"Interpreter: {python}")
+        self.python_label.setText(
+            translate("WorkloadProbeBox", "Interpreter: {python}").format(python=python)
+        )
 
     @Slot()
     def start_probe(self) -> None:
@@ -154,11 +164,15 @@ class WorkloadProbeBox(QGroupBox):
         try:
             job = self.ctx.jobs.start(JobSpec("probe", "probe", python=self.ctx.workload_python()))
         except PanelError as exc:
-            report_error(exc, "Starting the probe", label=self.output)
+            report_error(
+                exc, translate("WorkloadProbeBox", "Starting the probe"), label=self.output
+            )
             return
         self.job = job
         self.button.setEnabled(False)
-        self.output.setPlainText("Probing… (importing torch can take a few seconds)")
+        self.output.setPlainText(
+            translate("WorkloadProbeBox", "Probing… (importing torch can take a few seconds)")
+        )
         job.finished.connect(self._on_job_finished)
 
     @Slot(object)
@@ -170,7 +184,9 @@ class WorkloadProbeBox(QGroupBox):
             self.job = None
             self.ctx.probe_result.set(outcome.result, resolve_python(self.ctx.workload_python()))
         else:
-            self.output.setPlainText(f"The probe failed: {outcome}")
+            self.output.setPlainText(
+                translate("WorkloadProbeBox", "The probe failed: {outcome}").format(outcome=outcome)
+            )
 
 
 class AboutDialog(QDialog):
@@ -178,24 +194,35 @@ class AboutDialog(QDialog):
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("About rocmpanel")
+        self.setWindowTitle(translate("AboutDialog", "About rocmpanel"))
         layout = QVBoxLayout(self)
         head = QHBoxLayout()
         icon = QLabel()
         icon.setPixmap(app_icon().pixmap(72, 72))
         head.addWidget(icon)
         text = QLabel(
-            f"<h2>rocmpanel {__version__}</h2>"
-            "<p>A control panel for PyTorch and local LLMs on AMD GPUs with ROCm.</p>"
-            f"<p>Python {platform.python_version()} · Qt {qVersion()} · "
+            "<h2>"
+            + translate("AboutDialog", "rocmpanel {version}").format(version=__version__)
+            + "</h2><p>"
+            + translate(
+                "AboutDialog", "A control panel for PyTorch and local LLMs on AMD GPUs with ROCm."
+            )
+            + f"</p><p>Python {platform.python_version()} · Qt {qVersion()} · "
             f"PySide6 {pyside_version} · {platform.system()} {platform.release()}</p>"
         )
         text.setWordWrap(True)
         head.addWidget(text, 1)
         layout.addLayout(head)
         where = QLabel(
-            f"Settings: {paths.settings_file()}<br>Data: {paths.data_dir()}<br>"
-            f"Log: {paths.log_dir() / 'rocmpanel.log'}<br>Panel Python: {sys.executable}"
+            translate(
+                "AboutDialog",
+                "Settings: {settings}<br>Data: {data}<br>Log: {log}<br>Panel Python: {python}",
+            ).format(
+                settings=paths.settings_file(),
+                data=paths.data_dir(),
+                log=paths.log_dir() / "rocmpanel.log",
+                python=own_python(),
+            )
         )
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         where.setWordWrap(True)

@@ -285,6 +285,12 @@ def _run_gui(smoke_test: bool, session: DemoSession | None = None) -> int:
     app.setApplicationVersion(__version__)
     app.setOrganizationName("rocmpanel")
     app.setDesktopFileName("rocmpanel")
+    from rocmpanel.shell.translations import install_translators
+
+    install_translators(app, settings.general.language)  # before any widget is made
+    from rocmpanel.gui.palette import apply_theme
+
+    apply_theme(app, settings)  # the light or dark palette, before any widget is made
 
     from rocmpanel.shell.crash_dialog import install_excepthook
     from rocmpanel.shell.main_window import MainWindow

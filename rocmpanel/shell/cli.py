@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "rocmpanel.multigpu.collective_cli",
     "rocmpanel.multigpu.launch_cli",
     "rocmpanel.knowledge.cli",
+    "rocmpanel.shell.report_cli",
 )
 
 

@@ -6,6 +6,7 @@ signal. Exceptions raised before the window exists are kept and shown once it do
 
 from __future__ import annotations
 
+import html
 import logging
 import sys
 import threading
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base import paths
+from rocmpanel.base.i18n import translate
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +36,16 @@ class CrashDialog(QDialog):
 
     def __init__(self, summary: str, details: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("rocmpanel: unexpected error")
+        self.setWindowTitle(translate("CrashDialog", "rocmpanel: unexpected error"))
         self.details = details
         layout = QVBoxLayout(self)
         label = QLabel(
-            f"<b>{summary}</b><br>The panel is still running; nothing was lost. "
-            f"The details are also in the log at {paths.log_dir() / 'rocmpanel.log'}."
+            f"<b>{html.escape(summary)}</b><br>"
+            + translate(
+                "CrashDialog",
+                "The panel is still running; nothing was lost. The details are also in the "
+                "log at {path}.",
+            ).format(path=html.escape(str(paths.log_dir() / "rocmpanel.log")))
         )
         label.setWordWrap(True)
         label.setTextFormat(Qt.TextFormat.RichText)
@@ -49,7 +55,7 @@ class CrashDialog(QDialog):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         layout.addWidget(self.text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.copy_button = QPushButton("&Copy details")
+        self.copy_button = QPushButton(translate("CrashDialog", "&Copy details"))
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.copy_button.clicked.connect(self._on_copy_clicked)
         buttons.rejected.connect(self.reject)
@@ -59,7 +65,7 @@ class CrashDialog(QDialog):
     @Slot()
     def _on_copy_clicked(self) -> None:
         QGuiApplication.clipboard().setText(self.details)
-        self.copy_button.setText("Copied")
+        self.copy_button.setText(translate("CrashDialog", "Copied"))
 
 
 class ExceptionReporter(QObject):

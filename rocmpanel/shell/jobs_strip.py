@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.jobs.spec import GPU_NOTES_VAR, GPUS_VAR
 
 if TYPE_CHECKING:
@@ -38,13 +39,18 @@ CHIP_AREA_HEIGHT = 34  # px: the strip's least height, chips or none
 # A chip shows a job's progress at most this often; the latest one wins.
 CHIP_UPDATE_MS = 200
 FINISHED_CHIPS_SHOWN = 3  # the newest finished chips that show; older ones are counted
-_ENDING_TEXT = {"Cancel": "Cancelling…", "Unload": "Unloading…"}  # by Job.cancel_label
-_STATE_TEXT = {  # by JobState value
-    "succeeded": "✓ done",
-    "failed": "✗ failed",
-    "crashed": "✗ crashed",
-    "cancelled": "cancelled",
+_ENDING_TEXT = {  # by Job.cancel_label
+    "Cancel": QT_TRANSLATE_NOOP("JobChip", "Cancelling…"),
+    "Unload": QT_TRANSLATE_NOOP("JobChip", "Unloading…"),
 }
+_STATE_TEXT = {  # by JobState value
+    "succeeded": QT_TRANSLATE_NOOP("JobChip", "✓ done"),
+    "failed": QT_TRANSLATE_NOOP("JobChip", "✗ failed"),
+    "crashed": QT_TRANSLATE_NOOP("JobChip", "✗ crashed"),
+    "cancelled": QT_TRANSLATE_NOOP("JobChip", "cancelled"),
+}
+# Job.cancel_label's words (the jobs set them in English): shown translated.
+_CANCEL_LABELS = (QT_TRANSLATE_NOOP("JobChip", "Cancel"), QT_TRANSLATE_NOOP("JobChip", "Unload"))
 
 
 class JobChip(QFrame):
@@ -61,9 +67,11 @@ class JobChip(QFrame):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         where = job.spec.env.get(GPUS_VAR)
         notes = job.spec.env.get(GPU_NOTES_VAR)
-        runs_on = f"\nRuns on {where}." if where else ""
+        runs_on = "\n" + translate("JobChip", "Runs on {gpus}.").format(gpus=where) if where else ""
         runs_on += f"\n{notes}" if where and notes else ""
-        self.setToolTip(f"{job.name}: click to see its log{runs_on}")
+        self.setToolTip(
+            translate("JobChip", "{job}: click to see its log").format(job=job.name) + runs_on
+        )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 4, 2)
         self.name = QLabel(f"<b>{html.escape(job.name)}</b>")
@@ -72,7 +80,7 @@ class JobChip(QFrame):
         self.bar.setMaximumHeight(14)
         self.bar.setTextVisible(False)
         self.bar.setRange(0, 0)
-        self.step = QLabel("Starting…")
+        self.step = QLabel(translate("JobChip", "Starting…"))
         self.step.setMinimumWidth(80)
         self.step.setMaximumWidth(260)
         self.cancel_button = QToolButton()
@@ -124,8 +132,11 @@ class JobChip(QFrame):
     def _on_job_cancel_label_changed(self, label: str) -> None:
         if self.job.outcome is not None:  # the button removes the chip now
             return
-        self.cancel_button.setText(label)
-        self.cancel_button.setToolTip(f"{label} {self.job.name}")
+        shown = translate("JobChip", label)
+        self.cancel_button.setText(shown)
+        self.cancel_button.setToolTip(
+            translate("JobChip", "{action} {job}").format(action=shown, job=self.job.name)
+        )
 
     @Slot(object)
     def _on_job_finished(self, outcome: JobOutcome) -> None:
@@ -134,17 +145,23 @@ class JobChip(QFrame):
         self.bar.setRange(0, 1000)
         self.bar.setValue(1000 if outcome.was_successful() else 0)
         self.bar.hide()
-        self.step.setText(_STATE_TEXT.get(outcome.state.value, outcome.state.value))
+        state = outcome.state.value
+        self.step.setText(
+            translate("JobChip", _STATE_TEXT[state]) if state in _STATE_TEXT else state
+        )
         self.step.setToolTip(str(outcome))
         self.cancel_button.setText("×")
-        self.cancel_button.setToolTip("Remove from the strip")
+        self.cancel_button.setToolTip(translate("JobChip", "Remove from the strip"))
         QTimer.singleShot(FINISHED_CHIP_LINGER_MS, self, self._dismiss)
 
     @Slot()
     def _on_cancel_clicked(self) -> None:
         if self.job.running:
             self.cancel_button.setEnabled(False)
-            self.step.setText(_ENDING_TEXT.get(self.job.cancel_label, "Stopping…"))
+            ending = _ENDING_TEXT.get(self.job.cancel_label)
+            self.step.setText(
+                translate("JobChip", ending) if ending else translate("JobChip", "Stopping…")
+            )
             self.job.cancel()
         else:
             self._dismiss()
@@ -168,9 +185,9 @@ class JobsStrip(QWidget):
         self.dialogs: list[JobLogDialog] = []
         outer = QHBoxLayout(self)
         outer.setContentsMargins(4, 0, 4, 0)
-        title = QLabel("Jobs:")
+        title = QLabel(translate("JobsStrip", "Jobs:"))
         outer.addWidget(title)
-        self.empty = QLabel("none running")
+        self.empty = QLabel(translate("JobsStrip", "none running"))
         self.empty.setEnabled(False)
         outer.addWidget(self.empty)
         self.chip_area = QScrollArea()
@@ -221,7 +238,8 @@ class JobsStrip(QWidget):
         hidden = finished[: max(0, len(finished) - FINISHED_CHIPS_SHOWN)]
         for chip in self.chips:
             chip.setVisible(chip not in hidden)
-        self.more_label.setText(f"… and {len(hidden)} more done" if hidden else "")
+        more = translate("JobsStrip", "… and {count} more done").format(count=len(hidden))
+        self.more_label.setText(more if hidden else "")
         self.more_label.setToolTip("\n".join(chip.job.name for chip in hidden))
         self.more_label.setVisible(bool(hidden))
         self.empty.setVisible(not self.chips)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import collections
 import logging
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent
+from PySide6.QtGui import QAction, QCloseEvent, QPaintEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.frozen import panel_command
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui import report as reports
 from rocmpanel.gui.active_preset import ActivePresetHolder
@@ -32,6 +34,7 @@ from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.gui.tab import Tab, TabFactory
 from rocmpanel.jobs.runner import JobManager
 from rocmpanel.shell import heap
+from rocmpanel.shell import shortcuts as keys
 from rocmpanel.shell.jobs_strip import JobsStrip
 from rocmpanel.shell.tabs import TABS, TabEntry
 
@@ -39,14 +42,16 @@ if TYPE_CHECKING:  # the log view is built after the first paint, the job module
     from rocmpanel.gui.log_view import LogView
     from rocmpanel.jobs.runner import Job
     from rocmpanel.jobs.spec import JobSpec
+    from rocmpanel.shell.first_run import FirstRunGuide
 
 log = logging.getLogger(__name__)
 
-DEMO_TITLE = "rocmpanel — DEMO: recorded GPUs, not this machine"
-DEMO_BANNER = (
+DEMO_TITLE = QT_TRANSLATE_NOOP("MainWindow", "rocmpanel — DEMO: recorded GPUs, not this machine")
+DEMO_BANNER = QT_TRANSLATE_NOOP(
+    "MainWindow",
     "DEMO — recorded GPUs (Radeon RX 7900 XT and RX 6900 XT) with a replayed workload, "
     "not this machine. Settings and files live in a temporary folder removed at exit; "
-    "nothing here changes this machine."
+    "nothing here changes this machine.",
 )
 DEFERRED_TABS_MS = 250  # the tabs not shown at start are built this long after first paint
 CLOSE_WAIT_MS = 2000  # how long closing waits for background calls still running
@@ -85,18 +90,25 @@ def _preset_name(ident: str) -> str:
     except PanelError:
         for problem in store.problems:  # there, but its file cannot be read: say why
             if problem.path.stem == ident:
-                raise PanelError(f"cannot be used: {problem.message.rstrip('.')}") from None
-        raise PanelError("no longer exists") from None
+                raise PanelError(
+                    translate("MainWindow", "cannot be used: {why}").format(
+                        why=problem.message.rstrip(".")
+                    )
+                ) from None
+        raise PanelError(translate("MainWindow", "no longer exists")) from None
 
 
 def settings_status_line(settings: Settings) -> str:
     """The status bar's short sentence about a settings file with problems (the whole text
     is in the dialog)."""
     if settings.damaged:
-        return "Settings file damaged: using defaults — see the message."
+        return translate("MainWindow", "Settings file damaged: using defaults — see the message.")
     count = len(settings.problems)
-    which = "a problem" if count == 1 else f"{count} problems"
-    return f"Settings file has {which}: see the message."
+    if count == 1:
+        return translate("MainWindow", "Settings file has a problem: see the message.")
+    return translate("MainWindow", "Settings file has {count} problems: see the message.").format(
+        count=count
+    )
 
 
 def _class_name(source: TabSource) -> str:
@@ -173,7 +185,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.demo = demo
-        self.setWindowTitle(DEMO_TITLE if demo else "rocmpanel")
+        self.setWindowTitle(translate("MainWindow", DEMO_TITLE) if demo else "rocmpanel")
         self.settings = settings if settings is not None else Settings.load()
         self.jobs = JobManager(float(self.settings.general.job_cancel_grace_s), self)
         self.jobs.env_provider = self._job_env_for
@@ -199,7 +211,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(4, 4, 4, 0)
         self.demo_banner: QLabel | None = None
         if demo:
-            self.demo_banner = QLabel(DEMO_BANNER)
+            self.demo_banner = QLabel(translate("MainWindow", DEMO_BANNER))
             self.demo_banner.setObjectName("demoBanner")
             self.demo_banner.setWordWrap(True)
             self.demo_banner.setStyleSheet(
@@ -209,6 +221,8 @@ class MainWindow(QMainWindow):
             layout.addWidget(self.demo_banner)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self._central_layout = layout
+        self.guide: FirstRunGuide | None = None
         layout.addWidget(self.tabs, 1)
         self.jobs_strip = JobsStrip(self.jobs)
         layout.addWidget(self.jobs_strip)
@@ -220,8 +234,11 @@ class MainWindow(QMainWindow):
         self._add_tab_slots(tabs)
         if self.tabs.count() == 0:
             self.empty_label = QLabel(
-                "No tabs are available in this build. Help → About probes the workload "
-                "environment; the log is under View → Log."
+                translate(
+                    "MainWindow",
+                    "No tabs are available in this build. Help → About probes the workload "
+                    "environment; the log is under View → Log.",
+                )
             )
             self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.empty_label.setWordWrap(True)
@@ -239,13 +256,17 @@ class MainWindow(QMainWindow):
 
         self.status_jobs = QLabel()
         if demo:
-            self.statusBar().addPermanentWidget(QLabel("DEMO: recorded GPUs"))
+            self.statusBar().addPermanentWidget(
+                QLabel(translate("MainWindow", "DEMO: recorded GPUs"))
+            )
         # The preset every job runs under, from the settings read at start; a click opens
         # the Tuning tab, where it is chosen.
         self.status_preset = QToolButton()
         self.status_preset.setObjectName("statusPreset")
         self.status_preset.setAutoRaise(True)
-        self.status_preset.setToolTip("The tuning preset jobs run under: click to choose one")
+        self.status_preset.setToolTip(
+            translate("MainWindow", "The tuning preset jobs run under: click to choose one")
+        )
         self.status_preset.clicked.connect(self.show_tuning)
         self.ctx.active_preset.changed.connect(self._on_active_preset_changed)
         self._on_active_preset_changed()
@@ -262,7 +283,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         if self.tabs.count():
             self.ensure_tab(self.tabs.currentIndex())
-        self.statusBar().showMessage("Ready", 3000)
+        self.statusBar().showMessage(translate("MainWindow", "Ready"), 3000)
         if self.settings.problems:
             # One short sentence: the status bar cuts a long one at the window's edge. The
             # whole text is in the dialog (show_settings_problems) and in the log.
@@ -276,7 +297,8 @@ class MainWindow(QMainWindow):
     def _add_tab_slots(self, tabs: Sequence[TabSource]) -> None:
         """One page per tab; the tab itself is built when first needed (see ensure_tab)."""
         for source in tabs:
-            self.tabs.addTab(_TabSlot(source), source.title)
+            # The title stays English where it names the tab (settings, tests); shown translated.
+            self.tabs.addTab(_TabSlot(source), translate("Tabs", source.title))
 
     def _slots(self) -> list[_TabSlot]:
         pages = (self.tabs.widget(index) for index in range(self.tabs.count()))
@@ -296,11 +318,17 @@ class MainWindow(QMainWindow):
             # The status bar shows the message; the log gets the traceback.
             self.tab_failures.append(f"The {_class_name(slot.source)} tab could not load: {exc}")
             shown: BaseException = exc
+            title = translate("Tabs", slot.title)
             if isinstance(exc, PanelError):  # its own message does not say the tab is gone
                 shown = PanelError(
-                    f"The {slot.title} tab could not load: {exc.message}", exc.detail
+                    translate("MainWindow", "The {tab} tab could not load: {why}").format(
+                        tab=title, why=exc.message
+                    ),
+                    exc.detail,
                 )
-            reports.report(shown, f"Loading the {slot.title} tab")
+            reports.report(
+                shown, translate("MainWindow", "Loading the {tab} tab").format(tab=title)
+            )
             action = self._tab_actions.pop(slot, None)
             if action is not None:
                 action.setVisible(False)
@@ -355,6 +383,10 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(DEFERRED_TABS_MS, self, self._build_next_deferred)
         if self.settings.problems:
             self.show_settings_problems()
+        # Not in the demo, nor where nothing can be saved (the smoke test): it asks to be
+        # dismissed for good, which a setting keeps.
+        if not (self.demo or self.settings.general.guide_dismissed or not self.settings.writable):
+            self.show_guide(focus=False)
 
     def show_settings_problems(self) -> QMessageBox:
         """Say, once, what was wrong with the settings file (the panel runs on defaults
@@ -363,8 +395,12 @@ class MainWindow(QMainWindow):
             return self.settings_problems_box
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("rocmpanel: settings file")
-        box.setText(f"Some of your settings could not be used ({self.settings.path}).")
+        box.setWindowTitle(translate("MainWindow", "rocmpanel: settings file"))
+        box.setText(
+            translate("MainWindow", "Some of your settings could not be used ({path}).").format(
+                path=self.settings.path
+            )
+        )
         box.setInformativeText("\n\n".join(self.settings.problems))
         box.setStandardButtons(QMessageBox.StandardButton.Ok)
         box.setModal(False)
@@ -390,7 +426,7 @@ class MainWindow(QMainWindow):
         from rocmpanel.gui.log_view import LogView
 
         view = LogView()
-        dock = QDockWidget("Log", self)
+        dock = QDockWidget(translate("MainWindow", "Log"), self)
         dock.setObjectName("logDock")
         dock.setWidget(view)
         # Built after restoreState: its saved place, size and visibility are restored now.
@@ -406,44 +442,148 @@ class MainWindow(QMainWindow):
     # -- menus: the bar is in the first frame, the menus' actions follow it --------------
     def _add_menus(self) -> None:
         bar = self.menuBar()
-        self._file_menu = bar.addMenu("&File")
-        self._view_menu = bar.addMenu("&View")
-        self._help_menu = bar.addMenu("&Help")
+        self._file_menu = bar.addMenu(translate("MainWindow", "&File"))
+        self._view_menu = bar.addMenu(translate("MainWindow", "&View"))
+        self._help_menu = bar.addMenu(translate("MainWindow", "&Help"))
         self._menus_filled = False
 
+    def _action(self, text: str, shortcut: str, slot: Callable[[], object]) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            keys.set_keys(action, shortcut)
+        action.triggered.connect(lambda _=False: slot())
+        return action
+
     def _fill_menus(self) -> None:
+        """The menus' entries and the window's shortcuts (see shell/shortcuts.py)."""
         if self._menus_filled:
             return
         self._menus_filled = True
         file_menu = self._file_menu
-        settings_action = QAction("&Settings…", self)
-        settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
-        settings_action.triggered.connect(self.open_settings)
-        file_menu.addAction(settings_action)
+        file_menu.addAction(
+            self._action(translate("MainWindow", "&Settings…"), keys.SETTINGS, self.open_settings)
+        )
+        self.export_report_action = self._action(
+            translate("MainWindow", "&Export health report…"),
+            keys.EXPORT_REPORT,
+            self.export_health_report,
+        )
+        file_menu.addAction(self.export_report_action)
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        file_menu.addAction(self._action(translate("MainWindow", "&Quit"), keys.QUIT, self.close))
 
         view_menu = self._view_menu
         toggle_log = self.log_dock.toggleViewAction()
-        toggle_log.setText("&Log")
-        toggle_log.setShortcut(QKeySequence("Ctrl+L"))
+        toggle_log.setText(translate("MainWindow", "&Log"))
+        keys.set_keys(toggle_log, keys.LOG)
         view_menu.addAction(toggle_log)
         view_menu.addSeparator()
         for index, slot in enumerate(self._slots()):
-            action = QAction(self.tabs.tabText(index), self)
-            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
-            action.triggered.connect(lambda _=False, w=slot: self.tabs.setCurrentWidget(w))
+            action = self._action(
+                translate("Tabs", slot.title),
+                keys.tab_key(index),
+                partial(self.tabs.setCurrentWidget, slot),
+            )
             view_menu.addAction(action)
             self._tab_actions[slot] = action
+        view_menu.addSeparator()
+        view_menu.addAction(
+            self._action(translate("MainWindow", "&Next tab"), keys.NEXT_TAB, self.next_tab)
+        )
+        view_menu.addAction(
+            self._action(
+                translate("MainWindow", "&Previous tab"), keys.PREVIOUS_TAB, self.previous_tab
+            )
+        )
 
         help_menu = self._help_menu
-        about = QAction("&About rocmpanel", self)
-        about.setShortcut(QKeySequence.StandardKey.HelpContents)
-        about.triggered.connect(self.open_about)
-        help_menu.addAction(about)
+        help_menu.addAction(
+            self._action(
+                translate("MainWindow", "&Keyboard shortcuts"), keys.SHORTCUTS, self.open_shortcuts
+            )
+        )
+        help_menu.addAction(
+            self._action(translate("MainWindow", "&First-run guide"), "", self.show_guide)
+        )
+        help_menu.addSeparator()
+        help_menu.addAction(
+            self._action(translate("MainWindow", "&About rocmpanel"), "", self.open_about)
+        )
+
+    @Slot()
+    def next_tab(self) -> None:
+        if self.tabs.count():
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + 1) % self.tabs.count())
+
+    @Slot()
+    def previous_tab(self) -> None:
+        if self.tabs.count():
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() - 1) % self.tabs.count())
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """(what, keys) of every menu action with a key, read from the actions."""
+        menus = [self._file_menu, self._view_menu, self._help_menu]
+        return keys.shortcut_rows(keys.menu_actions(menus))
+
+    @Slot()
+    def open_shortcuts(self) -> keys.ShortcutsDialog:
+        dialog = keys.ShortcutsDialog(self.shortcut_rows(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    # -- the first-run guide -------------------------------------------------------------
+    @Slot()
+    def show_guide(self, focus: bool = True) -> FirstRunGuide:
+        """Show the first-run guide at the top of the window (Help → First-run guide)."""
+        if self.guide is None:
+            from rocmpanel.shell.first_run import FirstRunGuide
+
+            self.guide = FirstRunGuide(self.ctx)
+            self.guide.step_requested.connect(self.go_to_step)
+            self.guide.dismissed.connect(self._on_guide_dismissed)
+            at = 1 if self.demo_banner is not None else 0
+            self._central_layout.insertWidget(at, self.guide)
+        self.guide.show()
+        self.guide.refresh()
+        if focus:
+            self.guide.focus_first_step()
+        return self.guide
+
+    @Slot(int)
+    def go_to_step(self, step: int) -> None:
+        """Bring the place of a guide's step to the front, its button focused."""
+        from rocmpanel.shell.first_run import CHECK, INSTALL
+
+        title = "Setup" if step == CHECK else "PyTorch"
+        tab = self.tab(title)
+        if tab is None:
+            self.notify(
+                translate("MainWindow", "This build has no {tab} tab.").format(
+                    tab=translate("Tabs", title)
+                )
+            )
+            return
+        self.tabs.setCurrentIndex(self.tab_titles().index(title))
+        if step == CHECK:
+            tab.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        # The PyTorch tab's buttons, found by name: a tab without them still opens.
+        panel = getattr(tab, "installer" if step == INSTALL else "validation", None)
+        button = getattr(panel, "install_button" if step == INSTALL else "validate_button", None)
+        if isinstance(button, QWidget):
+            button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot()
+    def _on_guide_dismissed(self) -> None:
+        self.settings.general.guide_dismissed = True
+        run_in_background(
+            self.settings.save, self._on_guide_setting_saved, owner=self, what="saving the guide"
+        )
+
+    def _on_guide_setting_saved(self, _notices: object, error: BaseException | None) -> None:
+        if error is not None:
+            reports.report(error, translate("MainWindow", "Saving the settings"))
 
     def _restore_state(self) -> None:
         geometry = self.settings.window.geometry
@@ -453,20 +593,24 @@ class MainWindow(QMainWindow):
         if state:
             self.restoreState(QByteArray.fromBase64(state.encode()))
         last = self.settings.window.last_tab
-        for index in range(self.tabs.count()):
-            if self.tabs.tabText(index) == last:
-                self.tabs.setCurrentIndex(index)
+        titles = self.tab_titles()
+        if last in titles:
+            self.tabs.setCurrentIndex(titles.index(last))
 
     # -- public ------------------------------------------------------------------------
     def tab_titles(self) -> list[str]:
-        return [self.tabs.tabText(i) for i in range(self.tabs.count())]
+        """The tabs' titles in English (their names in settings and code; the tab bar shows
+        them translated)."""
+        titles = []
+        for index in range(self.tabs.count()):
+            page = self.tabs.widget(index)
+            titles.append(page.title if isinstance(page, _TabSlot) else self.tabs.tabText(index))
+        return titles
 
     def tab(self, title: str) -> QWidget | None:
-        """The tab called ``title`` (built now if needed), or None."""
-        for index in range(self.tabs.count()):
-            if self.tabs.tabText(index) == title:
-                return self.ensure_tab(index)
-        return None
+        """The tab called ``title`` (English; built now if needed), or None."""
+        titles = self.tab_titles()
+        return self.ensure_tab(titles.index(title)) if title in titles else None
 
     @Slot(str)
     def notify(self, message: str) -> None:
@@ -476,11 +620,10 @@ class MainWindow(QMainWindow):
     def show_demo(self) -> None:
         """Open the demo as a separate process (``python -m rocmpanel --demo``), so this
         window keeps running; the demo's window has its own temporary home."""
-        import sys
 
         from rocmpanel.base import subproc
 
-        argv = [sys.executable, "-m", "rocmpanel", "--demo"]
+        argv = panel_command("--demo")
         try:
             subproc.popen(
                 argv,
@@ -493,21 +636,24 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             reports.report(
                 PanelError(
-                    f"The demo could not start: {exc}. The panel's Python could not be run "
-                    "again; reinstalling rocmpanel usually fixes this.",
+                    translate(
+                        "MainWindow",
+                        "The demo could not start: {error}. The panel's Python could not be "
+                        "run again; reinstalling rocmpanel usually fixes this.",
+                    ).format(error=exc),
                     " ".join(argv),
                 ),
-                "Opening the demo",
+                translate("MainWindow", "Opening the demo"),
             )
             return
         log.info("demo started: %s", " ".join(argv))
-        self.notify("Opening the demo in a second window…")
+        self.notify(translate("MainWindow", "Opening the demo in a second window…"))
 
     def install_packages(self, profile: str) -> None:
         """Install an install profile's packages (e.g. "llm") into the active workload
         environment: the PyTorch tab does it, as a job, in front."""
-        for index in range(self.tabs.count()):
-            if self.tabs.tabText(index) == "PyTorch":
+        for index, title in enumerate(self.tab_titles()):
+            if title == "PyTorch":
                 tab = self.ensure_tab(index)
                 if tab is None:
                     break
@@ -517,16 +663,25 @@ class MainWindow(QMainWindow):
                     install(profile)
                     return
                 break
-        self.notify("Installing packages needs the PyTorch tab, which this build lacks.")
+        self.notify(
+            translate(
+                "MainWindow", "Installing packages needs the PyTorch tab, which this build lacks."
+            )
+        )
 
     @Slot()
     def show_tuning(self) -> None:
         """Bring the Tuning tab to the front (the status bar's preset button)."""
-        for index in range(self.tabs.count()):
-            if self.tabs.tabText(index) == "Tuning":
-                self.tabs.setCurrentIndex(index)
-                return
-        self.notify("Choosing a tuning preset needs the Tuning tab, which this build lacks.")
+        titles = self.tab_titles()
+        if "Tuning" in titles:
+            self.tabs.setCurrentIndex(titles.index("Tuning"))
+            return
+        self.notify(
+            translate(
+                "MainWindow",
+                "Choosing a tuning preset needs the Tuning tab, which this build lacks.",
+            )
+        )
 
     @Slot()
     def _on_active_preset_changed(self) -> None:
@@ -555,10 +710,17 @@ class MainWindow(QMainWindow):
         log.warning("active tuning preset %r: %s", ident, error)
         holder.clear()
         # _preset_name says which: gone, or a file that cannot be read (and why, where).
-        why = error.message if isinstance(error, PanelError) else "could not be read"
+        why = (
+            error.message
+            if isinstance(error, PanelError)
+            else translate("MainWindow", "could not be read")
+        )
         self.notify(
-            f"The tuning preset “{ident}” chosen for jobs {why}: jobs run without a "
-            "preset. Choose one in the Tuning tab."
+            translate(
+                "MainWindow",
+                "The tuning preset “{preset}” chosen for jobs {why}: jobs run without a "
+                "preset. Choose one in the Tuning tab.",
+            ).format(preset=ident, why=why)
         )
 
     def _job_env_for(self, spec: JobSpec) -> dict[str, str | None]:
@@ -569,6 +731,13 @@ class MainWindow(QMainWindow):
         from rocmpanel.shell.settings_dialog import SettingsDialog  # not needed at start-up
 
         SettingsDialog(self.settings, self).exec()
+
+    @Slot()
+    def export_health_report(self) -> None:
+        """File → Export health report… (the report and its dialog: shell/report_dialog.py)."""
+        from rocmpanel.shell.report_dialog import export_health_report  # not needed at start-up
+
+        export_health_report(self, self.ctx)
 
     @Slot()
     def open_about(self) -> None:
@@ -582,7 +751,12 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_jobs_changed(self, _job: Job | None = None) -> None:
         running = len(self.jobs.running())
-        self.status_jobs.setText(f"{running} job{'s' if running != 1 else ''} running")
+        if running == 1:
+            self.status_jobs.setText(translate("MainWindow", "1 job running"))
+        else:
+            self.status_jobs.setText(
+                translate("MainWindow", "{count} jobs running").format(count=running)
+            )
 
     @Slot(object)
     def _on_jobs_job_finished(self, job: Job) -> None:
@@ -597,12 +771,12 @@ class MainWindow(QMainWindow):
         self.settings.window.geometry = bytes(self.saveGeometry().toBase64().data()).decode()
         self.settings.window.state = bytes(self.saveState().toBase64().data()).decode()
         if self.tabs.count():
-            self.settings.window.last_tab = self.tabs.tabText(self.tabs.currentIndex())
+            self.settings.window.last_tab = self.tab_titles()[self.tabs.currentIndex()]
         self.settings.window.log_open = self._log_dock is not None and not self._log_dock.isHidden()
         try:
             self.settings.save(replace_damaged=False)
         except PanelError as exc:
-            reports.report(exc, "Saving the settings")
+            reports.report(exc, translate("MainWindow", "Saving the settings"))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closed = True
@@ -614,7 +788,12 @@ class MainWindow(QMainWindow):
             try:
                 slot.tab.shutdown()
             except Exception as exc:  # one tab failing to stop must not keep the others
-                reports.report(exc, f"Closing the {slot.title} tab")
+                reports.report(
+                    exc,
+                    translate("MainWindow", "Closing the {tab} tab").format(
+                        tab=translate("Tabs", slot.title)
+                    ),
+                )
         self.jobs.shutdown()
         # Calls still running would deliver to widgets about to be deleted: let them end.
         if not wait_for_background(CLOSE_WAIT_MS):

@@ -1,7 +1,8 @@
 """File → Settings: a form built from the declared settings, nothing listed twice.
 
 The fields sit on one page per group (General, Workload, Monitor, Chat, Network), labelled
-in words with their unit after the number. An interpreter field has a Browse button and is
+in words with their unit after the number; a choice among fixed values (language, colours)
+is a drop-down list. An interpreter field has a Browse button and is
 checked as it is edited: one that does not exist or cannot run is refused next to the field
 (and OK is disabled) before a job would fail on it. Nothing is refused before the user
 edits it; OK checks the fields not edited as well.
@@ -11,11 +12,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -32,23 +35,44 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.enums import Language, Theme
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.settings import GROUPS, PYTHON, Declared, Settings, declared
 from rocmpanel.gui.report import report
 
 # Tab titles with their mnemonics (Alt+letter); OK and Cancel keep O and C.
 TAB_TITLES = {
-    "General": "&General",
-    "Workload": "&Workload",
-    "Monitor": "&Monitor",
-    "Chat": "C&hat",
-    "Network": "&Network",
+    "General": QT_TRANSLATE_NOOP("SettingsDialog", "&General"),
+    "Workload": QT_TRANSLATE_NOOP("SettingsDialog", "&Workload"),
+    "Monitor": QT_TRANSLATE_NOOP("SettingsDialog", "&Monitor"),
+    "Chat": QT_TRANSLATE_NOOP("SettingsDialog", "C&hat"),
+    "Network": QT_TRANSLATE_NOOP("SettingsDialog", "&Network"),
 }
-CHAT_NOTE = (
+CHAT_NOTE = QT_TRANSLATE_NOOP(
+    "SettingsDialog",
     "The chat model, precision, device, context length, sampling and system prompt are "
-    "chosen in the Chat tab, which remembers them."
+    "chosen in the Chat tab, which remembers them.",
+)
+# What a drop-down list shows for each value of a setting's enum (the value where none).
+CHOICE_LABELS: dict[Enum, str] = {
+    Language.SYSTEM: QT_TRANSLATE_NOOP("SettingsDialog", "System"),
+    Language.ENGLISH: QT_TRANSLATE_NOOP("SettingsDialog", "English"),
+    # A language is offered in its own words: someone who cannot read the others finds it.
+    Language.CHINESE_SIMPLIFIED: "简体中文 (zh_CN)",
+    Theme.SYSTEM: QT_TRANSLATE_NOOP("SettingsDialog", "System"),
+    Theme.LIGHT: QT_TRANSLATE_NOOP("SettingsDialog", "Light"),
+    Theme.DARK: QT_TRANSLATE_NOOP("SettingsDialog", "Dark"),
+}
+RESTART_NOTE = QT_TRANSLATE_NOOP(
+    "SettingsDialog", "The new language takes effect when the panel starts again."
 )
 _RESERVED_MNEMONICS = {"o", "c", *(t[t.index("&") + 1].lower() for t in TAB_TITLES.values())}
+
+
+def choice_label(value: Enum) -> str:
+    label = CHOICE_LABELS.get(value)
+    return translate("SettingsDialog", label) if label is not None else str(value.value)
 
 
 def python_problem(text: str) -> str:
@@ -60,35 +84,50 @@ def python_problem(text: str) -> str:
         return ""
     if os.sep not in text and not (os.altsep and os.altsep in text):
         if shutil.which(text) is None:
-            return (
-                f"There is no program called {text} on PATH. Give the full path of a Python, "
-                "or leave the field empty for the panel's own Python."
-            )
+            return translate(
+                "settings_dialog",
+                "There is no program called {text} on PATH. Give the full path of a Python, "
+                "or leave the field empty for the panel's own Python.",
+            ).format(text=text)
         return ""
     path = Path(text)
     if not path.is_absolute():
-        return (
-            f"{text} is not a full path, so it would depend on the folder the panel starts "
-            "in. Give the full path, or choose the file with Browse."
-        )
+        return translate(
+            "settings_dialog",
+            "{text} is not a full path, so it would depend on the folder the panel starts "
+            "in. Give the full path, or choose the file with Browse.",
+        ).format(text=text)
     if not path.exists():
-        return (
-            f"{text} does not exist. Choose a Python with Browse, or leave the field empty "
-            "for the panel's own Python."
-        )
+        return translate(
+            "settings_dialog",
+            "{text} does not exist. Choose a Python with Browse, or leave the field empty "
+            "for the panel's own Python.",
+        ).format(text=text)
     if path.is_dir():
-        return (
-            f"{text} is a folder. Choose the Python program inside it "
-            "(bin/python, or python.exe on Windows)."
-        )
+        return translate(
+            "settings_dialog",
+            "{text} is a folder. Choose the Python program inside it "
+            "(bin/python, or python.exe on Windows).",
+        ).format(text=text)
     if not os.access(path, os.X_OK):
-        return f"{text} is not a program this user can run. Choose a Python executable."
+        return translate(
+            "settings_dialog",
+            "{text} is not a program this user can run. Choose a Python executable.",
+        ).format(text=text)
     return ""
 
 
-def with_mnemonic(label: str, taken: set[str]) -> str:
+def with_mnemonic(label: str, taken: set[str], source: str = "") -> str:
     """``label`` with ``&`` before its first letter not in ``taken`` (which it joins), so
-    Alt+letter moves to the field; unchanged when every letter is taken."""
+    Alt+letter moves to the field; unchanged when every letter is taken. A label without
+    Latin letters (a translation) gets the letter from ``source`` (its English text) in
+    brackets after it, as Qt's translations write mnemonics: "语言(&L)"."""
+    if not any(c.isascii() and c.isalpha() for c in label):
+        for char in source:
+            if char.isalpha() and char.isascii() and char.lower() not in taken:
+                taken.add(char.lower())
+                return f"{label}(&{char.upper()})"
+        return label
     for index, char in enumerate(label):
         if char.isalpha() and char.isascii() and char.lower() not in taken:
             taken.add(char.lower())
@@ -98,6 +137,12 @@ def with_mnemonic(label: str, taken: set[str]) -> str:
 
 def _editor_for(item: Declared, value: Any) -> QWidget:
     opt = item.option
+    if isinstance(item.type, type) and issubclass(item.type, Enum):
+        combo = QComboBox()
+        for member in item.type:  # by value: Qt hands a str enum back as a plain str
+            combo.addItem(choice_label(member), member.value)
+        combo.setCurrentIndex(max(0, combo.findData(value.value)))
+        return combo
     if item.type is bool:
         box = QCheckBox()
         box.setChecked(bool(value))
@@ -117,11 +162,14 @@ def _editor_for(item: Declared, value: Any) -> QWidget:
         return dspin
     line = QLineEdit(str(value))
     line.setClearButtonEnabled(True)
-    line.setPlaceholderText(opt.placeholder)
+    if opt.placeholder:
+        line.setPlaceholderText(translate("Settings", opt.placeholder))
     return line
 
 
 def _value_of(editor: QWidget) -> Any:
+    if isinstance(editor, QComboBox):
+        return editor.currentData()
     if isinstance(editor, QCheckBox):
         return editor.isChecked()
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
@@ -136,8 +184,12 @@ class PythonField(QWidget):
     def __init__(self, line: QLineEdit, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.line = line
-        self.browse_button = QPushButton("Browse…")
-        self.browse_button.setToolTip(f"Choose the {name} in a file dialog")
+        self.browse_button = QPushButton(translate("PythonField", "Browse…"))
+        self.browse_button.setToolTip(
+            translate("PythonField", "Choose the interpreter ({name}) in a file dialog").format(
+                name=name
+            )
+        )
         self.error = QLabel()
         self.error.setObjectName("fieldError")
         self.error.setStyleSheet("color: #c0392b")
@@ -168,7 +220,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.settings = settings
         self.notice_box: QMessageBox | None = None
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(translate("SettingsDialog", "Settings"))
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
         self.pages = QTabWidget()
@@ -182,7 +234,7 @@ class SettingsDialog(QDialog):
             forms[group] = form
             group_pages[group] = page
             taken[group] = set(_RESERVED_MNEMONICS)
-            self.pages.addTab(page, TAB_TITLES[group])
+            self.pages.addTab(page, translate("SettingsDialog", TAB_TITLES[group]))
         self.editors: list[tuple[Declared, QWidget]] = []
         self.python_fields: dict[str, PythonField] = {}
         self._page_of: dict[str, QWidget] = {}
@@ -191,12 +243,14 @@ class SettingsDialog(QDialog):
             if not opt.visible:
                 continue
             editor = _editor_for(item, settings.value(item))
-            editor.setToolTip(opt.help)
+            help_text = translate("Settings", opt.help) if opt.help else ""
+            label_text = translate("Settings", opt.label)
+            editor.setToolTip(help_text)
             self.editors.append((item, editor))
             field: QWidget = editor
             if opt.kind == PYTHON:
                 assert isinstance(editor, QLineEdit)
-                python = PythonField(editor, opt.label[:1].lower() + opt.label[1:])
+                python = PythonField(editor, label_text)
                 python.browse_button.clicked.connect(
                     lambda _checked=False, key=opt.key: self._on_browse_clicked(key)
                 )
@@ -205,11 +259,25 @@ class SettingsDialog(QDialog):
                 self.python_fields[opt.key] = python
                 self._page_of[opt.key] = group_pages[opt.group]
                 field = python
-            label = QLabel(with_mnemonic(opt.label, taken[opt.group]) + ":")
+            label = QLabel(
+                with_mnemonic(label_text, taken[opt.group], opt.label)
+                + translate("SettingsDialog", ":")
+            )
             label.setBuddy(editor)
-            label.setToolTip(opt.help)
+            label.setToolTip(help_text)
             forms[opt.group].addRow(label, field)
-        note = QLabel(CHAT_NOTE)
+            if item.type is Language:
+                assert isinstance(editor, QComboBox)
+                self.language_note = QLabel(translate("SettingsDialog", RESTART_NOTE))
+                self.language_note.setObjectName("fieldNote")
+                self.language_note.setWordWrap(True)
+                self.language_note.hide()
+                start = editor.currentIndex()
+                editor.currentIndexChanged.connect(
+                    lambda index, first=start: self.language_note.setVisible(index != first)
+                )
+                forms[opt.group].addRow("", self.language_note)
+        note = QLabel(translate("SettingsDialog", CHAT_NOTE))
         note.setWordWrap(True)
         forms["Chat"].addRow(note)
         layout.addWidget(self.pages)
@@ -236,7 +304,9 @@ class SettingsDialog(QDialog):
     def _on_browse_clicked(self, key: str) -> None:
         current = self.python_fields[key].line.text().strip()
         start = str(Path(current).parent) if os.sep in current else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a Python", start)
+        path, _ = QFileDialog.getOpenFileName(
+            self, translate("SettingsDialog", "Choose a Python"), start
+        )
         if path:
             self.choose_path(key, str(Path(path)))  # native separators
 
@@ -264,12 +334,14 @@ class SettingsDialog(QDialog):
                 self.settings.assign(item, trial.value(item))
             notices = self.settings.save()
         except (ValueError, PanelError) as exc:  # a value that does not fit, or saving failed
-            report(exc, "Saving settings", label=self.error)  # shown here, detail in the log
+            # Shown here, the detail in the log.
+            report(exc, translate("SettingsDialog", "Saving settings"), label=self.error)
             return
+        self._apply_theme()
         if notices:  # a damaged file was kept aside before it was replaced: say where
             self.notice_box = QMessageBox(
                 QMessageBox.Icon.Information,
-                "Settings saved",
+                translate("SettingsDialog", "Settings saved"),
                 "\n\n".join(notices),
                 QMessageBox.StandardButton.Ok,
                 self.parentWidget(),
@@ -277,3 +349,11 @@ class SettingsDialog(QDialog):
             self.notice_box.setModal(False)
             self.notice_box.show()
         super().accept()
+
+    def _apply_theme(self) -> None:
+        """The colours change at once (the language needs a new start)."""
+        from rocmpanel.gui.palette import controller
+
+        theme = controller()
+        if theme is not None and theme.theme is not self.settings.general.theme:
+            theme.set_theme(self.settings.general.theme)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.jobs.presets import NO_PRESET
 from rocmpanel.jobs.spec import JobSpec
 from rocmpanel.tuning import bench_stats
@@ -65,9 +66,10 @@ DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 MIN_REPS, MAX_REPS = 2, 50
 #: The one text for a chat benchmark without a model (the CLI and the tab show it; the
 #: worker's copy in workers/bench.py says the same, tested).
-CHAT_NEEDS_MODEL = (
+CHAT_NEEDS_MODEL = QT_TRANSLATE_NOOP(
+    "bench",
     "The chat workload needs a model folder: choose a model in the Chat tab, or pass "
-    "--model DIR to `rocmpanel bench`."
+    "--model DIR to `rocmpanel bench`.",
 )
 
 
@@ -75,19 +77,30 @@ def check_plan(plan: BenchPlan) -> None:
     """PanelError saying what is wrong with ``plan`` before anything runs."""
     if plan.workload not in WORKLOADS:
         raise PanelError(
-            f"Unknown benchmark workload {plan.workload!r}; choose one of {', '.join(WORKLOADS)}."
+            translate(
+                "bench", "Unknown benchmark workload {workload}; choose one of {known}."
+            ).format(workload=repr(plan.workload), known=", ".join(WORKLOADS))
         )
     if not MIN_REPS <= plan.reps <= MAX_REPS:
         raise PanelError(
-            f"{plan.reps} repetitions cannot be run: choose {MIN_REPS} to {MAX_REPS} (the "
-            "spread needs at least 2 runs of each side)."
+            translate(
+                "bench",
+                "{reps} repetitions cannot be run: choose {low} to {high} (the spread needs at "
+                "least 2 runs of each side).",
+            ).format(reps=plan.reps, low=MIN_REPS, high=MAX_REPS)
         )
     if not plan.a or not plan.b:
-        raise PanelError('Both sides of an A/B benchmark need a preset (or "none").')
+        raise PanelError(
+            translate("bench", 'Both sides of an A/B benchmark need a preset (or "none").')
+        )
     if plan.device not in DEVICES:
-        raise PanelError(f"Unknown device {plan.device!r}; choose auto, cpu or cuda.")
+        raise PanelError(
+            translate("bench", "Unknown device {device}; choose auto, cpu or cuda.").format(
+                device=repr(plan.device)
+            )
+        )
     if plan.workload == "chat" and not plan.model:
-        raise PanelError(CHAT_NEEDS_MODEL)
+        raise PanelError(translate("bench", CHAT_NEEDS_MODEL))
 
 
 def worker_args(plan: BenchPlan) -> tuple[str, ...]:
@@ -193,8 +206,13 @@ class ABRun:
         self._pending = side
         number = (self._next + 1) // 2
         return JobSpec(
-            f"A/B benchmark ({self.plan.workload}): {side} {self._name_of(side)} "
-            f"{number}/{self.plan.reps}",
+            translate("ABRun", "A/B benchmark ({workload}): {side} {name} {number}/{reps}").format(
+                workload=self.plan.workload,
+                side=side,
+                name=self._name_of(side),
+                number=number,
+                reps=self.plan.reps,
+            ),
             "bench",
             worker_args(self.plan),
             python=self.plan.python,
@@ -217,30 +235,44 @@ class ABRun:
         launched JobSpec's env (what the jobs layer added: the preset's variables and
         header, the user's job variables); None when the driver does not know it."""
         side, number = self._take_pending()
-        where = f"Run {number} of {side} ({self._name_of(side)})"
+        where = self._where(side, number)
         expected, reported = _expected_id(self._preset_of(side)), _reported_id(data.get("preset"))
         if reported != expected:
+            none = translate("ABRun", "no preset")
             self._stop(
-                f"{where} did not run under its preset: the worker reported "
-                f"{reported or 'no preset'}, not {expected or 'no preset'}; its figures were "
-                "not used."
+                translate(
+                    "ABRun",
+                    "{where} did not run under its preset: the worker reported {reported}, not "
+                    "{expected}; its figures were not used.",
+                ).format(where=where, reported=reported or none, expected=expected or none)
             )
             return
         label, version = str(data.get("device_label", "")), str(data.get("torch_version", ""))
         if self._device_label and (label, version) != (self._device_label, self._torch_version):
             self._stop(
-                f"{where} ran on {label} with torch {version}, the earlier runs on "
-                f"{self._device_label} with torch {self._torch_version}; its figures were not "
-                "used."
+                translate(
+                    "ABRun",
+                    "{where} ran on {device} with torch {version}, the earlier runs on "
+                    "{earlier_device} with torch {earlier_version}; its figures were not used.",
+                ).format(
+                    where=where,
+                    device=label,
+                    version=version,
+                    earlier_device=self._device_label,
+                    earlier_version=self._torch_version,
+                )
             )
             return
         changed = self._changed_setup(side, number, data, env)
         if changed:
             self._stop(
-                f"{where} did not run under the same settings as run "
-                f"{self._setups[side].number} of {side}: {changed} changed in between (the "
-                "preset or the panel's job variables were edited during the benchmark); its "
-                "figures were not used. Run the benchmark again to compare."
+                translate(
+                    "ABRun",
+                    "{where} did not run under the same settings as run {first} of {side}: "
+                    "{changed} changed in between (the preset or the panel's job variables were "
+                    "edited during the benchmark); its figures were not used. Run the benchmark "
+                    "again to compare.",
+                ).format(where=where, first=self._setups[side].number, side=side, changed=changed)
             )
             return
         self._device_label, self._torch_version = label, version
@@ -274,28 +306,52 @@ class ABRun:
                 number, settings, header_hash, dict(env) if env is not None else None
             )
             return ""
-        parts = [f"the torch setting {key}" for key in _differing(setup.settings, settings)]
+        parts = [
+            translate("ABRun", "the torch setting {key}").format(key=key)
+            for key in _differing(setup.settings, settings)
+        ]
         if not parts and header_hash != setup.header_hash:
-            parts.append("its preset header")
+            parts.append(translate("ABRun", "its preset header"))
         if env is not None and setup.env is not None:
             names = _differing(setup.env, env)
-            parts += names[:5] + ([f"{len(names) - 5} more variables"] if len(names) > 5 else [])
+            parts += names[:5]
+            if len(names) > 5:
+                more = translate("ABRun", "{count} more variables").format(count=len(names) - 5)
+                parts.append(more)
         return ", ".join(parts)
 
     def _add_case(self, where: str, side: str, item: object) -> None:
         if not isinstance(item, Mapping) or not isinstance(item.get("case"), str):
-            self._errors.append(f"{where} sent a case the panel cannot read: {item!r:.80}.")
+            self._errors.append(
+                translate("ABRun", "{where} sent a case the panel cannot read: {case}.").format(
+                    where=where, case=repr(item)[:80]
+                )
+            )
             return
         name, value = item["case"], item.get("value")
         meta = (str(item.get("unit", "")), bool(item.get("higher_is_better", True)))
         if not bench_stats.valid(value):
-            self._errors.append(f"{where}: {name}: {value!r} is not a figure above zero; left out.")
+            self._errors.append(
+                translate(
+                    "ABRun", "{where}: {case}: {value} is not a figure above zero; left out."
+                ).format(where=where, case=name, value=repr(value))
+            )
             return
         known = self._meta.setdefault(name, meta)
         if known != meta:
-            self._errors.append(f"{where}: {name}: the unit changed between runs; left out.")
+            self._errors.append(
+                translate(
+                    "ABRun", "{where}: {case}: the unit changed between runs; left out."
+                ).format(where=where, case=name)
+            )
             return
         self._figures.setdefault(name, {"A": [], "B": []})[side].append(float(value))  # type: ignore[arg-type]
+
+    def _where(self, side: str, number: int) -> str:
+        """ "Run 2 of A (Safe defaults)": a run named in a message."""
+        return translate("ABRun", "Run {number} of {side} ({name})").format(
+            number=number, side=side, name=self._name_of(side)
+        )
 
     def _stop(self, message: str) -> None:
         self._errors.append(message)
@@ -305,7 +361,11 @@ class ABRun:
     def failed(self, message: str) -> None:
         """That run failed: stop, keeping what was measured, with ``message``."""
         side, number = self._take_pending()
-        self._stop(f"Run {number} of {side} ({self._name_of(side)}) failed: {message}")
+        self._stop(
+            translate("ABRun", "{where} failed: {message}").format(
+                where=self._where(side, number), message=message
+            )
+        )
 
     def cancel(self) -> None:
         """Stop after (or instead of) the current run; what was measured is kept."""
@@ -316,8 +376,11 @@ class ABRun:
             self._pending = None
         total = len(self._order)
         self._errors.append(
-            f"Cancelled after {self._done} of {total} runs; the figures are from the runs "
-            "that finished."
+            translate(
+                "ABRun",
+                "Cancelled after {done} of {total} runs; the figures are from the runs that "
+                "finished.",
+            ).format(done=self._done, total=total)
         )
         self._finish()
 
@@ -349,7 +412,11 @@ class ABRun:
             unit, higher = self._meta[name]
             a, b = tuple(sides["A"]), tuple(sides["B"])
             if not a or not b:
-                errors.append(f"{name}: measured under {'A' if a else 'B'} only; not compared.")
+                errors.append(
+                    translate("ABRun", "{case}: measured under {side} only; not compared.").format(
+                        case=name, side="A" if a else "B"
+                    )
+                )
                 continue
             ratio, low, high = bench_stats.ratio_and_spread(a, b, higher)
             cases.append(

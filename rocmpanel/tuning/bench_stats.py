@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 NO_DIFFERENCE = "no measurable difference"
 #: Runs of each side before a verdict names a winner (a false winner 2/C(10,5) = 0.8 %).
@@ -85,22 +86,53 @@ def times(ratio: float) -> str:
     return figure(ratio if ratio >= 1.0 else 1.0 / ratio)
 
 
-def verdict(ratio: float, low: float, high: float, unit: str, runs: tuple[int, int]) -> str:
-    """The one-line judgement of a case (``runs``: how many figures A and B have).
+@dataclass(frozen=True)
+class Judgement:
+    """A case's verdict as parts, for wording it in another language (the window words it
+    from these; :func:`verdict` words it in English, the text results keep).
+
+    ``kind``: "same" (ranges overlap), "too_few" (apart, but too few runs), "factor"
+    ("B 3.2× as fast") or "percent" ("B faster by 25 %"); ``side``: the better side;
+    ``amount``: the factor or the percentage as written; ``speed``: a speed or a time
+    (says "faster") rather than another figure (says "better")."""
+
+    kind: str
+    side: str = ""
+    amount: str = ""
+    speed: bool = False
+    runs: tuple[int, int] = (0, 0)
+
+
+def judge(ratio: float, low: float, high: float, unit: str, runs: tuple[int, int]) -> Judgement:
+    """The judgement of a case (``runs``: how many figures A and B have).
 
     Overlapping ranges say "no measurable difference" at any count; ranges apart name a
     winner only with :data:`WINNER_RUNS` runs of each side. Up to twice as good the gain
-    reads as a percentage ("B faster by 25 %"); beyond, a percentage grows unreadable
-    ("faster by 4747891 %"), so it reads as a factor: "B 3.2× as fast", "A 4.7× better"."""
+    reads as a percentage; beyond, a percentage grows unreadable ("faster by 4747891 %"),
+    so it reads as a factor."""
     if low <= 1.0 <= high:
-        return NO_DIFFERENCE
+        return Judgement("same", runs=runs)
     if min(runs) < WINNER_RUNS:
-        return too_few(runs)
+        return Judgement("too_few", runs=runs)
     speed = unit in SPEED_UNITS
     side = "B" if ratio > 1.0 else "A"
     if max(ratio, 1.0 / ratio) > FACTOR_FROM:
-        return f"{side} {times(ratio)}× {'as fast' if speed else 'better'}"
-    return f"{side} {'faster' if speed else 'better'} by {percent(ratio)} %"
+        return Judgement("factor", side, times(ratio), speed, runs)
+    return Judgement("percent", side, percent(ratio), speed, runs)
+
+
+def verdict(ratio: float, low: float, high: float, unit: str, runs: tuple[int, int]) -> str:
+    """The one-line judgement of a case in English, as results keep it (see :func:`judge`):
+    "no measurable difference", "too few runs to name a winner (…)", "B faster by 25 %",
+    "B 3.2× as fast", "A 4.7× better"."""
+    found = judge(ratio, low, high, unit, runs)
+    if found.kind == "same":
+        return NO_DIFFERENCE
+    if found.kind == "too_few":
+        return too_few(runs)
+    if found.kind == "factor":
+        return f"{found.side} {found.amount}× {'as fast' if found.speed else 'better'}"
+    return f"{found.side} {'faster' if found.speed else 'better'} by {found.amount} %"
 
 
 def figure(value: float) -> str:

@@ -28,6 +28,7 @@ from rocmpanel.base.files import (
     read_bytes,
     size_text,
 )
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.locking import locked
 from rocmpanel.tuning import bench_stats
 
@@ -264,11 +265,15 @@ def save_result(result: BenchResult, folder: Path | None = None) -> BenchResult:
     measured on both sides is refused (PanelError): it would only clutter the list."""
     if not result.cases:
         raise PanelError(
-            "The benchmark result was not saved: no case was measured on both sides, so "
-            "there is nothing to compare. The run's errors say what stopped it."
+            translate(
+                "bench_store",
+                "The benchmark result was not saved: no case was measured on both sides, so "
+                "there is nothing to compare. The run's errors say what stopped it.",
+            )
         )
     folder = folder or bench_dir()
-    with locked(folder / "results", refused="The benchmark result was not saved"):
+    refused = translate("bench_store", "The benchmark result was not saved")
+    with locked(folder / "results", refused=refused):
         saved = dataclasses.replace(result, id=_new_id(result, folder))
         text = json.dumps(saved.to_json(), indent=2, ensure_ascii=False)
         write_atomic(folder / f"{saved.id}.json", text.encode("utf-8"))
@@ -382,7 +387,9 @@ def export_result(result: BenchResult, path: Path) -> None:
         text = to_csv(result)
     else:
         raise PanelError(
-            f"{path.name} cannot be written: a benchmark exports as .json or .csv.",
+            translate(
+                "bench_store", "{name} cannot be written: a benchmark exports as .json or .csv."
+            ).format(name=path.name),
             "Give the file one of those endings.",
         )
     check_out_folder(path)
@@ -396,8 +403,15 @@ def check_out_folder(path: Path) -> None:
     folder = path.parent
     if not folder.is_dir():
         raise PanelError(
-            f"{path} cannot be written: the folder {folder} does not exist. Create it "
-            "first, or choose a file in a folder that exists."
+            translate(
+                "bench_store",
+                "{path} cannot be written: the folder {folder} does not exist. Create it first, "
+                "or choose a file in a folder that exists.",
+            ).format(path=path, folder=folder)
         )
     if path.is_dir():
-        raise PanelError(f"{path} cannot be written: it is a folder. Give a file name.")
+        raise PanelError(
+            translate(
+                "bench_store", "{path} cannot be written: it is a folder. Give a file name."
+            ).format(path=path)
+        )

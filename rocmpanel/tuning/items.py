@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.resources import read_resource
 from rocmpanel.envvars.catalogue import Catalogue, load_catalogue
 from rocmpanel.jobs.presets import ARCHS, TORCH_SETTINGS
@@ -249,7 +250,9 @@ def load_items() -> tuple[TuningItem, ...]:
     try:
         text = read_resource(RESOURCE)
     except OSError as exc:
-        raise PanelError("The list of tuning items is missing.", str(exc)) from exc
+        raise PanelError(
+            translate("items", "The list of tuning items is missing."), str(exc)
+        ) from exc
     return parse_items(text, RESOURCE)
 
 

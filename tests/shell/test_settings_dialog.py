@@ -24,7 +24,7 @@ from rocmpanel.shell.settings_dialog import (
 )
 
 PAGES = {
-    "General": ["job_cancel_grace_s", "env_backups_keep"],
+    "General": ["language", "theme", "job_cancel_grace_s", "env_backups_keep"],
     "Workload": ["workload_python", "torch_base_python"],
     "Monitor": [
         "telemetry_interval_ms",
@@ -77,7 +77,7 @@ def test_every_field_is_on_the_page_of_its_group(qtbot: QtBot) -> None:
         page = dialog.pages.widget(index)
         keys = [item.option.key for item, e in dialog.editors if page.isAncestorOf(e)]
         assert keys == PAGES[group], group
-    assert sum(len(keys) for keys in PAGES.values()) == len(dialog.editors) == 16
+    assert sum(len(keys) for keys in PAGES.values()) == len(dialog.editors) == 18
     chat = dialog.pages.widget(GROUPS.index("Chat"))
     assert [label.text() for label in chat.findChildren(QLabel)] == [CHAT_NOTE]
 
@@ -133,7 +133,7 @@ def test_every_label_has_its_own_mnemonic_and_a_buddy(qtbot: QtBot) -> None:
             for i in range(dialog.pages.count())
         }
         for label in page.findChildren(QLabel):
-            if label.text() == CHAT_NOTE or label.objectName() == "fieldError":
+            if label.text() == CHAT_NOTE or label.objectName() in ("fieldError", "fieldNote"):
                 continue
             text = label.text()
             assert "&" in text and label.buddy() is not None, (title, text)
@@ -286,3 +286,50 @@ def test_a_file_the_user_cannot_run_is_refused_on_any_system(
     assert python_problem(str(python)) == (
         f"{python} is not a program this user can run. Choose a Python executable."
     )
+
+
+def test_a_choice_among_fixed_values_is_a_list_and_saved_as_its_value(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    from rocmpanel.base.enums import Language, Theme
+
+    dialog = make_dialog(qtbot)
+    language, theme = dialog.editor("language"), dialog.editor("theme")
+    assert isinstance(language, QComboBox) and isinstance(theme, QComboBox)
+    assert [language.itemText(i) for i in range(language.count())] == [
+        "System",
+        "English",
+        "简体中文 (zh_CN)",
+    ]
+    assert [theme.itemText(i) for i in range(theme.count())] == ["System", "Light", "Dark"]
+    assert language.currentData() == "system" and theme.currentData() == "system"
+    language.setCurrentIndex(language.findData(Language.CHINESE_SIMPLIFIED.value))
+    theme.setCurrentIndex(theme.findData(Theme.DARK.value))
+    dialog.accept()
+    assert saved()["language"] == "zh_CN" and saved()["theme"] == "dark"
+    assert Settings.load().general.language is Language.CHINESE_SIMPLIFIED
+    again = make_dialog(qtbot)
+    assert again.editor("language").currentText() == "简体中文 (zh_CN)"  # type: ignore[union-attr]
+
+
+def test_changing_the_language_says_it_needs_a_new_start(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QComboBox
+
+    from rocmpanel.base.enums import Language
+
+    dialog = make_dialog(qtbot)
+    dialog.show()
+    language = dialog.editor("language")
+    assert isinstance(language, QComboBox)
+    assert not dialog.language_note.isVisible()
+    language.setCurrentIndex(language.findData(Language.ENGLISH.value))
+    assert dialog.language_note.isVisible()
+    assert "starts again" in dialog.language_note.text()
+    language.setCurrentIndex(language.findData(Language.SYSTEM.value))  # back as it was
+    assert not dialog.language_note.isVisible()
+
+
+def test_a_translated_label_gets_its_mnemonic_in_brackets() -> None:
+    taken = {"l"}
+    assert with_mnemonic("语言", taken, "Language") == "语言(&A)" and "a" in taken
+    assert with_mnemonic("语言", {"l", "a", "n", "g", "u", "e"}, "Language") == "语言"

@@ -7,6 +7,7 @@ import html
 
 from PySide6.QtWidgets import QLabel
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import format_count, format_memory
 from rocmpanel.chat.memory_estimate import Fit, FitVerdict
 from rocmpanel.chat.model_check import ModelCheck
@@ -45,32 +46,46 @@ def check_summary(
     verdict: FitVerdict | None,
 ) -> str:
     """The check label's text for ``check`` (``verdict``: None when the size is unknown)."""
-    name = html.escape(check.architecture or "unknown architecture", quote=False)
+    architecture = check.architecture or translate("check_summary", "unknown architecture")
+    name = html.escape(architecture, quote=False)
     params = format_count(check.parameters) if check.parameters else "n/a"
-    lines = [f"<b>{name}</b>, {params} parameters, {format_memory(check.weight_bytes)} on disk"]
+    lines = [
+        translate("check_summary", "<b>{name}</b>, {params} parameters, {size} on disk").format(
+            name=name, params=params, size=format_memory(check.weight_bytes)
+        )
+    ]
     lines += [coloured(problem, ERROR_COLOUR) for problem in check.problems]
     lines += [coloured(warning, WARNING_COLOUR) for warning in check.warnings]
     if hub_access:
         lines.append(
             coloured(
-                "Hub access is on for this model: transformers may contact huggingface.co "
-                "and download files it finds missing.",
+                translate(
+                    "check_summary",
+                    "Hub access is on for this model: transformers may contact huggingface.co "
+                    "and download files it finds missing.",
+                ),
                 WARNING_COLOUR,
             )
         )
     if slow_on_cpu:
         lines.append(
             coloured(
-                "fp16 on the CPU is slow; bf16 or fp32 work better there, NF4/int8 run "
-                "through bitsandbytes' CPU kernels.",
+                translate(
+                    "check_summary",
+                    "fp16 on the CPU is slow; bf16 or fp32 work better there, NF4/int8 run "
+                    "through bitsandbytes' CPU kernels.",
+                ),
                 WARNING_COLOUR,
             )
         )
     if verdict is not None:
         estimate = verdict.estimate
-        lines.append(
-            coloured(verdict.message, FIT_COLOURS.get(verdict.fit, "#444444"))
-            + f" (weights {format_memory(estimate.weights)}, KV cache "
-            f"{format_memory(estimate.kv_cache)}, overhead {format_memory(estimate.overhead)})"
+        parts = translate(
+            "check_summary", " (weights {weights}, KV cache {kv_cache}, overhead {overhead})"
+        ).format(
+            weights=format_memory(estimate.weights),
+            kv_cache=format_memory(estimate.kv_cache),
+            overhead=format_memory(estimate.overhead),
         )
+        lines.append(coloured(verdict.message, FIT_COLOURS.get(verdict.fit, "#444444")) + parts)
     return "<br>".join(lines)

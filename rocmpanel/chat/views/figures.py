@@ -15,6 +15,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import format_memory
 from rocmpanel.machine.live import LiveGpuMemory
 
@@ -25,8 +26,10 @@ def vram_text(live: LiveGpuMemory, bdf: str | None) -> str:
     """VRAM used on card ``bdf`` from the sampler's newest reading (no sysfs read here)."""
     reading = live.reading(bdf)
     if reading is None or reading.used_bytes is None:
-        return "VRAM n/a"
-    return f"VRAM used {format_memory(reading.used_bytes)}"
+        return translate("figures", "VRAM n/a")
+    return translate("figures", "VRAM used {memory}").format(
+        memory=format_memory(reading.used_bytes)
+    )
 
 
 def vram_text_over(live: LiveGpuMemory, bdfs: tuple[str, ...]) -> str:
@@ -39,31 +42,34 @@ def vram_text_over(live: LiveGpuMemory, bdfs: tuple[str, ...]) -> str:
         format_memory(r.used_bytes) if r is not None and r.used_bytes is not None else "n/a"
         for r in used
     ]
-    return "VRAM n/a" if set(parts) == {"n/a"} else "VRAM used " + " + ".join(parts)
+    if set(parts) == {"n/a"}:
+        return translate("figures", "VRAM n/a")
+    return translate("figures", "VRAM used {memory}").format(memory=" + ".join(parts))
 
 
 def rss_text(pid: int | None) -> str:
     """The worker process's resident memory (one small /proc read)."""
     if pid is None:
-        return "memory n/a"
+        return translate("figures", "memory n/a")
     try:
         import psutil
 
-        return f"worker RSS {format_memory(psutil.Process(pid).memory_info().rss)}"
+        rss = psutil.Process(pid).memory_info().rss
     except Exception:  # the process may be gone between two ticks
-        return "memory n/a"
+        return translate("figures", "memory n/a")
+    return translate("figures", "worker RSS {memory}").format(memory=format_memory(rss))
 
 
 class LiveFigures(QLabel):
     """A status line that ticks while a reply streams."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("No model loaded.", parent)
+        super().__init__(translate("LiveFigures", "No model loaded."), parent)
         self.setStyleSheet("color:#555555;")
         self.tokens = 0
         self._sent_at = 0.0
         self._first_at: float | None = None
-        self._memory: Callable[[], str] = lambda: "memory n/a"
+        self._memory: Callable[[], str] = lambda: translate("figures", "memory n/a")
         self.preset: str | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(LIVE_INTERVAL_MS)
@@ -98,7 +104,10 @@ class LiveFigures(QLabel):
         """``text`` with the preset it ran under; "" stays "" (nothing to show)."""
         if not text:
             return text
-        return f"{text} · preset: {self.preset or 'none'}"
+        preset = self.preset or translate("LiveFigures", "none")
+        return translate("LiveFigures", "{text} · preset: {preset}").format(
+            text=text, preset=preset
+        )
 
     def stop(self, text: str) -> None:
         self._timer.stop()
@@ -106,13 +115,23 @@ class LiveFigures(QLabel):
 
     def update_text(self) -> None:
         now = time.perf_counter()
-        parts = [f"Generating… {self.tokens} token{'' if self.tokens == 1 else 's'}"]
+        generating = (
+            translate("LiveFigures", "Generating… {count} token")
+            if self.tokens == 1
+            else translate("LiveFigures", "Generating… {count} tokens")
+        )
+        parts = [generating.format(count=self.tokens)]
         if self._first_at is None:
-            parts.append(f"waiting for the first token ({(now - self._sent_at) * 1000:.0f} ms)")
+            waited = f"{(now - self._sent_at) * 1000:.0f}"
+            parts.append(
+                translate("LiveFigures", "waiting for the first token ({ms} ms)").format(ms=waited)
+            )
         else:
-            parts.append(f"TTFT {(self._first_at - self._sent_at) * 1000:.0f} ms")
+            ttft = f"{(self._first_at - self._sent_at) * 1000:.0f}"
+            parts.append(translate("LiveFigures", "TTFT {ms} ms").format(ms=ttft))
             elapsed = now - self._first_at
             if self.tokens > 1 and elapsed > 0:
-                parts.append(f"{(self.tokens - 1) / elapsed:.1f} tok/s")
+                rate = f"{(self.tokens - 1) / elapsed:.1f}"
+                parts.append(translate("LiveFigures", "{rate} tok/s").format(rate=rate))
         parts.append(self._memory())
         self.setText(self.with_preset(" · ".join(parts)))

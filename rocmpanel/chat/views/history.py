@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.atomic import write_atomic
+from rocmpanel.base.i18n import translate
 from rocmpanel.chat.export import export_json, export_markdown
 from rocmpanel.chat.store import ChatStore, Conversation
 from rocmpanel.chat.views.store_queue import SavedChat, StoreQueue
@@ -46,7 +47,7 @@ class ConversationList(QWidget):
         self._items: dict[int, QListWidgetItem] = {}  # by conversation id, as shown
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.new_button = QPushButton("&New chat")
+        self.new_button = QPushButton(translate("ConversationList", "&New chat"))
         self.new_button.clicked.connect(self.new_requested)
         layout.addWidget(self.new_button)
         # Says when a damaged history file was moved aside and a new one started.
@@ -56,7 +57,7 @@ class ConversationList(QWidget):
         self.notice_label.hide()
         layout.addWidget(self.notice_label)
         self.search_edit = QLineEdit()
-        self.search_edit.setPlaceholderText("Search conversations")
+        self.search_edit.setPlaceholderText(translate("ConversationList", "Search conversations"))
         self.search_edit.setClearButtonEnabled(True)
         layout.addWidget(self.search_edit)
         self.list = QListWidget()
@@ -67,10 +68,12 @@ class ConversationList(QWidget):
         self.list.itemClicked.connect(self._on_item_activated)
         layout.addWidget(self.list, 1)
         row = QHBoxLayout()
-        self.export_button = QPushButton("Export…")
-        self.export_button.setToolTip("Save the selected conversation as Markdown or JSON")
+        self.export_button = QPushButton(translate("ConversationList", "Export…"))
+        self.export_button.setToolTip(
+            translate("ConversationList", "Save the selected conversation as Markdown or JSON")
+        )
         self.export_button.clicked.connect(self._export)
-        self.delete_button = QPushButton("Delete")
+        self.delete_button = QPushButton(translate("ConversationList", "Delete"))
         self.delete_button.clicked.connect(self._delete)
         row.addWidget(self.export_button)
         row.addWidget(self.delete_button)
@@ -87,7 +90,7 @@ class ConversationList(QWidget):
         chat: the id it has by then), else keep the selection the list has by then."""
         search = self.search_edit.text()
         self.store_queue.submit(
-            "Reading the chat history",
+            translate("ConversationList", "Reading the chat history"),
             lambda store: (store.conversations(search), store.notice),
             lambda read: self._show(read[0], select, read[1]),
             self._show_error,
@@ -99,7 +102,9 @@ class ConversationList(QWidget):
         work, no read of the list; only a conversation the list does not show yet (a new
         one) makes it read the list again."""
         self.store_queue.submit(
-            "Updating the chat history", lambda _store: None, lambda _none: self._touched(saved)
+            translate("ConversationList", "Updating the chat history"),
+            lambda _store: None,
+            lambda _none: self._touched(saved),
         )
 
     def _touched(self, saved: SavedChat) -> None:
@@ -155,7 +160,7 @@ class ConversationList(QWidget):
         self._items.clear()
         item = QListWidgetItem()
         self.list.addItem(item)
-        report(error, "Reading the chat history", label=item)
+        report(error, translate("ConversationList", "Reading the chat history"), label=item)
         self._update_buttons()
 
     def selected_id(self) -> int | None:
@@ -177,10 +182,11 @@ class ConversationList(QWidget):
     def export_to(self, conversation_id: int, path: Path) -> None:
         """Write the conversation to ``path`` (JSON for .json, Markdown otherwise), off the
         GUI thread; a failure is shown in a dialog."""
+        doing = translate("ConversationList", "Exporting the conversation")
         self.store_queue.submit(
-            "Exporting the conversation",
+            doing,
             lambda store: export_conversation(store, conversation_id, path),
-            on_error=lambda error: report(error, "Exporting the conversation", dialog_parent=self),
+            on_error=lambda error: report(error, doing, dialog_parent=self),
         )
 
     def _export(self) -> None:
@@ -189,7 +195,7 @@ class ConversationList(QWidget):
             return
         path, chosen = QFileDialog.getSaveFileName(
             self,
-            "Export conversation",
+            translate("ConversationList", "Export conversation"),
             str(Path.home() / "conversation.md"),
             "Markdown (*.md);;JSON (*.json)",
         )
@@ -204,14 +210,19 @@ class ConversationList(QWidget):
         conversation_id = self.selected_id()
         if conversation_id is None:
             return
-        answer = QMessageBox.question(self, "Delete conversation", "Delete this conversation?")
+        answer = QMessageBox.question(
+            self,
+            translate("ConversationList", "Delete conversation"),
+            translate("ConversationList", "Delete this conversation?"),
+        )
         if answer != QMessageBox.StandardButton.Yes:
             return
+        doing = translate("ConversationList", "Deleting the conversation")
         self.store_queue.submit(
-            "Deleting the conversation",
+            doing,
             lambda store: store.delete(conversation_id),
             lambda _none: self._on_deleted(conversation_id),
-            lambda error: report(error, "Deleting the conversation", dialog_parent=self),
+            lambda error: report(error, doing, dialog_parent=self),
         )
 
     def _on_deleted(self, conversation_id: int) -> None:

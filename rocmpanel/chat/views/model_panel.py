@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.enums import Device, Precision
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.units import format_count, format_memory
 from rocmpanel.chat.free_memory import Budget, gpu_budget, ram_budget
 from rocmpanel.chat.memory_estimate import (
@@ -51,6 +52,7 @@ from rocmpanel.chat.memory_estimate import (
 from rocmpanel.chat.model_check import ModelCheck, check_model
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Sampling
 from rocmpanel.chat.views.check_summary import ColouredLabel, check_summary
+from rocmpanel.chat.views.load_steps import step_text
 from rocmpanel.chat.views.packages_box import PackagesBox
 from rocmpanel.chat.views.sampling_box import SamplingBox, int_spin
 from rocmpanel.chat.views.serve_panel import ServePanel
@@ -60,7 +62,7 @@ from rocmpanel.gui.report import report
 from rocmpanel.machine.gpu_model import GpuInfo
 
 DEVICES = (
-    (Device.AUTO, "Auto (GPU when torch sees one)"),
+    (Device.AUTO, QT_TRANSLATE_NOOP("ModelPanel", "Auto (GPU when torch sees one)")),
     (Device.GPU, "GPU"),
     (Device.CPU, "CPU"),
 )
@@ -86,7 +88,7 @@ class ModelPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
-        model_box = QGroupBox("Model")
+        model_box = QGroupBox(translate("ModelPanel", "Model"))
         # The form for the choices; below it, in a plain column (which gives wrapped labels
         # the height their width needs, as a form's spanning rows do not), the messages,
         # the buttons and the progress.
@@ -95,7 +97,7 @@ class ModelPanel(QWidget):
         box_column.addLayout(form)
         folder_row = QHBoxLayout()
         self.folder_edit = QLineEdit()
-        self.folder_edit.setPlaceholderText("Hugging Face model folder")
+        self.folder_edit.setPlaceholderText(translate("ModelPanel", "Hugging Face model folder"))
         self._check_timer = QTimer(self)
         self._check_timer.setSingleShot(True)
         self._check_timer.setInterval(CHECK_DELAY_MS)
@@ -103,55 +105,69 @@ class ModelPanel(QWidget):
         self.folder_edit.textEdited.connect(lambda _text: self._check_timer.start())
         self.folder_edit.editingFinished.connect(self._on_folder_edited)
         folder_row.addWidget(self.folder_edit, 1)
-        self.browse_button = QPushButton("Browse…")
+        self.browse_button = QPushButton(translate("ModelPanel", "Browse…"))
         self.browse_button.clicked.connect(self._browse)
         folder_row.addWidget(self.browse_button)
-        folder_label = QLabel("F&older:")
+        folder_label = QLabel(translate("ModelPanel", "F&older:"))
         folder_label.setBuddy(self.folder_edit)
         form.addRow(folder_label, folder_row)
         self.recent_combo = QComboBox()
-        self.recent_combo.setPlaceholderText("Recent models")
+        self.recent_combo.setPlaceholderText(translate("ModelPanel", "Recent models"))
         self.recent_combo.activated.connect(self._on_recent_activated)
-        form.addRow("Re&cent:", self.recent_combo)
+        form.addRow(translate("ModelPanel", "Re&cent:"), self.recent_combo)
         self.precision_combo = QComboBox()
         for precision in Precision:
-            self.precision_combo.addItem(precision.label, precision.value)  # str enums: text
+            # The labels are declared (and marked) with the enum; str enums go in as text.
+            label = translate("Precision", precision.label)
+            self.precision_combo.addItem(label, precision.value)
         self.precision_combo.setToolTip(
-            "How the weights are held. On a GPU: NF4 (default), 8-bit, fp16, bf16, fp32. "
-            "On the CPU: bf16 (default) and fp32, and NF4/8-bit through bitsandbytes' CPU "
-            "kernels (slower per token, but a quarter/half of the memory); fp16 is slow there."
+            translate(
+                "ModelPanel",
+                "How the weights are held. On a GPU: NF4 (default), 8-bit, fp16, bf16, fp32. "
+                "On the CPU: bf16 (default) and fp32, and NF4/8-bit through bitsandbytes' CPU "
+                "kernels (slower per token, but a quarter/half of the memory); fp16 is slow "
+                "there.",
+            )
         )
         self.precision_combo.currentIndexChanged.connect(self.refresh_estimate)
         self.precision_combo.activated.connect(self._on_precision_chosen)
-        form.addRow("&Precision:", self.precision_combo)
+        form.addRow(translate("ModelPanel", "&Precision:"), self.precision_combo)
         self.device_combo = QComboBox()
         for device, label in DEVICES:
-            self.device_combo.addItem(label, device.value)
+            self.device_combo.addItem(translate("ModelPanel", label), device.value)
         self.device_combo.currentIndexChanged.connect(self.refresh_estimate)
-        form.addRow("&Device:", self.device_combo)
+        form.addRow(translate("ModelPanel", "&Device:"), self.device_combo)
         self.context_spin = int_spin("context_length")
         self.context_spin.setSingleStep(512)
-        self.context_spin.setSuffix(" tokens")
+        self.context_spin.setSuffix(translate("ModelPanel", " tokens"))
         self.context_spin.valueChanged.connect(self._on_context_changed)
         self._context_range = (self.context_spin.minimum(), self.context_spin.maximum())
         self._preferred_context = self.settings.chat.context_length
         self._permissions_folder = ""
-        form.addRow("Conte&xt:", self.context_spin)
-        self.remote_code_check = QCheckBox("Allow this model's own code (trust_remote_code)")
+        form.addRow(translate("ModelPanel", "Conte&xt:"), self.context_spin)
+        self.remote_code_check = QCheckBox(
+            translate("ModelPanel", "Allow this model's own code (trust_remote_code)")
+        )
         self.remote_code_check.setToolTip(
-            "Runs Python files from the model folder with your rights. LLaMA models never "
-            "need it. Only for repositories you trust."
+            translate(
+                "ModelPanel",
+                "Runs Python files from the model folder with your rights. LLaMA models never "
+                "need it. Only for repositories you trust.",
+            )
         )
         self.remote_code_check.toggled.connect(self.refresh_check)
         form.addRow(self.remote_code_check)
-        self.hub_check = QCheckBox("Allow Hugging Face hub access")
+        self.hub_check = QCheckBox(translate("ModelPanel", "Allow Hugging Face hub access"))
         self.hub_check.setToolTip(
-            "Off: the worker runs with HF_HUB_OFFLINE=1 and never reaches the network. "
-            "Both permissions apply to this folder only and reset when you pick another."
+            translate(
+                "ModelPanel",
+                "Off: the worker runs with HF_HUB_OFFLINE=1 and never reaches the network. "
+                "Both permissions apply to this folder only and reset when you pick another.",
+            )
         )
         self.hub_check.toggled.connect(self.refresh_estimate)
         form.addRow(self.hub_check)
-        self.check_label = QLabel("Pick a model folder.")
+        self.check_label = QLabel(translate("ModelPanel", "Pick a model folder."))
         self.check_label.setWordWrap(True)
         box_column.addWidget(self.check_label)
         # What the workload Python lacks for this precision, with a one-click install.
@@ -164,9 +180,9 @@ class ModelPanel(QWidget):
         box_column.addWidget(self.packages_box.label)
         box_column.addWidget(self.packages_box.install_button)
         buttons = QHBoxLayout()
-        self.load_button = QPushButton("&Load")
+        self.load_button = QPushButton(translate("ModelPanel", "&Load"))
         self.load_button.clicked.connect(self._request_load)
-        self.unload_button = QPushButton("&Unload")
+        self.unload_button = QPushButton(translate("ModelPanel", "&Unload"))
         self.unload_button.clicked.connect(self.unload_requested)
         self.unload_button.setEnabled(False)
         buttons.addWidget(self.load_button)
@@ -176,7 +192,7 @@ class ModelPanel(QWidget):
         self.progress.setRange(0, 100)
         self.progress.hide()
         box_column.addWidget(self.progress)
-        self.status_label = QLabel("No model loaded.")
+        self.status_label = QLabel(translate("ModelPanel", "No model loaded."))
         self.status_label.setWordWrap(True)
         box_column.addWidget(self.status_label)
         layout.addWidget(model_box)
@@ -187,10 +203,12 @@ class ModelPanel(QWidget):
         self.sampling_box = SamplingBox()
         layout.addWidget(self.sampling_box)
 
-        system_box = QGroupBox("System prompt")
+        system_box = QGroupBox(translate("ModelPanel", "System prompt"))
         system_layout = QVBoxLayout(system_box)
         self.system_edit = QPlainTextEdit()
-        self.system_edit.setPlaceholderText("Optional instructions for every reply")
+        self.system_edit.setPlaceholderText(
+            translate("ModelPanel", "Optional instructions for every reply")
+        )
         self.system_edit.setTabChangesFocus(True)
         self.system_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
         system_layout.addWidget(self.system_edit)
@@ -229,7 +247,9 @@ class ModelPanel(QWidget):
             chat.last_model = self.folder_edit.text().strip()
             self.settings.save(replace_damaged=replace_damaged)
         except (ValueError, PanelError) as exc:
-            report(exc, "Saving the chat settings", label=self.status_label)
+            report(
+                exc, translate("ModelPanel", "Saving the chat settings"), label=self.status_label
+            )
 
     def set_recent(self, models: list[tuple[str, Precision | None]]) -> None:
         self.recent_combo.clear()
@@ -293,7 +313,9 @@ class ModelPanel(QWidget):
     # -- check and estimate ------------------------------------------------------------
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(
-            self, "Model folder", self.folder_edit.text() or str(Path.home())
+            self,
+            translate("ModelPanel", "Model folder"),
+            self.folder_edit.text() or str(Path.home()),
         )
         if folder:
             self.set_folder(folder)
@@ -336,10 +358,10 @@ class ModelPanel(QWidget):
         self.check = None
         self.refresh_estimate()
         if not folder:
-            self.check_label.setText("Pick a model folder.")
+            self.check_label.setText(translate("ModelPanel", "Pick a model folder."))
             self.check_finished.emit()
             return
-        self.check_label.setText("Checking the folder…")
+        self.check_label.setText(translate("ModelPanel", "Checking the folder…"))
         trust = self.remote_code_check.isChecked()
         run_in_background(
             lambda: check_model(folder, trust_remote_code=trust),
@@ -354,7 +376,8 @@ class ModelPanel(QWidget):
         if number != self._check_number:
             return  # a newer check was asked for while this one ran
         if error is not None:
-            report(error, "Checking the model folder", label=ColouredLabel(self.check_label))
+            doing = translate("ModelPanel", "Checking the model folder")
+            report(error, doing, label=ColouredLabel(self.check_label))
         else:
             self.check = check
             self.refresh_estimate()
@@ -429,7 +452,9 @@ class ModelPanel(QWidget):
             return
         self._load_waiting = True
         self.load_button.setEnabled(False)
-        self.status_label.setText("Checking the workload Python's packages…")
+        self.status_label.setText(
+            translate("ModelPanel", "Checking the workload Python's packages…")
+        )
         self.packages_box.refresh()
 
     def _on_packages_checked(self, ready: bool) -> None:
@@ -440,7 +465,7 @@ class ModelPanel(QWidget):
         if not ready:
             self.set_error(self.packages_box.problem())
             return
-        self.status_label.setText("No model loaded.")
+        self.status_label.setText(translate("ModelPanel", "No model loaded."))
         if self.check is not None and self.check.ok:
             self.load_requested.emit(self.load_request(), self.hub_check.isChecked())
 
@@ -472,24 +497,37 @@ class ModelPanel(QWidget):
             self.progress.setRange(0, 100)
             self.progress.setValue(int(fraction * 100))
         if step:
-            self.status_label.setText(step + "…" if fraction != 1.0 else step)
+            text = step_text(step)
+            self.status_label.setText(text + "…" if fraction != 1.0 else text)
 
     def set_loaded(self, model: LoadedModel | None) -> None:
         self.set_loading(False)
         self.unload_button.setEnabled(model is not None)
         if model is None:
-            self.status_label.setText("No model loaded.")
+            self.status_label.setText(translate("ModelPanel", "No model loaded."))
             return
-        kind = "VRAM" if model.memory_kind == "vram" else "process RSS"
+        kind = "VRAM" if model.memory_kind == "vram" else translate("ModelPanel", "process RSS")
         params = format_count(model.parameters) if model.parameters else "n/a"
         name = html.escape(Path(model.path).name, quote=False)
         device = html.escape(model.device_name, quote=False)
         spread = model.placement_text()
         where = f"<br>{html.escape(spread, quote=False)}." if spread else ""
         self.status_label.setText(
-            f"Loaded <b>{name}</b>: {model.precision.value} on {device}, {params} parameters, "
-            f"context {model.context_length}, in {model.load_s} s; "
-            f"{format_memory(model.memory_bytes)} {kind}.{where}"
+            translate(
+                "ModelPanel",
+                "Loaded <b>{name}</b>: {precision} on {device}, {params} parameters, "
+                "context {context}, in {seconds} s; {memory} {kind}.{where}",
+            ).format(
+                name=name,
+                precision=model.precision.value,
+                device=device,
+                params=params,
+                context=model.context_length,
+                seconds=model.load_s,
+                memory=format_memory(model.memory_bytes),
+                kind=kind,
+                where=where,
+            )
         )
 
     def set_error(self, message: str) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 from rocmpanel.base.enums import Device, Precision
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.chat.installed import Installed, read_installed
 from rocmpanel.chat.requirements import (
     INSTALL_PROFILE,
@@ -26,8 +27,10 @@ from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.runner import Job
 
-INSTALL_TEXT = "Install missing packages"
-INSTALL_WITHOUT_TORCH_TEXT = "Install PyTorch and the chat's packages…"
+INSTALL_TEXT = QT_TRANSLATE_NOOP("PackagesBox", "Install missing packages")
+INSTALL_WITHOUT_TORCH_TEXT = QT_TRANSLATE_NOOP(
+    "PackagesBox", "Install PyTorch and the chat's packages…"
+)
 WARN_STYLE = "color:#8a5a00;"
 ERROR_STYLE = "color:#b00020;"
 
@@ -50,7 +53,7 @@ class PackagesBox(QWidget):
         # The owner lays out ``label`` and ``install_button`` where it wants them.
         self.label = QLabel(self)
         self.label.setWordWrap(True)
-        self.install_button = QPushButton(INSTALL_TEXT, self)
+        self.install_button = QPushButton(translate("PackagesBox", INSTALL_TEXT), self)
         self.install_button.clicked.connect(self._install)
         self.label.hide()
         self.install_button.hide()
@@ -116,8 +119,8 @@ class PackagesBox(QWidget):
         if not missing:
             return ""
         can_install = self.ctx.install_packages is not None
-        return "The chat cannot load a model yet. " + describe_missing(
-            missing, can_install=can_install
+        return translate("PackagesBox", "The chat cannot load a model yet. {fix}").format(
+            fix=describe_missing(missing, can_install=can_install)
         )
 
     def _show(self) -> None:
@@ -129,7 +132,8 @@ class PackagesBox(QWidget):
         others = [m for m in missing if m.name != TORCH]
         self.install_button.setVisible(bool(others) and self.ctx.install_packages is not None)
         torch_missing = len(others) != len(missing)
-        self.install_button.setText(INSTALL_WITHOUT_TORCH_TEXT if torch_missing else INSTALL_TEXT)
+        text = INSTALL_WITHOUT_TORCH_TEXT if torch_missing else INSTALL_TEXT
+        self.install_button.setText(translate("PackagesBox", text))
 
     def _install(self) -> None:
         install = self.ctx.install_packages

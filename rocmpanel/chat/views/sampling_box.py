@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QGroupBox, QSpinBox, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.settings import ChatSettings, Option, option_of
 from rocmpanel.chat.protocol import Sampling
 
@@ -18,13 +19,19 @@ def _limits(opt: Option) -> tuple[float, float]:
     return low, high
 
 
+def _tip(opt: Option, tip: str) -> str:
+    """The option's declared help (marked in the "Settings" context, as the Settings dialog
+    shows it), else ``tip`` (already in the window's language)."""
+    return translate("Settings", opt.help) if opt.help else tip
+
+
 def int_spin(name: str, tip: str = "") -> QSpinBox:
     """A spin box for ChatSettings' integer option ``name``, within its declared range."""
     opt = option_of(ChatSettings, name)
     low, high = _limits(opt)
     spin = QSpinBox()
     spin.setRange(int(low), int(min(high, INT_LIMIT)))
-    spin.setToolTip(opt.help or tip)
+    spin.setToolTip(_tip(opt, tip))
     return spin
 
 
@@ -36,7 +43,7 @@ def double_spin(name: str, step: float, tip: str = "") -> QDoubleSpinBox:
     spin.setRange(low, high)
     spin.setSingleStep(step)
     spin.setDecimals(2)
-    spin.setToolTip(opt.help or tip)
+    spin.setToolTip(_tip(opt, tip))
     return spin
 
 
@@ -44,23 +51,27 @@ class SamplingBox(QGroupBox):
     """How the next token is picked; ``sampling()`` reads the values."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Sampling", parent)
+        super().__init__(translate("SamplingBox", "Sampling"), parent)
         form = QFormLayout(self)
         self.temperature_spin = double_spin(
-            "temperature", 0.05, "0 = greedy (always the likeliest)"
+            "temperature", 0.05, translate("SamplingBox", "0 = greedy (always the likeliest)")
         )
-        form.addRow("Te&mperature:", self.temperature_spin)
-        self.top_p_spin = double_spin("top_p", 0.01, "Nucleus sampling threshold")
-        form.addRow("Top-p:", self.top_p_spin)
+        form.addRow(translate("SamplingBox", "Te&mperature:"), self.temperature_spin)
+        self.top_p_spin = double_spin(
+            "top_p", 0.01, translate("SamplingBox", "Nucleus sampling threshold")
+        )
+        form.addRow(translate("SamplingBox", "Top-p:"), self.top_p_spin)
         self.top_k_spin = int_spin("top_k")
-        form.addRow("Top-&k:", self.top_k_spin)
-        self.repetition_spin = double_spin("repetition_penalty", 0.01, "1.0 = no penalty")
-        form.addRow("Repetition penalt&y:", self.repetition_spin)
+        form.addRow(translate("SamplingBox", "Top-&k:"), self.top_k_spin)
+        self.repetition_spin = double_spin(
+            "repetition_penalty", 0.01, translate("SamplingBox", "1.0 = no penalty")
+        )
+        form.addRow(translate("SamplingBox", "Repetition penalt&y:"), self.repetition_spin)
         self.max_new_spin = int_spin("max_new_tokens")
-        form.addRow("Max ne&w tokens:", self.max_new_spin)
+        form.addRow(translate("SamplingBox", "Max ne&w tokens:"), self.max_new_spin)
         self.seed_spin = int_spin("seed")
-        self.seed_spin.setSpecialValueText("random")
-        form.addRow("Seed:", self.seed_spin)
+        self.seed_spin.setSpecialValueText(translate("SamplingBox", "random"))
+        form.addRow(translate("SamplingBox", "Seed:"), self.seed_spin)
 
     def restore(self, chat: ChatSettings) -> None:
         self.temperature_spin.setValue(chat.temperature)

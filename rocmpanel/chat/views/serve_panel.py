@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.api_key import ApiKey, load_or_create, regenerate
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.chat import requirements
 from rocmpanel.chat.requirements import Missing
 from rocmpanel.chat.serve_protocol import (
@@ -61,6 +62,7 @@ from rocmpanel.chat.views.serve_words import (
     error_text,
     missing_text,
     port_in_use_text,
+    shown,
 )
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
@@ -83,7 +85,7 @@ class ServePanel(QGroupBox):
     def __init__(
         self, ctx: AppContext, packages: PackagesBox, parent: QWidget | None = None
     ) -> None:
-        super().__init__("Serve", parent)
+        super().__init__(translate("ServePanel", "Serve"), parent)
         self.ctx = ctx
         self.packages = packages
         self.state = State.OFF
@@ -96,33 +98,35 @@ class ServePanel(QGroupBox):
         self.load_key: Callable[[], ApiKey] = load_or_create  # run off the GUI thread
         self.make_new_key: Callable[[], ApiKey] = regenerate
         self._missing: tuple[Missing, ...] = ()  # fastapi/uvicorn the workload Python lacks
+        self._missing_shown = False  # the message says what serving lacks
         column = QVBoxLayout(self)
 
         row = QHBoxLayout()
-        self.switch = QPushButton(SWITCH_TEXT)
+        self.switch = QPushButton(shown(SWITCH_TEXT))
         self.switch.setCheckable(True)
-        self.switch.setAccessibleName(SWITCH_TEXT)
-        self.switch.setAccessibleDescription(SWITCH_TIP)
+        self.switch.setAccessibleName(shown(SWITCH_TEXT))
+        self.switch.setAccessibleDescription(shown(SWITCH_TIP))
         self.switch.setStyleSheet(SWITCH_STYLE)
         self.switch.clicked.connect(self._on_switch)
         row.addWidget(self.switch, 1)
-        port_label = QLabel("Port:")  # its letters are all taken by other mnemonics
+        # Its letters are all taken by other mnemonics.
+        port_label = QLabel(translate("ServePanel", "Port:"))
         self.port_spin = int_spin("serve_port")
-        self.port_spin.setSpecialValueText("any free")
-        self.port_spin.setAccessibleName("Port")
+        self.port_spin.setSpecialValueText(translate("ServePanel", "any free"))
+        self.port_spin.setAccessibleName(translate("ServePanel", "Port"))
         self.port_spin.setValue(ctx.settings.chat.serve_port)
         port_label.setBuddy(self.port_spin)
         row.addWidget(port_label)
         row.addWidget(self.port_spin)
         column.addLayout(row)
-        self.host_label = QLabel(HOST_NOTE)
+        self.host_label = QLabel(shown(HOST_NOTE))
         self.host_label.setWordWrap(True)
         column.addWidget(self.host_label)
-        self.message_label = QLabel("Not serving.")
+        self.message_label = QLabel(translate("ServePanel", "Not serving."))
         self.message_label.setWordWrap(True)
         self.message_label.setTextFormat(Qt.TextFormat.PlainText)
         column.addWidget(self.message_label)
-        self.install_button = QPushButton(INSTALL_TEXT)
+        self.install_button = QPushButton(translate("PackagesBox", INSTALL_TEXT))
         self.install_button.clicked.connect(self._install)
         self.install_button.hide()
         column.addWidget(self.install_button)
@@ -139,7 +143,7 @@ class ServePanel(QGroupBox):
         self.timer.timeout.connect(self.refresh_figures)
         packages.checked.connect(self._on_packages_checked)
         if ctx.demo:
-            self._show_message(DEMO_TIP)
+            self._show_message(shown(DEMO_TIP))
         self._update_switch()
 
     # -- what the tab tells ------------------------------------------------------------
@@ -152,7 +156,8 @@ class ServePanel(QGroupBox):
         """The worker and the model it has loaded (None: none, or not loaded yet)."""
         if worker is not self.worker or model_path != self.model_path:
             if self.state is not State.OFF and (worker is None or model_path is None):
-                self.stop_shown(STOPPED_WHY["exit"] if worker is None else STOPPED_WHY["unload"])
+                why = STOPPED_WHY["exit"] if worker is None else STOPPED_WHY["unload"]
+                self.stop_shown(shown(why))
             self.worker, self.model_path = worker, model_path
             self._update_vllm()
         self._update_switch()
@@ -161,7 +166,7 @@ class ServePanel(QGroupBox):
         """The model is going (``reason``: unload, load or exit): the switch goes off now,
         with why (the worker stops its server itself and says so later)."""
         if self.state is not State.OFF:
-            self.stop_shown(STOPPED_WHY.get(reason, STOPPED))
+            self.stop_shown(shown(STOPPED_WHY.get(reason, STOPPED)))
         if reason == "exit":
             self.worker = None
         self.model_path = None
@@ -182,7 +187,7 @@ class ServePanel(QGroupBox):
             and self.state in (State.STOPPING, State.STARTING, State.SERVING)
         ):
             # Not while restarting with a new key: the old server's stop is expected.
-            self.stop_shown(STOPPED_WHY.get(event.reason, STOPPED))
+            self.stop_shown(shown(STOPPED_WHY.get(event.reason, STOPPED)))
         if self.state is State.SERVING or isinstance(event, ServeQueue):
             self.refresh_figures()
         return True
@@ -200,6 +205,7 @@ class ServePanel(QGroupBox):
             message = error_text(error)
         self._go_off()
         self._show_message(message, error=True)
+        self._missing_shown = error.kind == "missing_package" and isinstance(missing, list)
         self._update_switch()
 
     # -- the switch --------------------------------------------------------------------
@@ -220,13 +226,13 @@ class ServePanel(QGroupBox):
         self.switch.setChecked(self.active)
         self.port_spin.setEnabled(self.state is State.OFF and not self.ctx.demo)
         if self.ctx.demo:
-            tip = DEMO_TIP
+            tip = shown(DEMO_TIP)
         elif self._missing:
             tip = self._missing_text()
         elif not can and self.state is State.OFF:
-            tip = NOT_READY_TIP
+            tip = shown(NOT_READY_TIP)
         else:
-            tip = SWITCH_TIP
+            tip = shown(SWITCH_TIP)
         self.switch.setToolTip(tip)
         self.install_button.setVisible(
             bool(self._missing) and self.ctx.install_packages is not None
@@ -244,7 +250,7 @@ class ServePanel(QGroupBox):
             self._update_switch()
             return
         self.state = State.GETTING_KEY
-        self._show_message("Starting…")
+        self._show_message(translate("ServePanel", "Starting…"))
         self._save_port()
         run_in_background(self.load_key, self._on_key, owner=self, what="reading the serve API key")
         self._update_switch()
@@ -254,7 +260,10 @@ class ServePanel(QGroupBox):
             return  # switched off (or the model went) meanwhile
         if key is None:
             self._go_off()
-            self._report(error or PanelError("No API key was read."), "Reading the API key")
+            self._report(
+                error or PanelError(translate("ServePanel", "No API key was read.")),
+                translate("ServePanel", "Reading the API key"),
+            )
             self._update_switch()
             return
         self.key = key
@@ -268,17 +277,19 @@ class ServePanel(QGroupBox):
         self.port_asked = request.port
         try:
             if worker is None:
-                raise PanelError("The chat worker is not running.")
+                raise PanelError(translate("ServePanel", "The chat worker is not running."))
             worker.send(request.op, **request.fields())
         except PanelError as exc:
             self._go_off()
-            self._report(exc, "Starting the server")
+            self._report(exc, translate("ServePanel", "Starting the server"))
             self._update_switch()
             return
         self.state = state
         self.status.set_key(key)
         self._show_message(
-            "Restarting with the new key…" if state is State.RESTARTING else "Starting…"
+            translate("ServePanel", "Restarting with the new key…")
+            if state is State.RESTARTING
+            else translate("ServePanel", "Starting…")
         )
         self._update_switch()
 
@@ -286,13 +297,13 @@ class ServePanel(QGroupBox):
         """Switch off: ``serve_stop`` to the worker (nothing to send before the serve went)."""
         if self.state is State.GETTING_KEY:
             self._go_off()
-            self._show_message(STOPPED)
+            self._show_message(shown(STOPPED))
         elif self.state in (State.STARTING, State.SERVING, State.RESTARTING):
             self.state = State.STOPPING
             self.timer.stop()
-            self._show_message("Stopping…")
+            self._show_message(translate("ServePanel", "Stopping…"))
             if not self._send_stop():
-                self.stop_shown(STOPPED)
+                self.stop_shown(shown(STOPPED))
         self._update_switch()
 
     def _send_stop(self) -> bool:
@@ -302,7 +313,7 @@ class ServePanel(QGroupBox):
         try:
             worker.send(SERVE_STOP_OP)
         except PanelError as exc:
-            report(exc, "Stopping the server")
+            report(exc, translate("ServePanel", "Stopping the server"))
             return False
         return True
 
@@ -325,7 +336,8 @@ class ServePanel(QGroupBox):
         self.state = State.SERVING
         self.status.set_url(serving.url)
         self.status.show()
-        self._show_message(f"Serving {serving.model_id or Path(self.model_path or '').name}.")
+        name = serving.model_id or Path(self.model_path or "").name
+        self._show_message(translate("ServePanel", "Serving {model}.").format(model=name))
         self.timer.start()
         self._update_switch()
 
@@ -335,11 +347,21 @@ class ServePanel(QGroupBox):
     # -- the key -----------------------------------------------------------------------
     def ask_new_key(self) -> None:
         """Make a new key after asking; a running server restarts with it."""
+        if self.active:
+            text = translate(
+                "ServePanel",
+                "Clients using the current key will get 401 until they are given the new one. "
+                "The server restarts with the new key.",
+            )
+        else:
+            text = translate(
+                "ServePanel",
+                "Clients using the current key will get 401 until they are given the new one.",
+            )
         answer = QMessageBox.question(
             self,
-            "Make a new API key?",
-            "Clients using the current key will get 401 until they are given the new one."
-            + (" The server restarts with the new key." if self.active else ""),
+            translate("ServePanel", "Make a new API key?"),
+            text,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -350,7 +372,10 @@ class ServePanel(QGroupBox):
 
     def _on_new_key(self, key: ApiKey | None, error: BaseException | None) -> None:
         if key is None:
-            self._report(error or PanelError("No API key was made."), "Making a new API key")
+            self._report(
+                error or PanelError(translate("ServePanel", "No API key was made.")),
+                translate("ServePanel", "Making a new API key"),
+            )
             return
         self.key = key
         self.status.set_key(key)
@@ -369,8 +394,9 @@ class ServePanel(QGroupBox):
             self._missing = ()  # never served in the demo: its tooltip and line say why
         elif self._missing and self.state is State.OFF:
             self._show_message(self._missing_text(), warn=True)
-        elif not self._missing and self.message_label.text().startswith("Serving needs"):
-            self._show_message("Not serving.")
+            self._missing_shown = True
+        elif not self._missing and self._missing_shown:
+            self._show_message(translate("ServePanel", "Not serving."))
         self._update_switch()
 
     def _missing_text(self) -> str:
@@ -382,6 +408,7 @@ class ServePanel(QGroupBox):
             install(requirements.INSTALL_PROFILE)
 
     def _show_message(self, text: str, *, error: bool = False, warn: bool = False) -> None:
+        self._missing_shown = False  # the caller that shows what is missing sets it again
         self.message_label.setStyleSheet(ERROR_STYLE if error else WARN_STYLE if warn else "")
         self.message_label.setText(text)
 
@@ -398,7 +425,7 @@ class ServePanel(QGroupBox):
             chat.serve_port = self.port_spin.value()
             self.ctx.settings.save()
         except (ValueError, PanelError) as exc:
-            report(exc, "Saving the serve port")
+            report(exc, translate("ServePanel", "Saving the serve port"))
 
     def _update_vllm(self) -> None:
         path = self.model_path

@@ -30,10 +30,17 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.api_key import ApiKey
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.chat.serve_protocol import CLIENT_GONE, Served, ServeStats
 
 MASK = "••••"
-COLUMNS = ("Time", "Endpoint", "Status", "Tokens", "Latency")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("ServeStatus", "Time"),
+    QT_TRANSLATE_NOOP("ServeStatus", "Endpoint"),
+    QT_TRANSLATE_NOOP("ServeStatus", "Status"),
+    QT_TRANSLATE_NOOP("ServeStatus", "Tokens"),
+    QT_TRANSLATE_NOOP("ServeStatus", "Latency"),
+)
 TABLE_ROWS_SHOWN = 6  # rows the table is tall enough for before it scrolls
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
@@ -58,7 +65,9 @@ def endpoint_text(served: Served) -> str:
 
 
 def status_text(served: Served) -> str:
-    return "client left" if served.status == CLIENT_GONE else str(served.status)
+    if served.status == CLIENT_GONE:
+        return translate("ServeStatus", "client left")
+    return str(served.status)
 
 
 def latency_text(seconds: float | None) -> str:
@@ -75,27 +84,53 @@ def figures_text(stats: ServeStats, now: float) -> str:
     speed = stats.tokens_per_s()
     speed_text = "–" if speed is None else f"{speed:.1f}"
     queue = stats.queue
-    running = "1 running" if queue.running else "none running"
-    return (
-        f"Requests/min: {stats.requests_per_minute(now)} · Tokens/s: {speed_text} · "
-        f"Queue: {queue.waiting} waiting, {running}"
+    running = (
+        translate("ServeStatus", "1 running")
+        if queue.running
+        else translate("ServeStatus", "none running")
+    )
+    return translate(
+        "ServeStatus",
+        "Requests/min: {rate} · Tokens/s: {speed} · Queue: {waiting} waiting, {running}",
+    ).format(
+        rate=stats.requests_per_minute(now),
+        speed=speed_text,
+        waiting=queue.waiting,
+        running=running,
     )
 
 
 def row_tooltip(served: Served) -> str:
     """Everything about one request that the row has no room for."""
-    parts = [f"{served.method} {served.path} from {served.client or 'unknown'}"]
-    parts.append(f"{served.prompt_tokens} prompt tokens, {served.completion_tokens} generated")
+    client = served.client or translate("ServeStatus", "unknown")
+    parts = [
+        translate("ServeStatus", "{method} {path} from {client}").format(
+            method=served.method, path=served.path, client=client
+        )
+    ]
+    parts.append(
+        translate("ServeStatus", "{prompt} prompt tokens, {generated} generated").format(
+            prompt=served.prompt_tokens, generated=served.completion_tokens
+        )
+    )
     if served.stream:
-        parts.append("streamed")
+        parts.append(translate("ServeStatus", "streamed"))
     if served.ttft_s is not None:
-        parts.append(f"first token after {served.ttft_s:.3f} s")
+        parts.append(
+            translate("ServeStatus", "first token after {seconds} s").format(
+                seconds=f"{served.ttft_s:.3f}"
+            )
+        )
     if served.tokens_per_s is not None:
-        parts.append(f"{served.tokens_per_s:.1f} tokens/s")
+        parts.append(
+            translate("ServeStatus", "{rate} tokens/s").format(rate=f"{served.tokens_per_s:.1f}")
+        )
     if served.finish_reason:
-        parts.append(f"finished: {served.finish_reason}")
+        parts.append(
+            translate("ServeStatus", "finished: {reason}").format(reason=served.finish_reason)
+        )
     if served.error:
-        parts.append(f"error: {served.error}")
+        parts.append(translate("ServeStatus", "error: {error}").format(error=served.error))
     return "\n".join(parts)
 
 
@@ -118,40 +153,47 @@ class ServeStatus(QWidget):
         url_row = QHBoxLayout()
         self.url_edit = QLineEdit()
         self.url_edit.setReadOnly(True)
-        self.url_edit.setAccessibleName("Server base URL")
-        self.url_edit.setToolTip("The base URL for OpenAI clients (base_url).")
+        self.url_edit.setAccessibleName(translate("ServeStatus", "Server base URL"))
+        self.url_edit.setToolTip(
+            translate("ServeStatus", "The base URL for OpenAI clients (base_url).")
+        )
         url_row.addWidget(self.url_edit, 1)
-        self.copy_url_button = QPushButton("Copy")
-        self.copy_url_button.setAccessibleName("Copy the URL")
+        self.copy_url_button = QPushButton(translate("ServeStatus", "Copy"))
+        self.copy_url_button.setAccessibleName(translate("ServeStatus", "Copy the URL"))
         self.copy_url_button.clicked.connect(self.copy_url)
         url_row.addWidget(self.copy_url_button)
-        form.addRow("URL:", url_row)
+        form.addRow(translate("ServeStatus", "URL:"), url_row)
 
         key_row = QHBoxLayout()
         self.key_edit = QLineEdit()
         self.key_edit.setReadOnly(True)
-        self.key_edit.setAccessibleName("API key")
-        self.key_edit.setToolTip("Clients send it as 'Authorization: Bearer <key>'.")
+        self.key_edit.setAccessibleName(translate("ServeStatus", "API key"))
+        self.key_edit.setToolTip(
+            translate("ServeStatus", "Clients send it as 'Authorization: Bearer <key>'.")
+        )
         key_row.addWidget(self.key_edit, 1)
-        self.show_key_button = QPushButton("Show")
+        self.show_key_button = QPushButton(translate("ServeStatus", "Show"))
         self.show_key_button.setCheckable(True)
-        self.show_key_button.setAccessibleName("Show the API key")
+        self.show_key_button.setAccessibleName(translate("ServeStatus", "Show the API key"))
         self.show_key_button.toggled.connect(self._show_key)
         key_row.addWidget(self.show_key_button)
-        self.copy_key_button = QPushButton("Copy")
-        self.copy_key_button.setAccessibleName("Copy the API key")
+        self.copy_key_button = QPushButton(translate("ServeStatus", "Copy"))
+        self.copy_key_button.setAccessibleName(translate("ServeStatus", "Copy the API key"))
         self.copy_key_button.clicked.connect(self.copy_key)
         key_row.addWidget(self.copy_key_button)
-        form.addRow("Key:", key_row)
+        form.addRow(translate("ServeStatus", "Key:"), key_row)
 
         self.key_note = QLabel()
         self.key_note.setWordWrap(True)
         self.key_note.hide()
         column.addWidget(self.key_note)
         key_buttons = QHBoxLayout()
-        self.new_key_button = QPushButton("New key…")
+        self.new_key_button = QPushButton(translate("ServeStatus", "New key…"))
         self.new_key_button.setToolTip(
-            "Make a new API key; the old one stops working (a running server restarts)."
+            translate(
+                "ServeStatus",
+                "Make a new API key; the old one stops working (a running server restarts).",
+            )
         )
         self.new_key_button.clicked.connect(self.new_key_requested)
         key_buttons.addWidget(self.new_key_button)
@@ -162,8 +204,8 @@ class ServeStatus(QWidget):
         self.figures_label.setWordWrap(True)
         column.addWidget(self.figures_label)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setAccessibleName("Last requests")
+        self.table.setHorizontalHeaderLabels([translate("ServeStatus", c) for c in COLUMNS])
+        self.table.setAccessibleName(translate("ServeStatus", "Last requests"))
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -189,7 +231,10 @@ class ServeStatus(QWidget):
         self.key = key.value
         self._show_key(self.show_key_button.isChecked())
         self.key_edit.setToolTip(
-            f"Stored in {key.path}. Clients send it as 'Authorization: Bearer <key>'."
+            translate(
+                "ServeStatus",
+                "Stored in {path}. Clients send it as 'Authorization: Bearer <key>'.",
+            ).format(path=key.path)
         )
         self.key_note.setText(key.note)
         self.key_note.setVisible(bool(key.note))
@@ -197,7 +242,9 @@ class ServeStatus(QWidget):
     def _show_key(self, shown: bool) -> None:
         self.key_edit.setText(self.key if shown else mask_key(self.key))
         self.key_edit.setCursorPosition(0)
-        self.show_key_button.setText("Hide" if shown else "Show")
+        self.show_key_button.setText(
+            translate("ServeStatus", "Hide") if shown else translate("ServeStatus", "Show")
+        )
 
     def copy_url(self) -> None:
         QGuiApplication.clipboard().setText(self.url)

@@ -25,14 +25,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.chat.vllm import VllmCommand, vllm_command
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.gpu_picker import current_choice
 from rocmpanel.gui.report import user_message
 
-TITLE = "When one GPU is not enough"
-NO_MODEL = "Load a model to see the vLLM command for it."
+TITLE = QT_TRANSLATE_NOOP("VllmBox", "When one GPU is not enough")
+NO_MODEL = QT_TRANSLATE_NOOP("VllmBox", "Load a model to see the vLLM command for it.")
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,12 @@ def build(target: Target) -> VllmCommand:
 
 def sources_html(sources: tuple[str, ...]) -> str:
     links = (f'<a href="{html.escape(s)}">{html.escape(s)}</a>' for s in sources)
-    return "Sources: " + "<br>".join(links)
+    return translate("VllmBox", "Sources: {links}").format(links="<br>".join(links))
 
 
 def command_box(body: QVBoxLayout, name: str, lines: int) -> tuple[QPlainTextEdit, QPushButton]:
-    """A read-only, monospaced command with its Copy button, added to ``body``."""
+    """A read-only, monospaced command with its Copy button, added to ``body`` (``name``:
+    what the command is, in the window's language, for screen readers)."""
     edit = QPlainTextEdit()
     edit.setReadOnly(True)
     edit.setAccessibleName(name)
@@ -79,8 +81,8 @@ def command_box(body: QVBoxLayout, name: str, lines: int) -> tuple[QPlainTextEdi
     edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
     edit.setFixedHeight(edit.fontMetrics().lineSpacing() * lines + 12)
     body.addWidget(edit)
-    button = QPushButton("Copy")
-    button.setAccessibleName(f"Copy the {name}")
+    button = QPushButton(translate("VllmBox", "Copy"))
+    button.setAccessibleName(translate("VllmBox", "Copy the {name}").format(name=name))
     button.clicked.connect(lambda: QGuiApplication.clipboard().setText(edit.toPlainText()))
     row = QHBoxLayout()
     row.addWidget(button)
@@ -100,13 +102,15 @@ class VllmBox(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         self.toggle = QToolButton()
-        self.toggle.setText(TITLE)
+        self.toggle.setText(translate("VllmBox", TITLE))
         self.toggle.setCheckable(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setAutoRaise(True)
-        self.toggle.setAccessibleName(TITLE)
-        self.toggle.setToolTip("The vLLM-on-ROCm command to run instead, over several GPUs.")
+        self.toggle.setAccessibleName(translate("VllmBox", TITLE))
+        self.toggle.setToolTip(
+            translate("VllmBox", "The vLLM-on-ROCm command to run instead, over several GPUs.")
+        )
         self.toggle.toggled.connect(self._on_toggled)
         column.addWidget(self.toggle)
         self.body = QWidget()
@@ -115,11 +119,15 @@ class VllmBox(QWidget):
         self.intro_label = QLabel()
         self.intro_label.setWordWrap(True)
         body.addWidget(self.intro_label)
-        self.command_edit, self.copy_button = command_box(body, "vLLM command", 6)
-        self.docker_label = QLabel("Or in vLLM's ROCm container (Docker):")
+        self.command_edit, self.copy_button = command_box(
+            body, translate("VllmBox", "vLLM command"), 6
+        )
+        self.docker_label = QLabel(translate("VllmBox", "Or in vLLM's ROCm container (Docker):"))
         self.docker_label.setWordWrap(True)
         body.addWidget(self.docker_label)
-        self.docker_edit, self.copy_docker_button = command_box(body, "vLLM Docker command", 11)
+        self.docker_edit, self.copy_docker_button = command_box(
+            body, translate("VllmBox", "vLLM Docker command"), 11
+        )
         self.notes_label = QLabel()
         self.notes_label.setWordWrap(True)
         body.addWidget(self.notes_label)
@@ -131,7 +139,7 @@ class VllmBox(QWidget):
         body.addWidget(self.sources_label)
         column.addWidget(self.body)
         self.body.hide()
-        self._show_text(NO_MODEL)
+        self._show_text(translate("VllmBox", NO_MODEL))
 
     def set_target(self, target: Target | None) -> None:
         """The model (and port) the command is for; None: no model loaded."""
@@ -149,12 +157,12 @@ class VllmBox(QWidget):
         target = self.target
         if target is None:
             self._shown_for = None
-            self._show_text(NO_MODEL)
+            self._show_text(translate("VllmBox", NO_MODEL))
             return
         if target == self._shown_for:
             return
         self._shown_for = target
-        self._show_text("Building the command…")
+        self._show_text(translate("VllmBox", "Building the command…"))
         run_in_background(
             lambda: build(target),
             lambda built, error: self._on_built(target, built, error),
@@ -169,11 +177,21 @@ class VllmBox(QWidget):
             return  # asked for another model or port since
         if built is None:
             self._shown_for = None  # try again next time
-            self._show_text(user_message(error, "Building the vLLM command") if error else "")
+            doing = translate("VllmBox", "Building the vLLM command")
+            self._show_text(user_message(error, doing) if error else "")
             return
         cards = len(target.gpus)
-        over = f"tensor parallel over {cards} GPUs" if cards > 1 else "on one GPU"
-        intro = f"Run this instead (vLLM on ROCm, {over}), with the key in $ROCMPANEL_API_KEY:"
+        if cards > 1:
+            intro = translate(
+                "VllmBox",
+                "Run this instead (vLLM on ROCm, tensor parallel over {cards} GPUs), with the "
+                "key in {variable}:",
+            ).format(cards=cards, variable="$ROCMPANEL_API_KEY")
+        else:
+            intro = translate(
+                "VllmBox",
+                "Run this instead (vLLM on ROCm, on one GPU), with the key in {variable}:",
+            ).format(variable="$ROCMPANEL_API_KEY")
         self._show_text(intro, built)
 
     def _show_text(self, intro: str, command: VllmCommand | None = None) -> None:

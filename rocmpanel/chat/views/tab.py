@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.chat.memory_estimate import Fit
 from rocmpanel.chat.protocol import LoadedModel, LoadRequest, Reply
 from rocmpanel.chat.serve_protocol import is_serve_error
@@ -53,7 +54,7 @@ class ChatTab(QWidget):
         self.chat_model: str | None = None
         self._build()
         self.store_queue.submit(
-            "Reading the recent models",
+            translate("ChatTab", "Reading the recent models"),
             lambda store: store.recent_models(),
             self.model_panel.set_recent,
         )
@@ -150,8 +151,8 @@ class ChatTab(QWidget):
         if verdict is not None and verdict.fit is Fit.WONT_FIT:
             answer = QMessageBox.warning(
                 self,
-                "This model may not fit",
-                verdict.message + "\n\nLoad anyway?",
+                translate("ChatTab", "This model may not fit"),
+                translate("ChatTab", "{verdict}\n\nLoad anyway?").format(verdict=verdict.message),
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                 QMessageBox.StandardButton.No,
             )
@@ -163,7 +164,8 @@ class ChatTab(QWidget):
                 self._start_worker(allow_hub)
             self.session.load(request)
         except PanelError as exc:
-            self.banner.show_error(exc, "Starting the chat worker", None, False)
+            doing = translate("ChatTab", "Starting the chat worker")
+            self.banner.show_error(exc, doing, None, False)
             self._update_buttons()
             return
         if was_generating:
@@ -175,7 +177,11 @@ class ChatTab(QWidget):
         self.banner.hide()
         self.model_panel.set_loading(True)
         self.model_panel.save_settings()
-        self.live_label.setText(f"Loading {request.path} ({request.precision.value})…")
+        self.live_label.setText(
+            translate("ChatTab", "Loading {path} ({precision})…").format(
+                path=request.path, precision=request.precision.value
+            )
+        )
         self._update_buttons()
 
     @Slot()
@@ -187,7 +193,7 @@ class ChatTab(QWidget):
             self._abandon_reply()
         self.model_panel.set_loaded(None)
         self.live_label.set_preset(None)
-        self.live_label.setText("Model unloaded.")
+        self.live_label.setText(translate("ChatTab", "Model unloaded."))
         self._update_buttons()
 
     def _reload(self, smaller: bool) -> None:
@@ -236,15 +242,18 @@ class ChatTab(QWidget):
         self.model_panel.set_loaded(loaded)
         path, precision = loaded.path, loaded.precision
         self.store_queue.submit(
-            "Remembering the model",
+            translate("ChatTab", "Remembering the model"),
             lambda store: remember_model(store, path, precision),
             self.model_panel.set_recent,
         )
         self.live_label.set_preset(loaded.preset)
-        self.live_label.setText(
-            self.live_label.with_preset(f"Ready: {loaded.precision.value} on {loaded.device_name}.")
+        ready = translate("ChatTab", "Ready: {precision} on {device}.").format(
+            precision=loaded.precision.value, device=loaded.device_name
         )
-        self.ctx.notify(f"Chat model loaded in {loaded.load_s} s")
+        self.live_label.setText(self.live_label.with_preset(ready))
+        self.ctx.notify(
+            translate("ChatTab", "Chat model loaded in {seconds} s").format(seconds=loaded.load_s)
+        )
         job = self.job
         if job is not None:
             job.set_cancel_label("Unload")  # ending the worker now unloads the model
@@ -258,22 +267,30 @@ class ChatTab(QWidget):
         if loaded is None:
             return
         if self.session.history and self.chat_model not in (None, loaded.path):
-            self.view.add_marker(f"Model changed to {Path(loaded.path).name or loaded.path}")
+            name = Path(loaded.path).name or loaded.path
+            self.view.add_marker(
+                translate("ChatTab", "Model changed to {model}").format(model=name)
+            )
         if self.session.history or self.chat_model is None:
             self.chat_model = loaded.path
 
     def _finish_reply(self, reply: Reply) -> None:
         """Bounded work only: the reply's changed blocks are drawn, it is saved off the GUI
         thread, and its conversation moves to the top of the list (no re-read of the list)."""
-        self.view.finish_last(reply.text, reply.figures.summary())
+        self.view.finish_last(reply.text, reply.figures.shown_summary())
         saved = self.saved_chat
         if saved is not None:
             text, figures = reply.text, reply.figures
             self.store_queue.submit(
-                "Saving the reply", lambda store: saved.add(store, "assistant", text, figures)
+                translate("ChatTab", "Saving the reply"),
+                lambda store: saved.add(store, "assistant", text, figures),
             )
             self.conversations.touch(saved)
-        self.live_label.stop("Last reply: " + reply.figures.summary())
+        self.live_label.stop(
+            translate("ChatTab", "Last reply: {figures}").format(
+                figures=reply.figures.shown_summary()
+            )
+        )
 
     @Slot(object)
     def _on_job_error(self, error: WorkerError) -> None:
@@ -290,7 +307,7 @@ class ChatTab(QWidget):
             self.model_panel.set_loaded(None)
             self.model_panel.set_error(failure.message)
             self.live_label.set_preset(None)
-            self.live_label.setText("No model loaded.")
+            self.live_label.setText(translate("ChatTab", "No model loaded."))
         if failure.missing:
             self.model_panel.packages_box.refresh()  # show all that is missing, and the fix
 
@@ -309,13 +326,13 @@ class ChatTab(QWidget):
             # The job's "Unload" (the jobs strip): the user ended the worker to unload.
             self.model_panel.set_loaded(None)
             self.live_label.set_preset(None)
-            self.live_label.setText("Model unloaded.")
+            self.live_label.setText(translate("ChatTab", "Model unloaded."))
             self._update_buttons()
             return
         self._show_failure(failure)
         self.model_panel.set_loaded(None)
         self.live_label.set_preset(None)
-        self.live_label.setText("No model loaded.")
+        self.live_label.setText(translate("ChatTab", "No model loaded."))
 
     def _show_failure(self, failure: Failure) -> None:
         if failure.abandoned_reply:
@@ -325,11 +342,11 @@ class ChatTab(QWidget):
 
     def _abandon_reply(self) -> None:
         """Show the unfinished reply as such (it is not saved) after an error or a crash."""
-        self.live_label.stop("The reply did not finish.")
+        self.live_label.stop(translate("ChatTab", "The reply did not finish."))
         widget = self.view.last()
         if widget is not None and widget.role == "assistant":
             self.view.flush()
-            widget.set_figures("(not finished)")
+            widget.set_figures(translate("ChatTab", "(not finished)"))
 
     # -- conversation ------------------------------------------------------------------
     @Slot(str)
@@ -338,14 +355,14 @@ class ChatTab(QWidget):
         if not text or self.session.generating:
             return
         if not self.session.can_send:
-            self.ctx.notify("Load a model first (the panel on the right).")
+            self.ctx.notify(translate("ChatTab", "Load a model first (the panel on the right)."))
             return
         loaded = self.session.loaded
         if self.saved_chat is None and loaded is not None:
             self.saved_chat = saved = SavedChat()
             title, model, system = title_from(text), loaded.path, self.model_panel.system_prompt()
             self.store_queue.submit(
-                "Saving the conversation",
+                translate("ChatTab", "Saving the conversation"),
                 lambda store: saved.create(store, title, model, system),
                 lambda _id: self._on_saved_chat_created(saved),
                 lambda error: self._on_saved_chat_failed(saved, error),
@@ -353,7 +370,8 @@ class ChatTab(QWidget):
         saved_chat = self.saved_chat
         if saved_chat is not None:
             self.store_queue.submit(
-                "Saving the message", lambda store: saved_chat.add(store, "user", text)
+                translate("ChatTab", "Saving the message"),
+                lambda store: saved_chat.add(store, "user", text),
             )
         self._mark_model_change()
         self.session.add_user_message(text)
@@ -369,7 +387,7 @@ class ChatTab(QWidget):
 
     def _on_saved_chat_failed(self, saved: SavedChat, error: BaseException) -> None:
         """The chat goes on unsaved; the next message tries to save it again."""
-        report(error, "Saving the conversation")
+        report(error, translate("ChatTab", "Saving the conversation"))
         if saved is self.saved_chat:
             self.saved_chat = None
 
@@ -377,7 +395,8 @@ class ChatTab(QWidget):
         try:
             self.session.start_reply(self.model_panel.system_prompt(), self.model_panel.sampling())
         except PanelError as exc:
-            self.banner.show_error(exc, "Asking for a reply", self.session.last_load, True)
+            doing = translate("ChatTab", "Asking for a reply")
+            self.banner.show_error(exc, doing, self.session.last_load, True)
             self._update_buttons()
             return
         self.view.add_message("assistant")
@@ -421,7 +440,8 @@ class ChatTab(QWidget):
         saved = self.saved_chat
         if saved is not None:
             self.store_queue.submit(
-                "Saving the conversation", lambda store: saved.truncate(store, keep)
+                translate("ChatTab", "Saving the conversation"),
+                lambda store: saved.truncate(store, keep),
             )
 
     @Slot()
@@ -440,10 +460,10 @@ class ChatTab(QWidget):
     def open_conversation(self, conversation_id: int) -> None:
         """Read the conversation off the GUI thread, then show it."""
         if self.session.generating:
-            self.ctx.notify("Stop the reply before switching conversations.")
+            self.ctx.notify(translate("ChatTab", "Stop the reply before switching conversations."))
             return
         self.store_queue.submit(
-            "Opening the conversation",
+            translate("ChatTab", "Opening the conversation"),
             lambda store: store.get(conversation_id),
             self._show_conversation,
         )
@@ -451,7 +471,7 @@ class ChatTab(QWidget):
     def _show_conversation(self, conversation: Conversation) -> None:
         turns = ((m.role, m.content) for m in conversation.messages)
         if not self.session.open_conversation(conversation.id, turns):
-            self.ctx.notify("Stop the reply before switching conversations.")
+            self.ctx.notify(translate("ChatTab", "Stop the reply before switching conversations."))
             return
         self.saved_chat = SavedChat(conversation.id)
         self.chat_model = conversation.model or None

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.chat.store import Message
 
 FENCE = re.compile(r"```([^\n`]*)\n?(.*?)(?:```|\Z)", re.DOTALL)
@@ -40,7 +41,11 @@ PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 RENDER_INTERVAL_MS = 40
 BLOCK_CHARS = 1500  # a longer paragraph or code block is shown in pieces of about this
 HEIGHTS_KEPT = 8  # widths whose height a text block remembers
-ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
+ROLE_NAMES = {
+    "user": QT_TRANSLATE_NOOP("MessageWidget", "You"),
+    "assistant": QT_TRANSLATE_NOOP("MessageWidget", "Assistant"),
+    "system": QT_TRANSLATE_NOOP("MessageWidget", "System"),
+}
 ROLE_COLOURS = {"user": "#1f5fa8", "assistant": "#2d7a3a", "system": "#7a5a2d"}
 # One style sheet for the whole transcript (parsed once), not one per message.
 TRANSCRIPT_STYLE = (
@@ -174,14 +179,14 @@ class MessageWidget(QFrame):
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(2)
         header = QHBoxLayout()
-        self.role_label = QLabel(
-            f'<b style="color:{ROLE_COLOURS.get(role, "#333333")}">{ROLE_NAMES.get(role, role)}</b>'
-        )
+        name = translate("MessageWidget", ROLE_NAMES[role]) if role in ROLE_NAMES else role
+        colour = ROLE_COLOURS.get(role, "#333333")
+        self.role_label = QLabel(f'<b style="color:{colour}">{html.escape(name)}</b>')
         header.addWidget(self.role_label)
         header.addStretch(1)
-        self.copy_button = QPushButton("Copy")
+        self.copy_button = QPushButton(translate("MessageWidget", "Copy"))
         self.copy_button.setFlat(True)
-        self.copy_button.setToolTip("Copy this message's text")
+        self.copy_button.setToolTip(translate("MessageWidget", "Copy this message's text"))
         self.copy_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.copy_button.clicked.connect(self.copy)
         header.addWidget(self.copy_button)
@@ -246,7 +251,10 @@ class ChatView(QScrollArea):
         self._layout.setContentsMargins(8, 8, 8, 8)
         self._layout.setSpacing(8)
         self.placeholder = QLabel(
-            "Load a model on the right, then type below. Enter sends, Shift+Enter adds a line."
+            translate(
+                "ChatView",
+                "Load a model on the right, then type below. Enter sends, Shift+Enter adds a line.",
+            )
         )
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setStyleSheet("color:#777777;")
@@ -301,7 +309,7 @@ class ChatView(QScrollArea):
         for message in messages:
             widget = self.add_message(message.role, message.content)
             if message.figures is not None:
-                widget.set_figures(message.figures.summary())
+                widget.set_figures(message.figures.shown_summary())
 
     def remove_last(self) -> None:
         if self.widgets:
@@ -369,7 +377,9 @@ class ChatInput(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setPlaceholderText("Message (Enter sends, Shift+Enter for a new line)")
+        self.setPlaceholderText(
+            translate("ChatInput", "Message (Enter sends, Shift+Enter for a new line)")
+        )
         self.setTabChangesFocus(True)
         metrics = self.fontMetrics()
         self.setFixedHeight(metrics.lineSpacing() * 4 + 14)
@@ -396,11 +406,13 @@ class ChatComposer(QWidget):
         self.input = ChatInput()
         row.addWidget(self.input, 1)
         buttons = QVBoxLayout()
-        self.send_button = QPushButton("&Send")
-        self.stop_button = QPushButton("S&top")
-        self.regenerate_button = QPushButton("&Regenerate")
-        self.edit_button = QPushButton("&Edit last")
-        self.edit_button.setToolTip("Put your last message back in the box to change and resend")
+        self.send_button = QPushButton(translate("ChatComposer", "&Send"))
+        self.stop_button = QPushButton(translate("ChatComposer", "S&top"))
+        self.regenerate_button = QPushButton(translate("ChatComposer", "&Regenerate"))
+        self.edit_button = QPushButton(translate("ChatComposer", "&Edit last"))
+        self.edit_button.setToolTip(
+            translate("ChatComposer", "Put your last message back in the box to change and resend")
+        )
         for button in (self.send_button, self.stop_button, self.regenerate_button):
             buttons.addWidget(button)
         buttons.addWidget(self.edit_button)

@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.chat.protocol import ALLOW_HUB_ARG, WORKER, LoadRequest
 from rocmpanel.chat.session import Failure
 from rocmpanel.gui.background import run_in_background
@@ -45,7 +46,7 @@ def end_chat_worker(job: Job) -> None:
     try:
         job.send("exit")
     except PanelError as exc:  # it went between the check and the send
-        report(exc, "Ending the chat worker")
+        report(exc, translate("worker_link", "Ending the chat worker"))
         return
 
     def cancel_if_still_running(outcome: JobOutcome | None, error: BaseException | None) -> None:
@@ -75,11 +76,11 @@ class WorkerBanner(QFrame):
         self.label = QLabel()
         self.label.setWordWrap(True)
         row.addWidget(self.label, 1)
-        self.reload_button = QPushButton("Reload")
+        self.reload_button = QPushButton(translate("WorkerBanner", "Reload"))
         self.reload_button.clicked.connect(lambda: self.reload_requested.emit(False))
-        self.reload_smaller_button = QPushButton("Reload smaller")
+        self.reload_smaller_button = QPushButton(translate("WorkerBanner", "Reload smaller"))
         self.reload_smaller_button.clicked.connect(lambda: self.reload_requested.emit(True))
-        self.dismiss_button = QPushButton("Dismiss")
+        self.dismiss_button = QPushButton(translate("WorkerBanner", "Dismiss"))
         self.dismiss_button.clicked.connect(self.hide)
         for button in (self.reload_button, self.reload_smaller_button, self.dismiss_button):
             row.addWidget(button)
@@ -107,6 +108,8 @@ class WorkerBanner(QFrame):
         if retry is not None:
             smaller = retry.smaller()
             self.reload_smaller_button.setText(
-                f"Reload with {smaller.precision.value}, context {smaller.context_length}"
+                translate("WorkerBanner", "Reload with {precision}, context {context}").format(
+                    precision=smaller.precision.value, context=smaller.context_length
+                )
             )
         self.show()

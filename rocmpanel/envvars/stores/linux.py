@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars import formats as env_formats
 from rocmpanel.envvars.plan import FilePlan, decode, encode
 from rocmpanel.envvars.store import (
@@ -31,9 +32,10 @@ class EnvironmentDStore(FileEnvStore):
 
     key = "environment.d"
     label = "environment.d"
-    help = (
+    help = QT_TRANSLATE_NOOP(
+        "stores",
         "~/.config/environment.d/60-rocmpanel.conf: read by the systemd user manager, so "
-        "programs started from the desktop get it, from the next login."
+        "programs started from the desktop get it, from the next login.",
     )
 
     def __init__(self, home: Path, keep: int = KEEP_BACKUPS) -> None:
@@ -66,7 +68,11 @@ class EnvironmentDStore(FileEnvStore):
             text = decode(raw) or ""
             clash = sorted(set(env_formats.parse_environment_d(text)) & set(ours))
             if clash:
-                later.append(f"{other.name} is read after {ENVD_FILE} and sets {', '.join(clash)}.")
+                later.append(
+                    translate("stores", "{file} is read after {ours} and sets {names}.").format(
+                        file=other.name, ours=ENVD_FILE, names=", ".join(clash)
+                    )
+                )
         return later
 
 
@@ -75,9 +81,10 @@ class ProfileStore(FileEnvStore):
 
     key = "profile"
     label = "~/.profile"
-    help = (
+    help = QT_TRANSLATE_NOOP(
+        "stores",
         "A block between marker comments at the end of ~/.profile: read by login shells "
-        "(ssh, text consoles); everything outside the block is left as it is."
+        "(ssh, text consoles); everything outside the block is left as it is.",
     )
 
     def __init__(self, home: Path, keep: int = KEEP_BACKUPS) -> None:
@@ -101,16 +108,21 @@ class ProfileStore(FileEnvStore):
         problem = self.syntax_problem(plan.after or b"")
         if problem is not None:
             raise PanelError(
-                f"The new {self.path} would not pass `sh -n` ({problem}), so nothing was "
-                f"written. Check the lines between the rocmpanel markers in {self.path}, or "
-                "choose another value.",
+                translate(
+                    "stores",
+                    "The new {path} would not pass `sh -n` ({problem}), so nothing was "
+                    "written. Check the lines between the rocmpanel markers in {path}, or "
+                    "choose another value.",
+                ).format(path=self.path, problem=problem),
                 problem,
             )
 
     def check_restored_content(self, data: bytes) -> str | None:
         """A backup put back into ~/.profile passes the same ``sh -n`` check as a write."""
         problem = self.syntax_problem(data)
-        return None if problem is None else f"would not pass `sh -n` ({problem})"
+        if problem is None:
+            return None
+        return translate("stores", "would not pass `sh -n` ({problem})").format(problem=problem)
 
     def syntax_problem(self, data: bytes) -> str | None:
         """What ``sh -n`` finds wrong with ``data`` as ~/.profile: in rocmpanel's block on
@@ -139,7 +151,10 @@ class ProfileStore(FileEnvStore):
         for name in (".bash_profile", ".bash_login"):
             if (self.home / name).exists():
                 return [
-                    f"~/{name} exists, so bash login shells read it instead of ~/.profile "
-                    f"(unless ~/{name} sources ~/.profile)."
+                    translate(
+                        "stores",
+                        "~/{name} exists, so bash login shells read it instead of ~/.profile "
+                        "(unless ~/{name} sources ~/.profile).",
+                    ).format(name=name)
                 ]
         return []

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rocmpanel.base import paths
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.registry import find_name
 from rocmpanel.envvars.catalogue import current_platform, load_catalogue
 from rocmpanel.envvars.plan import decode
@@ -55,10 +56,11 @@ class SessionStore(FileEnvStore):
     """Variables for panel jobs only."""
 
     key = "session"
-    label = "Panel jobs"
-    help = (
+    label = QT_TRANSLATE_NOOP("stores", "Panel jobs")
+    help = QT_TRANSLATE_NOOP(
+        "stores",
         "Only the jobs rocmpanel starts (validation, benchmarks, chat) get these; nothing "
-        "else on the computer sees them. Takes effect at the next job."
+        "else on the computer sees them. Takes effect at the next job.",
     )
     persistent = False
 
@@ -130,7 +132,11 @@ def job_env_overrides(
         values = _parse(text)
     except ValueError as exc:
         raise PanelError(
-            f"The job variables in {path} are damaged: {exc}. Fix or delete the file.", str(exc)
+            translate(
+                "stores",
+                "The job variables in {path} are damaged: {error}. Fix or delete the file.",
+            ).format(path=path, error=exc),
+            str(exc),
         ) from exc
     environ = os.environ if base is None else base
     windows = platform == "win32"

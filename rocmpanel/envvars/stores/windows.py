@@ -28,6 +28,7 @@ from rocmpanel.base import paths, registry
 from rocmpanel.base.atomic import backup_bytes
 from rocmpanel.base.errors import PanelError
 from rocmpanel.base.files import CONFIG_LIMIT, read_bytes
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.registry import RegistryLike, find_name
 from rocmpanel.envvars.catalogue import load_catalogue
 from rocmpanel.envvars.plan import EnvChange, FilePlan, check_changes, text_diff
@@ -46,10 +47,11 @@ KEY_PATH = "Environment"
 TARGET = "HKCU\\Environment"
 # Said after every apply or undo that wrote TARGET (WM_SETTINGCHANGE reaches Explorer, which
 # rebuilds the environment it gives to the programs it starts; nothing else is updated).
-APPLY_NOTE = (
+APPLY_NOTE = QT_TRANSLATE_NOOP(
+    "windows",
     "Only programs that Explorer starts from now on see the new values (a terminal opened "
     "from the Start menu, say); terminals and programs already open, and rocmpanel itself, "
-    "keep the old ones until restarted. rocmpanel's own jobs get the new values."
+    "keep the old ones until restarted. rocmpanel's own jobs get the new values.",
 )
 _EXPAND_RE = re.compile(r"%[^%;]+%")
 log = logging.getLogger(__name__)
@@ -286,17 +288,23 @@ def expansion_warnings(after: Values, changed: Iterable[str], reg: Any) -> list[
             seen.add(ref.upper())
             if ref.upper() in SET_AFTER_USER:
                 warnings.append(
-                    f"{name}: %{ref}% may stay unexpanded in programs Windows starts: "
-                    f"Windows sets {ref.upper()} after your user variables. Write the value "
-                    "out instead."
+                    translate(
+                        "windows",
+                        "{name}: %{ref}% may stay unexpanded in programs Windows starts: "
+                        "Windows sets {upper} after your user variables. Write the value "
+                        "out instead.",
+                    ).format(name=name, ref=ref, upper=ref.upper())
                 )
                 continue
             other = find_name(after, ref)
             if other is not None and after[other][1] == reg.REG_EXPAND_SZ:
                 warnings.append(
-                    f"{name}: %{ref}% refers to your user variable {other}, which itself "
-                    "holds %...% references; Windows may expand it to its old value or not "
-                    f"at all. Write {other}'s value out in {name} instead."
+                    translate(
+                        "windows",
+                        "{name}: %{ref}% refers to your user variable {other}, which itself "
+                        "holds %...% references; Windows may expand it to its old value or not "
+                        "at all. Write {other}'s value out in {name} instead.",
+                    ).format(name=name, ref=ref, other=other)
                 )
     return warnings
 
@@ -310,27 +318,33 @@ def path_length_warning(user_path: str | None, machine_path: str | None) -> str 
         return None
     machine, user = len(machine_path or ""), len(user_path or "")
     if total > VALUE_LIMIT:
-        what = f"over Windows' limit of {VALUE_LIMIT:,} characters for one variable"
+        what = translate(
+            "windows", "over Windows' limit of {limit} characters for one variable"
+        ).format(limit=f"{VALUE_LIMIT:,}")
     else:
-        what = f"{VALUE_LIMIT - total:,} characters below Windows' limit of {VALUE_LIMIT:,}"
-    return (
-        f"Path: programs get the machine Path ({machine:,} characters) and your user Path "
-        f"({user:,}) joined, {total:,} characters, {what}; past it programs may not find "
-        "what is on it. Remove folders you no longer need from your user Path."
-    )
+        what = translate("windows", "{left} characters below Windows' limit of {limit}").format(
+            left=f"{VALUE_LIMIT - total:,}", limit=f"{VALUE_LIMIT:,}"
+        )
+    return translate(
+        "windows",
+        "Path: programs get the machine Path ({machine} characters) and your user Path "
+        "({user}) joined, {total} characters, {what}; past it programs may not find "
+        "what is on it. Remove folders you no longer need from your user Path.",
+    ).format(machine=f"{machine:,}", user=f"{user:,}", total=f"{total:,}", what=what)
 
 
 class WindowsUserStore(EnvStore):
     """User environment variables in the registry (not the machine ones: those need admin)."""
 
     key = "registry"
-    label = "Windows user"
-    help = (
+    label = QT_TRANSLATE_NOOP("stores", "Windows user")
+    help = QT_TRANSLATE_NOOP(
+        "stores",
         "HKCU\\Environment: your user variables. After a change only programs that Explorer "
         "starts from then on see the new values (a terminal opened from the Start menu, say): "
         "terminals and programs already open, and rocmpanel itself, keep the old ones until "
         "restarted. rocmpanel's own jobs get the new values. The machine Path is not "
-        "touched and not copied."
+        "touched and not copied.",
     )
     platform = "windows"
 

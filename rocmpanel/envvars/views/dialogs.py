@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars import plan as env_plan
 from rocmpanel.envvars.catalogue import Catalogue, Status
 from rocmpanel.envvars.store import EnvConflictError
@@ -36,17 +37,17 @@ class PathListEditor(QWidget):
         super().__init__(parent)
         self.list = QListWidget(self)
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
-        self.list.setAccessibleName("Entries")
+        self.list.setAccessibleName(translate("PathListEditor", "Entries"))
         for entry in entries:
             self._append(entry)
         self.list.itemChanged.connect(lambda _item: self.changed.emit())
         self.list.model().rowsMoved.connect(lambda *_args: self.changed.emit())
         buttons = QVBoxLayout()
         for text, slot in (
-            ("&Add", self.add_entry),
-            ("&Remove", self.remove_entry),
-            ("Move &up", lambda: self.move_entry(-1)),
-            ("Move &down", lambda: self.move_entry(1)),
+            (translate("PathListEditor", "&Add"), self.add_entry),
+            (translate("PathListEditor", "&Remove"), self.remove_entry),
+            (translate("PathListEditor", "Move &up"), lambda: self.move_entry(-1)),
+            (translate("PathListEditor", "Move &down"), lambda: self.move_entry(1)),
         ):
             button = QPushButton(text, self)
             button.clicked.connect(slot)
@@ -89,19 +90,24 @@ class PathListEditor(QWidget):
         self.changed.emit()
 
 
-VALUE_LITERAL = "Stored literally: a $ stays a $ (nothing in the value is expanded)."
-VALUE_REFERENCES = (
-    "A path may refer to other variables only as $NAME or ${NAME} (e.g. $HOME/rocm or "
-    "$PATH); any other $ is refused."
+VALUE_LITERAL = QT_TRANSLATE_NOOP(
+    "ValueDialog", "Stored literally: a $ stays a $ (nothing in the value is expanded)."
 )
-VALUE_WINDOWS = "Stored as typed; %NAME% refers to another variable."
+VALUE_REFERENCES = QT_TRANSLATE_NOOP(
+    "ValueDialog",
+    "A path may refer to other variables only as $NAME or ${NAME} (e.g. $HOME/rocm or "
+    "$PATH); any other $ is refused.",
+)
+VALUE_WINDOWS = QT_TRANSLATE_NOOP(
+    "ValueDialog", "Stored as typed; %NAME% refers to another variable."
+)
 
 
 def value_policy(takes_references: bool, platform: str) -> str:
     """The one line under the value field saying how ``$`` is treated."""
     if platform == "windows":
-        return VALUE_WINDOWS
-    return VALUE_REFERENCES if takes_references else VALUE_LITERAL
+        return translate("ValueDialog", VALUE_WINDOWS)
+    return translate("ValueDialog", VALUE_REFERENCES if takes_references else VALUE_LITERAL)
 
 
 class ValueDialog(QDialog):
@@ -120,21 +126,25 @@ class ValueDialog(QDialog):
         super().__init__(parent)
         self.catalogue = catalogue
         self.platform = platform
-        self.setWindowTitle(f"Edit {name}" if name else "Add a variable")
+        self.setWindowTitle(
+            translate("ValueDialog", "Edit {name}").format(name=name)
+            if name
+            else translate("ValueDialog", "Add a variable")
+        )
         self.resize(640, 420)
         self.name_box = QComboBox(self)
         self.name_box.setEditable(True)
         self.name_box.addItems(sorted(catalogue.known_names()))
         self.name_box.setCurrentText(name)
         self.name_box.setEnabled(not name)
-        self.name_box.setAccessibleName("Variable name")
+        self.name_box.setAccessibleName(translate("ValueDialog", "Variable name"))
         self.meaning = QLabel(self)
         self.meaning.setWordWrap(True)
         self.verdict = QLabel(self)
         self.verdict.setWordWrap(True)
         self.policy = QLabel(self)
         self.policy.setWordWrap(True)
-        self.policy.setAccessibleName("How the value is stored")
+        self.policy.setAccessibleName(translate("ValueDialog", "How the value is stored"))
         self.editor_host = QVBoxLayout()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -142,7 +152,7 @@ class ValueDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form = QFormLayout()
-        form.addRow("&Variable:", self.name_box)
+        form.addRow(translate("ValueDialog", "&Variable:"), self.name_box)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.meaning)
@@ -170,7 +180,11 @@ class ValueDialog(QDialog):
     def _build_editor(self, value: str) -> None:
         self._clear_editor()
         info = self.catalogue.lookup(self.name())
-        self.meaning.setText(info.meaning if info else "Not in the catalogue: kept as plain text.")
+        self.meaning.setText(
+            info.meaning
+            if info
+            else translate("ValueDialog", "Not in the catalogue: kept as plain text.")
+        )
         self.policy.setText(value_policy(info is not None and info.takes_references, self.platform))
         if info is not None and info.is_list:
             if not value and self.name() == "PATH" and self.platform == "linux":
@@ -181,15 +195,17 @@ class ValueDialog(QDialog):
         elif info is not None and info.kind == "choices":
             self.choice = QComboBox(self)
             self.choice.addItems(list(info.choices))
-            self.choice.setAccessibleName("Value")
+            self.choice.setAccessibleName(translate("ValueDialog", "Value"))
             if value:
                 self.choice.setCurrentText(value)
             self.choice.currentTextChanged.connect(self._on_edited)
             self.editor_host.addWidget(self.choice)
         else:
             self.line = QLineEdit(value, self)
-            self.line.setAccessibleName("Value")
-            self.line.setPlaceholderText(info.format_hint() if info else "value")
+            self.line.setAccessibleName(translate("ValueDialog", "Value"))
+            self.line.setPlaceholderText(
+                info.format_hint() if info else translate("ValueDialog", "value")
+            )
             self.line.textChanged.connect(self._on_edited)
             self.editor_host.addWidget(self.line)
             self.editor_host.addStretch(1)
@@ -226,7 +242,7 @@ class ValueDialog(QDialog):
         ok = verdict.status is not Status.INVALID and bool(self.name())
         color = {Status.INVALID: "#b00020", Status.WARNING: "#8a5a00"}.get(verdict.status, "")
         self.verdict.setStyleSheet(f"color: {color};" if color else "")
-        shown = verdict.message or ("Valid." if ok else "")
+        shown = verdict.message or (translate("ValueDialog", "Valid.") if ok else "")
         self.verdict.setText(shown if self.edited else "")
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 
@@ -257,9 +273,10 @@ def conflict_box(exc: EnvConflictError, parent: QWidget) -> QMessageBox:
 
     Deleted when closed; the caller connects ``buttonClicked`` and opens it.
     """
-    box = QMessageBox(QMessageBox.Icon.Warning, "Changed on disk", exc.message, parent=parent)
+    title = translate("conflict_box", "Changed on disk")
+    box = QMessageBox(QMessageBox.Icon.Warning, title, exc.message, parent=parent)
     box.setDetailedText(exc.diff)
-    box.addButton("Reload", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(translate("conflict_box", "Reload"), QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     return box

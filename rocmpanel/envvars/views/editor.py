@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars.catalogue import Status, Verdict, empty_value_refusal, load_catalogue
 from rocmpanel.envvars.plan import EnvChange, FilePlan, ValueRefusedError
 from rocmpanel.envvars.store import (
@@ -49,15 +50,24 @@ from rocmpanel.envvars.views.variable_table import VariableTable
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.status_line import StatusLine
 
-READING = "Reading the environment stores"
-APPLYING = "Applying the changes"
-UNDOING = "Undoing the last apply"
-DEMO_READ_ONLY = (
+# Marked here, translated where shown (``translate("EnvEditor", ...)``).
+READING = QT_TRANSLATE_NOOP("EnvEditor", "Reading the environment stores")
+APPLYING = QT_TRANSLATE_NOOP("EnvEditor", "Applying the changes")
+UNDOING = QT_TRANSLATE_NOOP("EnvEditor", "Undoing the last apply")
+DEMO_READ_ONLY = QT_TRANSLATE_NOOP(
+    "EnvEditor",
     "Read-only in demo mode: the panel shows recorded GPUs, not this machine, so nothing is "
-    "staged or written here. Close the demo to edit this machine's variables."
+    "staged or written here. Close the demo to edit this machine's variables.",
 )
-APPLY_NOTE = (
-    " New programs get the change; a new login is needed for desktop programs (environment.d)."
+#: How sure the catalogue is of an entry (its ``status``), as the Sources line says it.
+KNOWLEDGE_WORDS = {
+    "official": QT_TRANSLATE_NOOP("EnvEditor", "official"),
+    "community": QT_TRANSLATE_NOOP("EnvEditor", "community"),
+    "unverified": QT_TRANSLATE_NOOP("EnvEditor", "unverified"),
+}
+APPLY_NOTE = QT_TRANSLATE_NOOP(
+    "EnvEditor",
+    "New programs get the change; a new login is needed for desktop programs (environment.d).",
 )
 
 
@@ -107,21 +117,21 @@ class EnvEditor(QWidget):
 
     def _build(self) -> None:
         targets = QHBoxLayout()
-        targets.addWidget(QLabel("Write to:", self))
+        targets.addWidget(QLabel(translate("EnvEditor", "Write to:"), self))
         self.target_boxes: dict[str, QCheckBox] = {}
         for key, store in self.stores.items():
-            box = QCheckBox(store.label, self)
+            box = QCheckBox(translate("stores", store.label), self)
             box.setChecked(store.persistent)
-            box.setToolTip(store.help)
+            box.setToolTip(translate("stores", store.help))
             box.toggled.connect(self._refresh)
             self.target_boxes[key] = box
             targets.addWidget(box)
         targets.addStretch(1)
         self.filter = QLineEdit(self)
-        self.filter.setPlaceholderText("Filter variables")
+        self.filter.setPlaceholderText(translate("EnvEditor", "Filter variables"))
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._refresh)
-        self.only_set = QCheckBox("Only variables that are set", self)
+        self.only_set = QCheckBox(translate("EnvEditor", "Only variables that are set"), self)
         self.only_set.toggled.connect(self._refresh)
         targets.addWidget(self.only_set)
         targets.addWidget(self.filter)
@@ -145,20 +155,30 @@ class EnvEditor(QWidget):
         self.status.busy_changed.connect(lambda _busy: self._update_buttons())
 
         buttons = QHBoxLayout()
-        self.add_button = self._button("&Add…", self.add_variable, buttons)
-        self.edit_button = self._button("&Edit…", self.edit_selected, buttons)
-        self.remove_button = self._button("&Remove", self.remove_selected, buttons)
-        self.discard_button = self._button("&Discard changes", self.discard, buttons)
+        self.add_button = self._button(translate("EnvEditor", "&Add…"), self.add_variable, buttons)
+        self.edit_button = self._button(
+            translate("EnvEditor", "&Edit…"), self.edit_selected, buttons
+        )
+        self.remove_button = self._button(
+            translate("EnvEditor", "&Remove"), self.remove_selected, buttons
+        )
+        self.discard_button = self._button(
+            translate("EnvEditor", "&Discard changes"), self.discard, buttons
+        )
         buttons.addStretch(1)
-        self.reload_button = self._button("Re&load", self.reload, buttons)
-        self.preview_button = self._button("&Preview changes…", self.show_preview, buttons)
-        self.apply_button = self._button("A&pply", self.apply, buttons)
-        self.undo_button = self._button("&Undo last apply", self.undo, buttons)
+        self.reload_button = self._button(translate("EnvEditor", "Re&load"), self.reload, buttons)
+        self.preview_button = self._button(
+            translate("EnvEditor", "&Preview changes…"), self.show_preview, buttons
+        )
+        self.apply_button = self._button(translate("EnvEditor", "A&pply"), self.apply, buttons)
+        self.undo_button = self._button(
+            translate("EnvEditor", "&Undo last apply"), self.undo, buttons
+        )
         self.apply_button.setDefault(True)
 
         layout = QVBoxLayout(self)
         if self.read_only:
-            self.demo_label = QLabel(DEMO_READ_ONLY, self)
+            self.demo_label = QLabel(translate("EnvEditor", DEMO_READ_ONLY), self)
             self.demo_label.setWordWrap(True)
             self.demo_label.setStyleSheet("background: #fff3cd; color: #5d4037; padding: 4px;")
             layout.addWidget(self.demo_label)
@@ -186,13 +206,15 @@ class EnvEditor(QWidget):
         def work() -> tuple[StoresRead, str | None]:
             return recover_and_read(stores), last_apply()
 
-        return self.status.run(READING, work, self._on_read)
+        return self.status.run(translate("EnvEditor", READING), work, self._on_read)
 
     def _on_read(
         self, outcome: tuple[StoresRead, str | None] | None, error: BaseException | None
     ) -> None:
         if error is not None or outcome is None:
-            self.status.show_error(error or RuntimeError("no result"), READING)
+            self.status.show_error(
+                error or RuntimeError("no result"), translate("EnvEditor", READING)
+            )
         else:
             read, self.undoable = outcome
             self._show_read(read)
@@ -201,10 +223,14 @@ class EnvEditor(QWidget):
 
     def _show_read(self, read: StoresRead) -> None:
         self.snapshots = dict(read.snapshots)
-        self.about.setText("\n".join(f"Note: {line}" for line in read.about))
+        self.about.setText(
+            "\n".join(
+                translate("EnvEditor", "Note: {note}").format(note=line) for line in read.about
+            )
+        )
         self.about.setVisible(bool(read.about))
         for error in read.errors:  # logs each detail; the problems are shown together below
-            self.status.show_error(error, READING)
+            self.status.show_error(error, translate("EnvEditor", READING))
         problems = [s.problem for s in self.snapshots.values() if s.problem]
         if problems:  # otherwise what is shown (a change staged meanwhile, say) stays
             self.status.show_message(" ".join([*problems, *read.notes]), error=True)
@@ -230,12 +256,15 @@ class EnvEditor(QWidget):
         value: an empty value (environment.d cannot hold one) or a variable that can break
         the next login (the CLI writes those only with --force)."""
         if value == "":
-            return (
-                f"Refused: {empty_value_refusal(name)}, or Remove {name} here; nothing was changed."
-            )
+            return translate(
+                "EnvEditor", "Refused: {reason}, or Remove {name} here; nothing was changed."
+            ).format(reason=empty_value_refusal(name), name=name)
         danger = self.catalogue.danger(name, value, self.platform)
         if danger is not None:
-            return f"Refused: {danger} The editor never writes such a value; nothing was changed."
+            return translate(
+                "EnvEditor",
+                "Refused: {danger} The editor never writes such a value; nothing was changed.",
+            ).format(danger=danger)
         return None
 
     def verdict_for(self, name: str) -> Verdict | None:
@@ -243,7 +272,7 @@ class EnvEditor(QWidget):
         if name in self.staged:
             value = self.staged[name]
             if value is None:
-                return Verdict(Status.VALID, "Will be unset.")
+                return Verdict(Status.VALID, translate("EnvEditor", "Will be unset."))
             refused = self.refusal(name, value)
             if refused is not None:
                 return Verdict(Status.INVALID, refused)
@@ -272,15 +301,20 @@ class EnvEditor(QWidget):
     def _on_table_selection_changed(self) -> None:
         name = self.selected_name()
         if name is None:
-            self.details.setText("Select a variable to see what it does.")
+            self.details.setText(translate("EnvEditor", "Select a variable to see what it does."))
         else:
             verdict = self.verdict_for(name)
-            note = f"\n\nCheck: {verdict.message}" if verdict and verdict.message else ""
+            note = (
+                "\n\n" + translate("EnvEditor", "Check: {message}").format(message=verdict.message)
+                if verdict and verdict.message
+                else ""
+            )
             text = html.escape(self.catalogue.describe(name, sources=False) + note)
             info = self.catalogue.lookup(name)
             links = sources_html(self.catalogue.source_texts(name))
             if info is not None and links:
-                links += f" ({info.status})"
+                status = KNOWLEDGE_WORDS.get(info.status, info.status)
+                links += " ({})".format(translate("EnvEditor", status))
             self.details.setText(text.replace("\n", "<br>") + (f"<br>{links}" if links else ""))
         self._update_buttons()
 
@@ -297,7 +331,9 @@ class EnvEditor(QWidget):
         self.apply_button.setEnabled(idle and staged and valid and bool(self.target_keys()))
         self.undo_button.setEnabled(idle and self.undoable is not None)
         self.undo_button.setToolTip(
-            f"Undo {self.undoable}" if self.undoable is not None else "Nothing to undo yet."
+            translate("EnvEditor", "Undo {what}").format(what=self.undoable)
+            if self.undoable is not None
+            else translate("EnvEditor", "Nothing to undo yet.")
         )
         if self.read_only:
             for button in (self.add_button, self.edit_button, self.remove_button):
@@ -315,7 +351,7 @@ class EnvEditor(QWidget):
         written until Apply. Used by the Setup checklist's Fix buttons. In demo mode
         nothing is staged: the status line says why."""
         if self.read_only:
-            self.status.show_message(DEMO_READ_ONLY)
+            self.status.show_message(translate("EnvEditor", DEMO_READ_ONLY))
             return
         self.staged[name] = value
         self._refresh()
@@ -324,8 +360,16 @@ class EnvEditor(QWidget):
         if verdict is not None and not verdict.accepted:
             self.status.show_message(verdict.message, error=True)
         else:
-            what = f"unset {name}" if value is None else f"{name}={value}"
-            self.status.show_message(f"Staged: {what}. Review with Preview changes, then Apply.")
+            what = (
+                translate("EnvEditor", "unset {name}").format(name=name)
+                if value is None
+                else f"{name}={value}"
+            )
+            self.status.show_message(
+                translate(
+                    "EnvEditor", "Staged: {what}. Review with Preview changes, then Apply."
+                ).format(what=what)
+            )
 
     def discard(self) -> None:
         self.staged.clear()
@@ -379,7 +423,11 @@ class EnvEditor(QWidget):
         for key in self.target_keys():
             snapshot = self.snapshots.get(key)
             if snapshot is None:
-                raise PanelError(f"{self.stores[key].label} has not been read yet; try again.")
+                raise PanelError(
+                    translate("EnvEditor", "{store} has not been read yet; try again.").format(
+                        store=translate("stores", self.stores[key].label)
+                    )
+                )
             if snapshot.problem:
                 raise PanelError(snapshot.problem)
             plans.append(self.stores[key].plan(snapshot, changes))
@@ -390,17 +438,21 @@ class EnvEditor(QWidget):
         Path near its length limit, a %NAME% that will not expand at logon)."""
         plans = [plan for plan in self.plans() if plan.changed]
         parts = [plan.diff for plan in plans]
-        text = "\n".join(parts) if parts else "Nothing would change."
-        warnings = [f"Warning: {warning}" for plan in plans for warning in plan.warnings]
+        text = "\n".join(parts) if parts else translate("EnvEditor", "Nothing would change.")
+        warnings = [
+            translate("EnvEditor", "Warning: {warning}").format(warning=warning)
+            for plan in plans
+            for warning in plan.warnings
+        ]
         return "\n\n".join([*warnings, text])
 
     def show_preview(self) -> None:
         try:
             text = self.preview_text()
         except PanelError as exc:
-            self.status.show_error(exc, "Previewing the changes")
+            self.status.show_error(exc, translate("EnvEditor", "Previewing the changes"))
             return
-        dialog = DiffDialog(text, "Changes to be written", self)
+        dialog = DiffDialog(text, translate("EnvEditor", "Changes to be written"), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
 
@@ -409,39 +461,39 @@ class EnvEditor(QWidget):
         follows. False when nothing started (a refused plan, or busy). Failures change
         nothing."""
         if self.read_only:
-            self.status.show_message(DEMO_READ_ONLY)
+            self.status.show_message(translate("EnvEditor", DEMO_READ_ONLY))
             return False
         if self.busy:
             return False  # the plans would be made from snapshots about to change
         try:
             plans = self.plans()
         except PanelError as exc:
-            self.status.show_error(exc, APPLYING)
+            self.status.show_error(exc, translate("EnvEditor", APPLYING))
             return False
         stores, written = dict(self.stores), dict(self.staged)
 
         def work() -> tuple[ApplyResult, StoresRead, str | None]:
             return apply_plans(stores, plans), read_stores(stores), last_apply()
 
+        doing = translate("EnvEditor", APPLYING)
         return self.status.run(
-            APPLYING,
-            work,
-            lambda outcome, error: self._on_written(outcome, error, APPLYING, written),
+            doing, work, lambda outcome, error: self._on_written(outcome, error, doing, written)
         )
 
     def undo(self) -> bool:
         """Start undoing the last apply; ``write_finished(ok)`` follows (False: busy, or
         demo mode)."""
         if self.read_only:
-            self.status.show_message(DEMO_READ_ONLY)
+            self.status.show_message(translate("EnvEditor", DEMO_READ_ONLY))
             return False
         stores = dict(self.stores)
 
         def work() -> tuple[ApplyResult, StoresRead, str | None]:
             return undo_last(stores), read_stores(stores), last_apply()
 
+        doing = translate("EnvEditor", UNDOING)
         return self.status.run(
-            UNDOING, work, lambda outcome, error: self._on_written(outcome, error, UNDOING, {})
+            doing, work, lambda outcome, error: self._on_written(outcome, error, doing, {})
         )
 
     def _on_written(
@@ -466,9 +518,11 @@ class EnvEditor(QWidget):
         self._refresh()
         if not any(snapshot.problem for snapshot in read.snapshots.values()):
             if windows_store.TARGET in result.targets:
-                text = f"{result.message} {windows_store.APPLY_NOTE}"
+                note = translate("windows", windows_store.APPLY_NOTE)
+                text = f"{result.message} {note}"
             else:
-                text = result.message + (APPLY_NOTE if written else "")
+                note = translate("EnvEditor", APPLY_NOTE)
+                text = result.message + (f" {note}" if written else "")
             self.status.show_message(" ".join([text, *result.notes]))
         self.write_finished.emit(True)
         self.applied.emit()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import re
 
+from rocmpanel.base.i18n import translate
+
 _COMMIT_RES = (
     re.compile(r",?\s*\bcommit [0-9a-f]{7,40}\b"),  # "flag.h, commit 058954eb"
     re.compile(r"\bgit [0-9a-f]{7,40}\b,?\s*"),  # "(git a1cb3cc0, built ...)"
@@ -63,4 +65,6 @@ def sources_html(sources: list[str]) -> str:
     """ "Sources: " and every source linked, one after another ("" when there are none)."""
     if not sources:
         return ""
-    return "Sources: " + " · ".join(source_html(s) for s in sources)
+    return translate("sources", "Sources: {sources}").format(
+        sources=" · ".join(source_html(s) for s in sources)
+    )

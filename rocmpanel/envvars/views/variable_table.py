@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.envvars.catalogue import Catalogue, Verdict
 from rocmpanel.envvars.store import EnvStore, StoreSnapshot
 from rocmpanel.envvars.views.table_items import staged_item, status_item, value_item
@@ -45,7 +46,7 @@ class VariableTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().setVisible(False)
         self.setAlternatingRowColors(True)
-        self.setAccessibleName("Environment variables")
+        self.setAccessibleName(translate("VariableTable", "Environment variables"))
 
     def show_rows(
         self,
@@ -59,17 +60,26 @@ class VariableTable(QTableWidget):
         No selection signal is sent while the rows are rebuilt."""
         selected = self.selected_name()
         keys = list(self.stores)
-        headers = ["Variable", "This process", *[self.stores[k].label for k in keys], "Status"]
+        headers = [
+            translate("VariableTable", "Variable"),
+            translate("VariableTable", "This process"),
+            *[translate("stores", self.stores[k].label) for k in keys],
+            translate("VariableTable", "Status"),
+        ]
         self.blockSignals(True)
         self.clear()
         self.setColumnCount(len(headers))
         self.setHorizontalHeaderLabels(headers)
         for column, key in enumerate(keys, start=2):
             header_item = self.horizontalHeaderItem(column)
-            tip = [self.stores[key].target(), self.stores[key].help]
+            tip = [self.stores[key].target(), translate("stores", self.stores[key].help)]
             snapshot = snapshots.get(key)
             if snapshot is not None and snapshot.problem:
-                tip.append("Problem: " + snapshot.problem)
+                tip.append(
+                    translate("VariableTable", "Problem: {problem}").format(
+                        problem=snapshot.problem
+                    )
+                )
             if header_item is not None:
                 header_item.setToolTip("\n".join(tip))
         self.setRowCount(len(names))
@@ -101,7 +111,9 @@ class VariableTable(QTableWidget):
         if self.catalogue.lookup(name) is None:
             name_item.setForeground(QBrush(QColor("#555555")))
         self.setItem(row, 0, name_item)
-        self.setItem(row, 1, value_item(self.environ.get(name), "not set"))
+        self.setItem(
+            row, 1, value_item(self.environ.get(name), translate("VariableTable", "not set"))
+        )
         for column, key in enumerate(keys, start=2):
             snapshot = snapshots.get(key)
             current = snapshot.values.get(name) if snapshot is not None else None

@@ -11,6 +11,7 @@ import time
 
 from PySide6.QtWidgets import QLabel, QListWidget, QStyle, QSystemTrayIcon, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.monitor.alerts import Alert
 
 MAX_ALERTS_SHOWN = 200
@@ -29,9 +30,11 @@ class AlertPanel:
         )
         self.banner.hide()
         self.list = QListWidget()
-        self.list.setAccessibleName("Alerts")
-        self.list.setToolTip("Alerts raised since the panel started (newest first)")
-        self.label = QLabel("Alerts: none so far")
+        self.list.setAccessibleName(translate("AlertPanel", "Alerts"))
+        self.list.setToolTip(
+            translate("AlertPanel", "Alerts raised since the panel started (newest first)")
+        )
+        self.label = QLabel(translate("AlertPanel", "Alerts: none so far"))
 
     def show_alert(self, alert: Alert, *, desktop: bool) -> None:
         stamp = time.strftime("%H:%M:%S", time.localtime(alert.t))
@@ -39,7 +42,9 @@ class AlertPanel:
         while self.list.count() > MAX_ALERTS_SHOWN:
             self.list.takeItem(self.list.count() - 1)
         self.banner.setText(f"⚠ {stamp}  {alert.message}")
-        self.label.setText(f"Alerts: {self.list.count()}")
+        self.label.setText(
+            translate("AlertPanel", "Alerts: {count}").format(count=self.list.count())
+        )
         self.banner.show()
         if desktop:
             self._notify_desktop(alert.message)
@@ -52,7 +57,7 @@ class AlertPanel:
             if icon.isNull():
                 icon = self._owner.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
             self._tray = QSystemTrayIcon(icon, self._owner)
-            self._tray.setToolTip("rocmpanel telemetry alerts")
+            self._tray.setToolTip(translate("AlertPanel", "rocmpanel telemetry alerts"))
             self._tray.show()
         self._tray.showMessage("rocmpanel", message, QSystemTrayIcon.MessageIcon.Warning, 10_000)
 

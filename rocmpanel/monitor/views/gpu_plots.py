@@ -31,7 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.units import GIB, MIB, format_gib
+from rocmpanel.monitor.alerts import sensor_name
 from rocmpanel.monitor.history import Window
 from rocmpanel.monitor.pdh_source import NO_DATA
 from rocmpanel.monitor.sample import GpuSample
@@ -39,26 +41,58 @@ from rocmpanel.monitor.sample import GpuSample
 # Colours that read on light and dark themes alike.
 COLOURS = ("#e4572e", "#2e86ab", "#8ac926", "#b07aa1", "#f2a541")
 
-# (plot id, title, unit, ((series, label), ...), fixed y range or None)
+# (plot id, title, unit, ((series, label), ...), fixed y range or None); titles and labels
+# are translated where shown.
 PLOTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...], tuple[float, float] | None], ...] = (
     (
         "util",
-        "Utilisation",
+        QT_TRANSLATE_NOOP("GpuPanel", "Utilisation"),
         "%",
-        (("busy_percent", "GPU busy"), ("mem_busy_percent", "memory bandwidth")),
+        (
+            ("busy_percent", QT_TRANSLATE_NOOP("GpuPanel", "GPU busy")),
+            ("mem_busy_percent", QT_TRANSLATE_NOOP("GpuPanel", "memory bandwidth")),
+        ),
         (0.0, 100.0),
     ),
-    ("memory", "Memory", "GiB", (("vram_used_mib", "VRAM"), ("gtt_used_mib", "GTT")), None),
     (
-        "temp",
-        "Temperature",
-        "°C",
-        (("temp_edge_c", "edge"), ("temp_junction_c", "junction"), ("temp_mem_c", "mem")),
+        "memory",
+        QT_TRANSLATE_NOOP("GpuPanel", "Memory"),
+        "GiB",
+        (("vram_used_mib", "VRAM"), ("gtt_used_mib", "GTT")),
         None,
     ),
-    ("power", "Power", "W", (("power_w", "power"),), None),
-    ("clock", "Clocks", "MHz", (("sclk_mhz", "sclk"), ("mclk_mhz", "mclk")), None),
-    ("fan", "Fan", "rpm", (("fan_rpm", "fan"),), None),
+    (
+        "temp",
+        QT_TRANSLATE_NOOP("GpuPanel", "Temperature"),
+        "°C",
+        (
+            ("temp_edge_c", QT_TRANSLATE_NOOP("GpuPanel", "edge")),
+            ("temp_junction_c", QT_TRANSLATE_NOOP("GpuPanel", "junction")),
+            ("temp_mem_c", QT_TRANSLATE_NOOP("GpuPanel", "mem")),
+        ),
+        None,
+    ),
+    (
+        "power",
+        QT_TRANSLATE_NOOP("GpuPanel", "Power"),
+        "W",
+        (("power_w", QT_TRANSLATE_NOOP("GpuPanel", "power")),),
+        None,
+    ),
+    (
+        "clock",
+        QT_TRANSLATE_NOOP("GpuPanel", "Clocks"),
+        "MHz",
+        (("sclk_mhz", "sclk"), ("mclk_mhz", "mclk")),
+        None,
+    ),
+    (
+        "fan",
+        QT_TRANSLATE_NOOP("GpuPanel", "Fan"),
+        "rpm",
+        (("fan_rpm", QT_TRANSLATE_NOOP("GpuPanel", "fan")),),
+        None,
+    ),
 )
 # The least top of each y axis without a fixed range (its unit): a flat or empty series
 # still gets a readable axis from 0. Limits (VRAM total, crit, power cap) raise it.
@@ -74,7 +108,7 @@ _UNITS = {series: unit for _, _, unit, items, _ in PLOTS for series, _ in items}
 
 
 def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
-    """A figure for display; None is "n/a"."""
+    """A figure for display; None is "n/a" (the same in every language)."""
     return "n/a" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
 
 
@@ -101,7 +135,7 @@ def ago_text(seconds_ago: float) -> str:
     """A tick label for a time before now: "now", "-45 s", "-10 min", "-2 h"."""
     ago = -seconds_ago
     if abs(ago) < 0.5:
-        return "now"
+        return translate("AgoAxis", "now")
     if ago < 120:
         return f"-{ago:.0f} s"
     if ago < 7200:
@@ -156,36 +190,40 @@ class GpuHeader(QFrame):
         if g.link:
             parts.append(f"PCIe {g.link}")
         if g.perf_level:
-            parts.append(f"perf level {g.perf_level}")
+            parts.append(translate("GpuHeader", "perf level {level}").format(level=g.perf_level))
         self.details.setText("  ·  ".join(parts))
         missing = dict(g.invalid).get(NO_DATA)
         if missing is not None:  # the source read nothing this tick: say why, show no figures
-            self.state.setText("no data")
+            self.state.setText(translate("GpuHeader", "no data"))
             self.state.setStyleSheet("color: #b03a2e; font-weight: bold;")
             self.figures.setText(missing[:1].upper() + missing[1:])
             return
         if g.asleep:
-            self.state.setText("asleep (not woken)")
+            self.state.setText(translate("GpuHeader", "asleep (not woken)"))
             self.state.setStyleSheet("color: #2e86ab; font-weight: bold;")
         else:
-            self.state.setText("active")
+            self.state.setText(translate("GpuHeader", "active"))
             self.state.setStyleSheet("color: #3a8a1f; font-weight: bold;")
         temps = "  ".join(
-            f"{label} {fmt(g.temp_c(sensor), '°C')}"
-            for sensor, label in (("edge", "edge"), ("junction", "junction"), ("mem", "mem"))
+            f"{sensor_name(sensor)} {fmt(g.temp_c(sensor), '°C')}"
+            for sensor in ("edge", "junction", "mem")
         )
         fan = fmt(g.fan_rpm, "rpm")
         if g.fan_percent is not None:
             fan += f" ({g.fan_percent:.0f} %)"
         items = [
-            f"Busy {fmt(g.busy_percent, '%')}",
-            f"Mem bandwidth {fmt(g.mem_busy_percent, '%')}",
+            translate("GpuHeader", "Busy {value}").format(value=fmt(g.busy_percent, "%")),
+            translate("GpuHeader", "Mem bandwidth {value}").format(
+                value=fmt(g.mem_busy_percent, "%")
+            ),
             f"VRAM {format_gib(g.vram_used_bytes)} / {format_gib(g.vram_total_bytes)}",
             f"GTT {format_gib(g.gtt_used_bytes)} / {format_gib(g.gtt_total_bytes)}",
             temps,
-            f"Power {fmt(g.power_w, 'W')} / {fmt(g.power_cap_w, 'W')}",
+            translate("GpuHeader", "Power {value} / {cap}").format(
+                value=fmt(g.power_w, "W"), cap=fmt(g.power_cap_w, "W")
+            ),
             f"sclk {fmt(g.sclk_mhz, 'MHz')}  mclk {fmt(g.mclk_mhz, 'MHz')}",
-            f"Fan {fan}",
+            translate("GpuHeader", "Fan {value}").format(value=fan),
         ]
         self.figures.setText(figures_line(items))
 
@@ -211,10 +249,13 @@ class GpuPanel(QFrame):
         self.graphics.setMinimumHeight(360)
         self.graphics.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # Esc ends a zoom
         self.graphics.setToolTip(
-            "Wheel: scroll the GPU list. Ctrl+wheel, or click then wheel: zoom in time. "
-            "Double click: the whole window."
+            translate(
+                "GpuPanel",
+                "Wheel: scroll the GPU list. Ctrl+wheel, or click then wheel: zoom in time. "
+                "Double click: the whole window.",
+            )
         )
-        self.readout = QLabel("Move the mouse over a plot to read values.")
+        self.readout = QLabel(translate("GpuPanel", "Move the mouse over a plot to read values."))
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 6)
@@ -265,10 +306,10 @@ class GpuPanel(QFrame):
             # would show different ranges; every plot gets the same range instead. See
             # https://github.com/pyqtgraph/pyqtgraph/blob/master/pyqtgraph/graphicsItems/ViewBox/ViewBox.py
             legend = "  ".join(
-                f"<span style='color:{COLOURS[i]}'>■ {label}</span>"
+                f"<span style='color:{COLOURS[i]}'>■ {translate('GpuPanel', label)}</span>"
                 for i, (_, label) in enumerate(series)
             )
-            self._titles[plot_id] = f"<b>{title}</b> ({unit})  {legend}"
+            self._titles[plot_id] = f"<b>{translate('GpuPanel', title)}</b> ({unit})  {legend}"
             plot.setTitle(self._titles[plot_id], color=foreground.name(), size="9pt")
             for i, (name, _) in enumerate(series):
                 curve = pg.PlotCurveItem(pen=pg.mkPen(COLOURS[i], width=1.5))
@@ -414,7 +455,8 @@ class GpuPanel(QFrame):
         self._missing[plot_id] = missing
         title = self._titles[plot_id]
         if missing:
-            title += "  <span style='color:gray'>— not reported by this GPU</span>"
+            missing_text = translate("GpuPanel", "not reported by this GPU")
+            title += f"  <span style='color:gray'>— {missing_text}</span>"
         self.plots[plot_id].setTitle(title, color=self._title_colour, size="9pt")
 
     def _set_limits(self, g: GpuSample) -> None:
@@ -457,7 +499,7 @@ class GpuPanel(QFrame):
         """The readout text for the sample nearest to time ``t``."""
         window = self._window
         if window is None or not len(window.times):
-            return "No data yet."
+            return translate("GpuPanel", "No data yet.")
         i = int(np.clip(np.searchsorted(window.times, t), 0, len(window.times) - 1))
         if i > 0 and abs(window.times[i - 1] - t) < abs(window.times[i] - t):
             i -= 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.monitor.sample import GpuIdentity
@@ -21,7 +22,7 @@ from rocmpanel.monitor.sampler import SamplerThread
 from rocmpanel.monitor.source import FoundGpus
 from rocmpanel.monitor.source_factory import identity_of
 
-LOOKING = "Looking for GPUs…"
+LOOKING = QT_TRANSLATE_NOOP("GpuRoster", "Looking for GPUs…")
 
 
 def gpus_of(inventory: Inventory) -> tuple[GpuIdentity, ...]:
@@ -79,11 +80,13 @@ class GpuRoster(QObject):
         if self.identities:
             return ""
         if self.waiting:
-            return LOOKING
+            return translate("GpuRoster", LOOKING)
         if self.found is None or self._unanswered:
             return ""  # the answer to the newest request decides
-        note = self.found.note or "No AMD GPU found."
-        return f"{note} Host telemetry is still shown above."
+        note = self.found.note or translate("GpuRoster", "No AMD GPU found.")
+        return translate("GpuRoster", "{reason} Host telemetry is still shown above.").format(
+            reason=note
+        )
 
     def _request(self, gpus: tuple[GpuIdentity, ...] | None) -> None:
         self.waiting = False

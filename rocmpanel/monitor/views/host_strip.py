@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import MIB, format_gib
 from rocmpanel.monitor.history import Window
 from rocmpanel.monitor.sample import HostSample
@@ -24,7 +25,7 @@ class HostStrip(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 2, 8, 2)
-        self.label = QLabel("Host: waiting for the first sample…")
+        self.label = QLabel(translate("HostStrip", "Host: waiting for the first sample…"))
         self.label.setWordWrap(True)
         layout.addWidget(self.label, 3)
         self.axis = AgoAxis(orientation="bottom")
@@ -45,7 +46,9 @@ class HostStrip(QFrame):
         self.ram_curve = pg.PlotCurveItem(pen=pg.mkPen(COLOURS[1], width=1.2))
         self.plot.addItem(self.cpu_curve)
         self.plot.addItem(self.ram_curve)
-        self.plot.setToolTip("CPU % (red) and RAM % (blue) over the selected time window")
+        self.plot.setToolTip(
+            translate("HostStrip", "CPU % (red) and RAM % (blue) over the selected time window")
+        )
         layout.addWidget(self.plot, 2)
         self._x_span: float | None = None
 
@@ -56,10 +59,19 @@ class HostStrip(QFrame):
         load = " ".join(f"{v:.2f}" for v in h.load_avg) if h.load_avg else "n/a"
         cpu = "n/a" if h.cpu_percent is None else f"{h.cpu_percent:.0f} %"
         self.label.setText(
-            f"<b>Host</b>  CPU {cpu}  <span style='color:gray'>(cores: {cores})</span>   "
-            f"RAM {format_gib(h.ram_used_bytes)} / {format_gib(h.ram_total_bytes)}   "
-            f"swap {format_gib(h.swap_used_bytes)} / {format_gib(h.swap_total_bytes)}   "
-            f"load {load}"
+            translate(
+                "HostStrip",
+                "<b>Host</b>  CPU {cpu}  <span style='color:gray'>(cores: {cores})</span>   "
+                "RAM {ram_used} / {ram_total}   swap {swap_used} / {swap_total}   load {load}",
+            ).format(
+                cpu=cpu,
+                cores=cores,
+                ram_used=format_gib(h.ram_used_bytes),
+                ram_total=format_gib(h.ram_total_bytes),
+                swap_used=format_gib(h.swap_used_bytes),
+                swap_total=format_gib(h.swap_total_bytes),
+                load=load,
+            )
         )
 
     def redraw(self, window: Window, t_from: float, t_to: float, ram_total: int | None) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
 from rocmpanel.monitor.sample import Sample
@@ -55,7 +56,7 @@ class LazyHistory(QObject):
 
     def _on_module_loaded(self, _module: object, error: BaseException | None) -> None:
         if error is not None:
-            report(error, "Loading the telemetry history")
+            report(error, translate("LazyHistory", "Loading the telemetry history"))
             return
         self.ensure()
 

@@ -37,10 +37,11 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.units import format_gib
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
-from rocmpanel.monitor.alerts import AlertRules
+from rocmpanel.monitor.alerts import AlertRules, sensor_name
 from rocmpanel.monitor.nodes import (
     LoadedNodes,
     NodeSpec,
@@ -64,8 +65,16 @@ if TYPE_CHECKING:
 POLL_MS = 5000
 PLOT_WINDOW_S = 600.0
 MAX_POINTS = 800
-COLUMNS = ("Node", "GPU", "State", "Utilisation", "VRAM used / total", "Temperature", "Power",
-           "ECC corr. / uncorr.")  # fmt: skip
+COLUMNS = (
+    QT_TRANSLATE_NOOP("NodesView", "Node"),
+    QT_TRANSLATE_NOOP("NodesView", "GPU"),
+    QT_TRANSLATE_NOOP("NodesView", "State"),
+    QT_TRANSLATE_NOOP("NodesView", "Utilisation"),
+    QT_TRANSLATE_NOOP("NodesView", "VRAM used / total"),
+    QT_TRANSLATE_NOOP("NodesView", "Temperature"),
+    QT_TRANSLATE_NOOP("NodesView", "Power"),
+    QT_TRANSLATE_NOOP("NodesView", "ECC corr. / uncorr."),
+)
 TABLE_ROWS = 4  # rows the table keeps on a 1280x820 window; the plots scroll below it
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -77,8 +86,7 @@ def _num(value: float | None, unit: str) -> str:
 def gpu_cells(gpu: RemoteGpu) -> tuple[str, ...]:
     """The figures of one GPU's row, as shown (State first)."""
     g = gpu.sample
-    temps = [(label, g.temp_c(sensor)) for label, sensor in
-             (("edge", "edge"), ("junction", "junction"), ("mem", "mem"))]  # fmt: skip
+    temps = [(sensor_name(sensor), g.temp_c(sensor)) for sensor in ("edge", "junction", "mem")]
     temp = "  ".join(f"{label} {t:.0f} °C" for label, t in temps if t is not None) or "n/a"
     power = _num(g.power_w, "W")
     if g.power_w is not None and g.power_cap_w:
@@ -86,7 +94,11 @@ def gpu_cells(gpu: RemoteGpu) -> tuple[str, ...]:
     errors = "n/a"
     if gpu.ecc_correctable is not None or gpu.ecc_uncorrectable is not None:
         errors = f"{_count(gpu.ecc_correctable)} / {_count(gpu.ecc_uncorrectable)}"
-    state = "up" if gpu.healthy is not False else "up, UNHEALTHY (exporter's health check)"
+    state = (
+        translate("NodesView", "up")
+        if gpu.healthy is not False
+        else translate("NodesView", "up, UNHEALTHY (exporter's health check)")
+    )
     return (
         state,
         _num(g.busy_percent, "%"),
@@ -120,6 +132,7 @@ class NodesView(QWidget):
         self.panel: GpuPanel | None = None
         self._selected: tuple[str, str] | None = None  # (node, GPU key)
         self._just_added: str | None = None  # its first poll replaces "reading it…"
+        self._reading_message = ""  # that message, as shown
         self._polling = False
         self._saving = False
         self._save_again = False
@@ -133,31 +146,37 @@ class NodesView(QWidget):
     # -- layout -------------------------------------------------------------------------
     def _build(self) -> None:
         intro = QLabel(
-            f"Other machines' GPUs, read every {self._interval_ms / 1000:g} s from their "
-            "Prometheus pages: AMD's GPU metrics exporter (http://HOST:5000/metrics) or "
-            "'rocmpanel telemetry --prometheus HOST:9400' (no AMD GPU needed here)."
+            translate(
+                "NodesView",
+                "Other machines' GPUs, read every {seconds} s from their Prometheus pages: "
+                "AMD's GPU metrics exporter (http://HOST:5000/metrics) or "
+                "'rocmpanel telemetry --prometheus HOST:9400' (no AMD GPU needed here).",
+            ).format(seconds=f"{self._interval_ms / 1000:g}")
         )
         intro.setWordWrap(True)
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("http://node1:5000/metrics")
-        self.url_edit.setAccessibleName("Node URL")
+        self.url_edit.setAccessibleName(translate("NodesView", "Node URL"))
         self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText("name (optional)")
-        self.name_edit.setAccessibleName("Node name")
+        self.name_edit.setPlaceholderText(translate("NodesView", "name (optional)"))
+        self.name_edit.setAccessibleName(translate("NodesView", "Node name"))
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("API key (optional)")
-        self.key_edit.setAccessibleName("Node API key")
-        self.add_button = QPushButton("&Add node")
+        self.key_edit.setPlaceholderText(translate("NodesView", "API key (optional)"))
+        self.key_edit.setAccessibleName(translate("NodesView", "Node API key"))
+        self.add_button = QPushButton(translate("NodesView", "&Add node"))
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.url_edit.returnPressed.connect(self._on_add_button_clicked)
-        self.remove_button = QPushButton("&Remove node")
-        self.remove_button.setToolTip("Remove the node of the selected row from the list")
+        self.remove_button = QPushButton(translate("NodesView", "&Remove node"))
+        self.remove_button.setToolTip(
+            translate("NodesView", "Remove the node of the selected row from the list")
+        )
         self.remove_button.clicked.connect(self._on_remove_button_clicked)
-        self.poll_button = QPushButton("Read no&w")  # Alt+N is the Monitor's Nodes tab
+        # Alt+N is the Monitor's Nodes tab.
+        self.poll_button = QPushButton(translate("NodesView", "Read no&w"))
         self.poll_button.clicked.connect(self.poll_now)
         form = QHBoxLayout()
-        url_label = QLabel("&URL:")
+        url_label = QLabel(translate("NodesView", "&URL:"))
         url_label.setBuddy(self.url_edit)
         for widget in (url_label, self.url_edit):
             form.addWidget(widget)
@@ -167,19 +186,22 @@ class NodesView(QWidget):
         form.addWidget(self.remove_button)
         form.addWidget(self.poll_button)
         self.key_note = QLabel(
-            f"Keys are saved with the list in {nodes_file()}, readable only by you (mode "
-            "0600); they are sent only to their own node."
+            translate(
+                "NodesView",
+                "Keys are saved with the list in {path}, readable only by you (mode 0600); "
+                "they are sent only to their own node.",
+            ).format(path=nodes_file())
         )
         self.key_note.setWordWrap(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setAccessibleName("Nodes status")
+        self.message.setAccessibleName(translate("NodesView", "Nodes status"))
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([translate("NodesView", c) for c in COLUMNS])
         ecc_header = self.table.horizontalHeaderItem(len(COLUMNS) - 1)
         if ecc_header is not None:
-            ecc_header.setToolTip("ECC errors: corrected / uncorrected")
-        self.table.setAccessibleName("Nodes and their GPUs")
+            ecc_header.setToolTip(translate("NodesView", "ECC errors: corrected / uncorrected"))
+        self.table.setAccessibleName(translate("NodesView", "Nodes and their GPUs"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -195,7 +217,9 @@ class NodesView(QWidget):
         row_h = self.table.verticalHeader().defaultSectionSize()
         header_h = self.table.horizontalHeader().sizeHint().height()
         self.table.setMinimumHeight(header_h + TABLE_ROWS * row_h + 4)
-        self.plot_placeholder = QLabel("Select a GPU in the table to see its history.")
+        self.plot_placeholder = QLabel(
+            translate("NodesView", "Select a GPU in the table to see its history.")
+        )
         self.plot_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plot_box = QWidget()
         self._plot_layout = QVBoxLayout(self.plot_box)
@@ -243,7 +267,7 @@ class NodesView(QWidget):
 
     def _on_nodes_loaded(self, loaded: LoadedNodes | None, error: BaseException | None) -> None:
         if error is not None:
-            report(error, "Reading the node list", label=self.message)
+            report(error, translate("NodesView", "Reading the node list"), label=self.message)
         elif loaded is not None:
             for spec in loaded.specs:
                 self.nodes.setdefault(spec.name, RemoteNode(spec, self._rules()))
@@ -264,18 +288,27 @@ class NodesView(QWidget):
             return
         name = check_name(self.name_edit.text(), url)
         if name in self.nodes:
-            self.message.setText(f"A node named {name} is already in the list: give another name.")
+            self.message.setText(
+                translate(
+                    "NodesView", "A node named {name} is already in the list: give another name."
+                ).format(name=name)
+            )
             self.name_edit.setFocus()
             return
         key = self.key_edit.text().strip() or None
         if key is not None and not key.isprintable():
-            self.message.setText("The key holds characters that cannot go in an HTTP header.")
+            self.message.setText(
+                translate("NodesView", "The key holds characters that cannot go in an HTTP header.")
+            )
             return
         self.add_node(NodeSpec(name, url, key))
         self.url_edit.clear()
         self.name_edit.clear()
         self.key_edit.clear()
-        self.message.setText(f"Added {name}; reading it…")
+        self._reading_message = translate("NodesView", "Added {name}; reading it…").format(
+            name=name
+        )
+        self.message.setText(self._reading_message)
         self._just_added = name
 
     def add_node(self, spec: NodeSpec) -> None:
@@ -290,7 +323,9 @@ class NodesView(QWidget):
         row = self.table.currentRow()
         item = self.table.item(row, 0) if row >= 0 else None
         if item is None:
-            self.message.setText("Select a row of the node to remove first.")
+            self.message.setText(
+                translate("NodesView", "Select a row of the node to remove first.")
+            )
             return
         self.remove_node(str(item.data(ROLE)[0]))
 
@@ -301,7 +336,7 @@ class NodesView(QWidget):
             self._show_panel(None)
         self._fill_table()
         self._save()
-        self.message.setText(f"Removed {name}.")
+        self.message.setText(translate("NodesView", "Removed {name}.").format(name=name))
 
     def _save(self) -> None:
         """Save on the pool, one save at a time (the last list wins)."""
@@ -316,7 +351,7 @@ class NodesView(QWidget):
     def _on_saved(self, _path: object, error: BaseException | None) -> None:
         self._saving = False
         if error is not None:
-            report(error, "Saving the node list", label=self.message)
+            report(error, translate("NodesView", "Saving the node list"), label=self.message)
         if self._save_again:
             self._save_again = False
             self._save()
@@ -338,7 +373,7 @@ class NodesView(QWidget):
         self._polling = False
         if error is not None:
             self._just_added = None
-            report(error, "Reading the other nodes", label=self.message)
+            report(error, translate("NodesView", "Reading the other nodes"), label=self.message)
             return
         desktop = self.ctx.settings.monitor.alert_desktop_notify if self.ctx else False
         for result in results or ():
@@ -364,13 +399,21 @@ class NodesView(QWidget):
             QTimer.singleShot(0, self.poll_now)  # added while an earlier poll ran
             return
         self._just_added = None
-        if node is None or self.message.text() != f"Added {name}; reading it…":
+        if node is None or self.message.text() != self._reading_message:
             return
         if node.status.state is NodeState.UP:
             count = len(node.gpus)
-            self.message.setText(f"Added {name}: {count} GPU{'s' if count != 1 else ''} read.")
+            if count == 1:
+                text = translate("NodesView", "Added {name}: 1 GPU read.")
+            else:
+                text = translate("NodesView", "Added {name}: {count} GPUs read.")
+            self.message.setText(text.format(name=name, count=count))
         else:
-            self.message.setText(f"Added {name}, but it does not answer: {node.status.error}")
+            self.message.setText(
+                translate("NodesView", "Added {name}, but it does not answer: {error}").format(
+                    name=name, error=node.status.error
+                )
+            )
 
     # -- table and plots ----------------------------------------------------------------
     def _fill_table(self) -> None:
@@ -396,7 +439,9 @@ class NodesView(QWidget):
             if ref == self._selected:
                 selected_row = r
         if not rows:
-            self.message.setText(self.message.text() or "No node yet: add one above.")
+            self.message.setText(
+                self.message.text() or translate("NodesView", "No node yet: add one above.")
+            )
         if selected_row >= 0:
             self.table.blockSignals(True)
             self.table.selectRow(selected_row)

@@ -14,10 +14,19 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.base.units import format_mib
 from rocmpanel.monitor.sample import ProcessSample
 
-COLUMNS = ("PID", "Process", "GPU", "VRAM", "GTT", "Engine %", "Source")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("ProcessModel", "PID"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Process"),
+    QT_TRANSLATE_NOOP("ProcessModel", "GPU"),
+    QT_TRANSLATE_NOOP("ProcessModel", "VRAM"),
+    QT_TRANSLATE_NOOP("ProcessModel", "GTT"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Engine %"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Source"),
+)
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -44,7 +53,7 @@ class ProcessModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
+            return translate("ProcessModel", COLUMNS[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -66,8 +75,12 @@ class ProcessModel(QAbstractTableModel):
             )
             return keys[col]
         if role == Qt.ItemDataRole.ToolTipRole:
-            engines = ", ".join(f"{k} {v:.1f} %" for k, v in p.engines) or "no engine counters"
-            return f"{p.name} (pid {p.pid}): {engines}"
+            engines = ", ".join(f"{k} {v:.1f} %" for k, v in p.engines) or translate(
+                "ProcessModel", "no engine counters"
+            )
+            return translate("ProcessModel", "{name} (pid {pid}): {engines}").format(
+                name=p.name, pid=p.pid, engines=engines
+            )
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -76,7 +89,11 @@ class ProcessModel(QAbstractTableModel):
         if col == 0:
             return str(p.pid)
         if col == 1:
-            return f"{p.name}  [rocmpanel job: {p.worker}]" if p.worker else p.name
+            if not p.worker:
+                return p.name
+            return translate("ProcessModel", "{name}  [rocmpanel job: {job}]").format(
+                name=p.name, job=p.worker
+            )
         if col == 2:
             return self.gpu_names.get(p.pci_slot or "", p.pci_slot or "n/a")
         if col == 3:
@@ -105,4 +122,4 @@ class ProcessTable(QTableView):
         self.verticalHeader().hide()
         self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.setAlternatingRowColors(True)
-        self.setAccessibleName("GPU processes")
+        self.setAccessibleName(translate("ProcessTable", "GPU processes"))

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -55,7 +56,7 @@ from rocmpanel.monitor.alerts import AlertMonitor, AlertRules
 from rocmpanel.monitor.pdh_source import CAPABILITIES as PDH_CAPABILITIES
 from rocmpanel.monitor.sample import GpuIdentity, Sample
 from rocmpanel.monitor.sampler import SamplerThread
-from rocmpanel.monitor.source import FoundGpus
+from rocmpanel.monitor.source import FoundGpus, source_name
 from rocmpanel.monitor.source_factory import LIVE_SYSFS
 from rocmpanel.monitor.views.alert_panel import AlertPanel
 from rocmpanel.monitor.views.gpu_roster import GpuRoster
@@ -75,29 +76,31 @@ log = logging.getLogger(__name__)
 REDRAW_MS = 100  # 10 fps, under the 15 fps ceiling
 MAX_POINTS = 800  # per curve per redraw: about one per pixel of a plot
 PLOTS_FALLBACK_MS = 250  # build the plots this long after the first show at the latest
-DEMO_WINDOW = "10 min"  # the plots' window in demo mode: the replayed minutes at a glance
+DEMO_WINDOW_S = 600.0  # the plots' window in demo mode: the replayed minutes at a glance
 
 
 def no_gpu_explanation(sysfs_root: Path, platform: str = sys.platform) -> str:
     """What the Monitor looked for and why it may have found nothing (shown under the
     reason when there is no GPU), and what still works."""
     if platform == "win32" and sysfs_root == LIVE_SYSFS:
-        looked = (
+        looked = translate(
+            "MonitorTab",
             "The Monitor reads AMD GPUs through Windows' GPU performance counters. None is "
             "listed when the machine has no AMD GPU, the AMD graphics driver is not "
-            "installed, or the counters cannot be read (the reason above says which)."
+            "installed, or the counters cannot be read (the reason above says which).",
         )
     else:
-        looked = (
-            f"The Monitor looks for GPUs driven by the amdgpu kernel driver under "
-            f"{sysfs_root / 'class' / 'drm'}. None is there when the machine has no AMD GPU, "
-            "the amdgpu driver is not loaded, or this is a virtual machine or container "
-            "without the GPU passed through."
-        )
-    return (
-        f"{looked} Still working: host CPU and memory telemetry above, and the Setup tab's "
-        "checklist."
+        looked = translate(
+            "MonitorTab",
+            "The Monitor looks for GPUs driven by the amdgpu kernel driver under {folder}. "
+            "None is there when the machine has no AMD GPU, the amdgpu driver is not loaded, "
+            "or this is a virtual machine or container without the GPU passed through.",
+        ).format(folder=sysfs_root / "class" / "drm")
+    still = translate(
+        "MonitorTab",
+        "Still working: host CPU and memory telemetry above, and the Setup tab's checklist.",
     )
+    return f"{looked} {still}"
 
 
 def _titled(label: QLabel, body: QWidget) -> QWidget:
@@ -189,7 +192,9 @@ class MonitorTab(QWidget):
         self.interval_spin = self.toolbar.interval_spin
         self.source_label = self.toolbar.source_label
 
-        self.host_placeholder = QLabel("Host: waiting for the first sample…")
+        self.host_placeholder = QLabel(
+            translate("HostStrip", "Host: waiting for the first sample…")
+        )
         self.alert_panel = AlertPanel(self)
         self.alert_banner = self.alert_panel.banner
         self.alert_list = self.alert_panel.list
@@ -200,10 +205,13 @@ class MonitorTab(QWidget):
         self.no_gpu_help = QLabel(no_gpu_explanation(self.sysfs_root))
         self.no_gpu_help.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_gpu_help.setWordWrap(True)
-        self.demo_button = QPushButton("Show a &demo")
+        self.demo_button = QPushButton(translate("MonitorTab", "Show a &demo"))
         self.demo_button.setToolTip(
-            "Open a second window that runs rocmpanel on recorded GPUs with a replayed "
-            "workload; this machine's settings stay as they are"
+            translate(
+                "MonitorTab",
+                "Open a second window that runs rocmpanel on recorded GPUs with a replayed "
+                "workload; this machine's settings stay as they are",
+            )
         )
         self.demo_button.clicked.connect(self._on_demo_button_clicked)
         self.no_gpu_box = QWidget()
@@ -226,7 +234,7 @@ class MonitorTab(QWidget):
         scroll.setWidget(self.gpu_area)
 
         self.process_table = ProcessTable()
-        self.process_label = QLabel("Processes using a GPU (yours only)")
+        self.process_label = QLabel(translate("MonitorTab", "Processes using a GPU (yours only)"))
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_titled(self.process_label, self.process_table))
         bottom.addWidget(_titled(self.alert_panel.label, self.alert_list))
@@ -239,17 +247,15 @@ class MonitorTab(QWidget):
 
         self._layout = QVBoxLayout(self)
         if self.ctx.demo:
-            index = self.window_combo.findText(DEMO_WINDOW)
-            if index >= 0:
-                self.window_combo.setCurrentIndex(index)
+            self.toolbar.select_window(DEMO_WINDOW_S)
         self._layout.addWidget(self.toolbar)
         self._layout.addWidget(self.host_placeholder)
         self._layout.addWidget(self.alert_banner)
         # Other machines' GPUs: built on first view (its history module imports numpy).
         self.pages = QTabWidget()
-        self.pages.setAccessibleName("Monitor pages")
-        self.pages.addTab(split, "This &machine")
-        self.pages.addTab(QWidget(), "&Nodes")
+        self.pages.setAccessibleName(translate("MonitorTab", "Monitor pages"))
+        self.pages.addTab(split, translate("MonitorTab", "This &machine"))
+        self.pages.addTab(QWidget(), translate("MonitorTab", "&Nodes"))
         self.nodes_view: NodesView | None = None
         self.pages.currentChanged.connect(self._on_pages_current_changed)
         self._layout.addWidget(self.pages, 1)
@@ -262,7 +268,7 @@ class MonitorTab(QWidget):
 
         self.nodes_view = NodesView(self.ctx)
         placeholder = self.pages.widget(1)
-        self.pages.insertTab(1, self.nodes_view, "&Nodes")
+        self.pages.insertTab(1, self.nodes_view, translate("MonitorTab", "&Nodes"))
         self.pages.removeTab(2)
         if placeholder is not None:
             placeholder.deleteLater()
@@ -320,10 +326,15 @@ class MonitorTab(QWidget):
         nothing = bool(text) and not self.roster.waiting
         self.no_gpu_help.setVisible(nothing)
         self.demo_button.setVisible(nothing and self.ctx.show_demo is not None)
-        where = "live" if self.sysfs_root == LIVE_SYSFS else str(self.sysfs_root)
+        live = self.sysfs_root == LIVE_SYSFS
+        where = translate("MonitorTab", "live") if live else str(self.sysfs_root)
         found = self.roster.found
-        source = found.capabilities.source if found else "…"
-        self.source_label.setText(f"{len(self.identities)} GPU(s) · {source} · {where}")
+        source = source_name(found.capabilities.source) if found else "…"
+        self.source_label.setText(
+            translate("MonitorTab", "{count} GPU(s) · {source} · {where}").format(
+                count=len(self.identities), source=source, where=where
+            )
+        )
         self.source_label.setToolTip(found.note if found else "")
         self._sync_panels()
 
@@ -362,7 +373,7 @@ class MonitorTab(QWidget):
     def _on_demo_history(self, past: list[Sample] | None, error: BaseException | None) -> None:
         held, self._held = self._held or [], None
         if error is not None:
-            report(error, "Replaying the demo's past minutes")
+            report(error, translate("MonitorTab", "Replaying the demo's past minutes"))
         first = held[0].t if held else float("inf")
         for sample in past or ():
             if sample.t < first:
@@ -398,10 +409,13 @@ class MonitorTab(QWidget):
         count = len(sample.processes)
         found = self.roster.found
         # Windows' PDH counters list every user's processes; /proc shows only yours.
-        whose = "all users" if found and found.capabilities == PDH_CAPABILITIES else "yours only"
-        self.process_label.setText(
-            f"Processes using a GPU ({whose}): {count if count else 'none right now'}"
-        )
+        if found and found.capabilities == PDH_CAPABILITIES:
+            text = translate("MonitorTab", "Processes using a GPU (all users): {count}")
+            none = translate("MonitorTab", "Processes using a GPU (all users): none right now")
+        else:
+            text = translate("MonitorTab", "Processes using a GPU (yours only): {count}")
+            none = translate("MonitorTab", "Processes using a GPU (yours only): none right now")
+        self.process_label.setText(text.format(count=count) if count else none)
         self.sampler.set_workers(self._worker_pids())
         self._dirty = True
 
@@ -410,7 +424,7 @@ class MonitorTab(QWidget):
         message = f"{type(error).__name__}: {error}"
         if message != self._last_failure:  # a failing tick repeats: report it once
             self._last_failure = message
-            report(error, "Reading telemetry")
+            report(error, translate("MonitorTab", "Reading telemetry"))
 
     def _worker_pids(self) -> dict[int, str]:
         try:
@@ -476,7 +490,7 @@ class MonitorTab(QWidget):
             self.ctx.settings.monitor.interval_ms = value
             self.ctx.settings.save()
         except (PanelError, ValueError) as exc:
-            report(exc, "Saving the sampling interval")
+            report(exc, translate("MonitorTab", "Saving the sampling interval"))
 
     # -- export -------------------------------------------------------------------------
     def _export_snapshot(self, seconds: float) -> Snapshot:
@@ -510,9 +524,13 @@ class MonitorTab(QWidget):
     def _on_export_done(self, path: Path, rows: int | None, error: BaseException | None) -> None:
         self.toolbar.export_button.setEnabled(True)
         if error is not None:
-            report(error, "Exporting telemetry")
+            report(error, translate("MonitorTab", "Exporting telemetry"))
             return
-        self.ctx.notify(f"Exported {rows} rows of telemetry to {path}")
+        self.ctx.notify(
+            translate("MonitorTab", "Exported {rows} rows of telemetry to {path}").format(
+                rows=rows, path=path
+            )
+        )
 
     @Slot(str, float)
     def _on_toolbar_export_requested(self, name: str, seconds: float) -> None:

@@ -15,14 +15,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rocmpanel.base.settings import MonitorSettings, option_of
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.monitor.interval import MAX_INTERVAL_MS, MIN_INTERVAL_MS
 
+# (label, seconds): the label is translated where shown; code finds a window by seconds.
 WINDOWS: tuple[tuple[str, float], ...] = (
-    ("1 min", 60.0),
-    ("10 min", 600.0),
-    ("1 h", 3600.0),
-    ("24 h", 86400.0),
+    (QT_TRANSLATE_NOOP("MonitorToolbar", "1 min"), 60.0),
+    (QT_TRANSLATE_NOOP("MonitorToolbar", "10 min"), 600.0),
+    (QT_TRANSLATE_NOOP("MonitorToolbar", "1 h"), 3600.0),
+    (QT_TRANSLATE_NOOP("MonitorToolbar", "24 h"), 86400.0),
 )
 
 
@@ -38,37 +39,46 @@ class MonitorToolbar(QWidget):
         super().__init__(parent)
         bar = QHBoxLayout(self)
         bar.setContentsMargins(0, 0, 0, 0)
-        window_label = QLabel("&Window:")
+        window_label = QLabel(translate("MonitorToolbar", "&Window:"))
         bar.addWidget(window_label)
         self.window_combo = QComboBox()
-        for label, _ in WINDOWS:
-            self.window_combo.addItem(label)
-        self.window_combo.setToolTip("How much history the plots show")
+        for label, seconds in WINDOWS:
+            self.window_combo.addItem(translate("MonitorToolbar", label), seconds)
+        self.window_combo.setToolTip(translate("MonitorToolbar", "How much history the plots show"))
         self.window_combo.currentIndexChanged.connect(self._on_window_combo_changed)
         window_label.setBuddy(self.window_combo)
         bar.addWidget(self.window_combo)
-        self.pause_button = QPushButton("&Pause")
+        self.pause_button = QPushButton(translate("MonitorToolbar", "&Pause"))
         self.pause_button.setCheckable(True)
-        self.pause_button.setToolTip("Freeze the plots; sampling and alerts go on")
+        self.pause_button.setToolTip(
+            translate("MonitorToolbar", "Freeze the plots; sampling and alerts go on")
+        )
         self.pause_button.toggled.connect(self._on_pause_button_toggled)
         bar.addWidget(self.pause_button)
-        self.export_button = QPushButton("&Export CSV…")
+        self.export_button = QPushButton(translate("MonitorToolbar", "&Export CSV…"))
         menu = QMenu(self.export_button)
         for label, seconds in WINDOWS:
-            action = QAction(f"Last {label}", menu)
+            shown = translate("MonitorToolbar", label)
+            action = QAction(
+                translate("MonitorToolbar", "Last {window}").format(window=shown), menu
+            )
             action.triggered.connect(lambda _=False, s=seconds: self._on_export_chosen(s))
             menu.addAction(action)
         self.export_button.setMenu(menu)
         bar.addWidget(self.export_button)
         bar.addSpacing(12)
-        interval = option_of(MonitorSettings, "interval_ms")
-        interval_label = QLabel("&Interval:")
+        interval_label = QLabel(translate("MonitorToolbar", "&Interval:"))
         self.interval_spin = QSpinBox()
         self.interval_spin.setRange(MIN_INTERVAL_MS, MAX_INTERVAL_MS)
         self.interval_spin.setSingleStep(100)
         self.interval_spin.setSuffix(" ms")
         self.interval_spin.setValue(int(interval_ms))
-        self.interval_spin.setToolTip(f"{interval.help} (slower while the window is hidden)")
+        self.interval_spin.setToolTip(
+            translate(
+                "MonitorToolbar",
+                "How often the Monitor reads the GPUs (slower while the window is hidden)",
+            )
+        )
         self.interval_spin.editingFinished.connect(self._on_interval_spin_edited)
         interval_label.setBuddy(self.interval_spin)
         bar.addWidget(interval_label)
@@ -81,13 +91,23 @@ class MonitorToolbar(QWidget):
     def window_seconds(self) -> float:
         return WINDOWS[self.window_combo.currentIndex()][1]
 
+    def select_window(self, seconds: float) -> None:
+        """Show the window of ``seconds`` (one of WINDOWS; another is ignored)."""
+        index = self.window_combo.findData(seconds)
+        if index >= 0:
+            self.window_combo.setCurrentIndex(index)
+
     @Slot(int)
     def _on_window_combo_changed(self, _index: int) -> None:
         self.window_changed.emit()
 
     @Slot(bool)
     def _on_pause_button_toggled(self, paused: bool) -> None:
-        self.pause_button.setText("&Resume" if paused else "&Pause")
+        self.pause_button.setText(
+            translate("MonitorToolbar", "&Resume")
+            if paused
+            else translate("MonitorToolbar", "&Pause")
+        )
         self.paused.emit(paused)
 
     @Slot()
@@ -96,7 +116,10 @@ class MonitorToolbar(QWidget):
 
     def _on_export_chosen(self, seconds: float) -> None:
         name, _ = QFileDialog.getSaveFileName(
-            self, "Export telemetry as CSV", "rocmpanel-telemetry.csv", "CSV files (*.csv)"
+            self,
+            translate("MonitorToolbar", "Export telemetry as CSV"),
+            "rocmpanel-telemetry.csv",
+            translate("MonitorToolbar", "CSV files") + " (*.csv)",
         )
         if name:
             self.export_requested.emit(name, seconds)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
 from rocmpanel.jobs.process import JobOutcome
@@ -50,6 +51,7 @@ from rocmpanel.multigpu.collective import (
     SizeResult,
     backend_name,
     bandwidth_text,
+    cause_shown,
     collective_spec,
     format_size,
     make_plan,
@@ -63,7 +65,13 @@ if TYPE_CHECKING:
     from rocmpanel.jobs.runner import Job
 
 SIZE_CHOICES = tuple(1024 * 4**k for k in range(11))  # 1 KiB .. 1 GiB, x4
-COLUMNS = ("Size", "Count", "Time (µs)", "algbw (GB/s)", "busbw (GB/s)")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("CollectivePanel", "Size"),
+    QT_TRANSLATE_NOOP("CollectivePanel", "Count"),
+    QT_TRANSLATE_NOOP("CollectivePanel", "Time (µs)"),
+    QT_TRANSLATE_NOOP("CollectivePanel", "algbw (GB/s)"),
+    QT_TRANSLATE_NOOP("CollectivePanel", "busbw (GB/s)"),
+)
 
 
 class CollectivePanel(QWidget):
@@ -81,11 +89,14 @@ class CollectivePanel(QWidget):
         self.chart: BandwidthChart | None = None
         self.cpu_wanted = False  # the user's tick; without a GPU the box is ticked anyway
 
-        self.where_label = QLabel("Looking for GPUs…")
+        self.where_label = QLabel(translate("CollectivePanel", "Looking for GPUs…"))
         self.where_label.setWordWrap(True)
-        self.where_label.setAccessibleName("Where the test runs")
+        self.where_label.setAccessibleName(translate("CollectivePanel", "Where the test runs"))
         self.min_combo, self.max_combo = QComboBox(), QComboBox()
-        for combo, name in ((self.min_combo, "Smallest size"), (self.max_combo, "Largest size")):
+        for combo, name in (
+            (self.min_combo, translate("CollectivePanel", "Smallest size")),
+            (self.max_combo, translate("CollectivePanel", "Largest size")),
+        ):
             for size in SIZE_CHOICES:
                 combo.addItem(format_size(size), size)
             combo.setAccessibleName(name)
@@ -93,59 +104,66 @@ class CollectivePanel(QWidget):
         self.procs_spin = QSpinBox()
         self.procs_spin.setRange(2, MAX_PROCS)
         self.procs_spin.setValue(DEFAULT_PROCS)
-        self.procs_spin.setAccessibleName("Processes on the CPU")
-        self.procs_spin.setToolTip("How many processes run the all-reduce on the CPU.")
+        self.procs_spin.setAccessibleName(translate("CollectivePanel", "Processes on the CPU"))
+        self.procs_spin.setToolTip(
+            translate("CollectivePanel", "How many processes run the all-reduce on the CPU.")
+        )
         self.procs_spin.valueChanged.connect(self._on_procs_changed)
-        self.cpu_check = QCheckBox("Run on the &CPU (gloo)")
-        self.cpu_check.setAccessibleName("Run on the CPU with gloo")
+        self.cpu_check = QCheckBox(translate("CollectivePanel", "Run on the &CPU (gloo)"))
+        self.cpu_check.setAccessibleName(translate("CollectivePanel", "Run on the CPU with gloo"))
         self.cpu_check.setToolTip(
-            "Test the all-reduce between CPU processes (gloo) instead of the chosen GPUs: "
-            "checks torch.distributed itself when the GPUs fail."
+            translate(
+                "CollectivePanel",
+                "Test the all-reduce between CPU processes (gloo) instead of the chosen GPUs: "
+                "checks torch.distributed itself when the GPUs fail.",
+            )
         )
         self.cpu_check.setEnabled(False)  # until the GPU choice is read
         self.cpu_check.clicked.connect(self._on_cpu_clicked)
-        self.run_button = QPushButton("&Run")
-        self.run_button.setAccessibleName("Run the collective test")
+        self.run_button = QPushButton(translate("CollectivePanel", "&Run"))
+        self.run_button.setAccessibleName(translate("CollectivePanel", "Run the collective test"))
         self.run_button.setEnabled(False)
         self.run_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setAccessibleName("Cancel the collective test")
+        self.cancel_button = QPushButton(translate("CollectivePanel", "Cancel"))
+        self.cancel_button.setAccessibleName(
+            translate("CollectivePanel", "Cancel the collective test")
+        )
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
-        self.progress.setAccessibleName("Sizes done")
-        self.progress.setFormat("%v of %m sizes")
+        self.progress.setAccessibleName(translate("CollectivePanel", "Sizes done"))
+        self.progress.setFormat(translate("CollectivePanel", "%v of %m sizes"))
         self.progress.hide()
         self.status_label = QLabel("")
         self.status_label.setWordWrap(True)
         self.error_label = QLabel("")
         self.error_label.setWordWrap(True)
-        self.error_label.setAccessibleName("Why the test failed")
+        self.error_label.setAccessibleName(translate("CollectivePanel", "Why the test failed"))
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setAccessibleName("Bandwidth per size")
+        self.table.setHorizontalHeaderLabels([translate("CollectivePanel", c) for c in COLUMNS])
+        self.table.setAccessibleName(translate("CollectivePanel", "Bandwidth per size"))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
         self.table.hide()  # shown with the first size: no empty grid above a failure
         self.chart_box = QVBoxLayout()
         self.saved_list = QListWidget()
-        self.saved_list.setAccessibleName("Saved collective runs")
+        self.saved_list.setAccessibleName(translate("CollectivePanel", "Saved collective runs"))
         self.saved_list.currentItemChanged.connect(self._on_saved_list_changed)
 
         controls = QHBoxLayout()
         for caption, widget in (
-            ("Fro&m:", self.min_combo),
-            ("T&o:", self.max_combo),
+            (translate("CollectivePanel", "Fro&m:"), self.min_combo),
+            (translate("CollectivePanel", "T&o:"), self.max_combo),
         ):
             buddy = QLabel(caption)
             buddy.setBuddy(widget)
             controls.addWidget(buddy)
             controls.addWidget(widget)
         controls.addWidget(self.cpu_check)
-        procs_caption = QLabel("&Processes:")
+        procs_caption = QLabel(translate("CollectivePanel", "&Processes:"))
         procs_caption.setBuddy(self.procs_spin)
         controls.addWidget(procs_caption)
         controls.addWidget(self.procs_spin)
@@ -162,7 +180,7 @@ class CollectivePanel(QWidget):
         saved = QWidget()
         saved_layout = QVBoxLayout(saved)
         saved_layout.setContentsMargins(0, 0, 0, 0)
-        saved_caption = QLabel("&Saved runs:")
+        saved_caption = QLabel(translate("CollectivePanel", "&Saved runs:"))
         saved_caption.setBuddy(self.saved_list)
         saved_layout.addWidget(saved_caption)
         saved_layout.addWidget(self.saved_list)
@@ -202,7 +220,11 @@ class CollectivePanel(QWidget):
     def _on_choice_loaded(self, choice: GpuChoice | None, error: BaseException | None) -> None:
         if error is not None or choice is None:
             if error is not None:
-                report(error, "Reading the GPU choice", label=self.where_label)
+                report(
+                    error,
+                    translate("CollectivePanel", "Reading the GPU choice"),
+                    label=self.where_label,
+                )
             self.choice = None
         else:
             self.choice = choice
@@ -235,28 +257,36 @@ class CollectivePanel(QWidget):
             return
         procs = self.procs_spin.value()
         if count == 0:
-            self.where_label.setText(
-                f"No AMD GPU: the test runs on the CPU with gloo and {procs} "
-                "processes (figures are the CPU's, not a GPU's)."
+            text = translate(
+                "CollectivePanel",
+                "No AMD GPU: the test runs on the CPU with gloo and {procs} processes (figures "
+                "are the CPU's, not a GPU's).",
             )
         elif self.cpu_wanted:
-            self.where_label.setText(
-                f"The test runs on the CPU with gloo and {procs} processes, as chosen "
-                f"(figures are the CPU's, not those of {self.choice.label})."
+            text = translate(
+                "CollectivePanel",
+                "The test runs on the CPU with gloo and {procs} processes, as chosen (figures "
+                "are the CPU's, not those of {gpus}).",
             )
         elif count == 1:
-            self.where_label.setText(
-                f"Only one GPU is chosen ({self.choice.label}): an all-reduce needs two or "
-                "more. Choose more GPUs for the jobs, or run it on the CPU."
+            text = translate(
+                "CollectivePanel",
+                "Only one GPU is chosen ({gpus}): an all-reduce needs two or more. Choose more "
+                "GPUs for the jobs, or run it on the CPU.",
             )
         else:
-            self.where_label.setText(f"Runs on {self.choice.label}: RCCL, one process per GPU.")
+            text = translate("CollectivePanel", "Runs on {gpus}: RCCL, one process per GPU.")
+        self.where_label.setText(text.format(procs=procs, gpus=self.choice.label))
 
     def _on_saved_loaded(
         self, runs: list[CollectiveRun] | None, error: BaseException | None
     ) -> None:
         if error is not None:
-            report(error, "Listing the collective runs", label=self.error_label)
+            report(
+                error,
+                translate("CollectivePanel", "Listing the collective runs"),
+                label=self.error_label,
+            )
             self.error_label.show()
             return
         notice = self.store.notice
@@ -294,7 +324,8 @@ class CollectivePanel(QWidget):
             )
             self.job = self.ctx.jobs.start(collective_spec(self.plan))
         except PanelError as exc:
-            self._show_error(report(exc, "Starting the collective test", label=self.error_label))
+            doing = translate("CollectivePanel", "Starting the collective test")
+            self._show_error(report(exc, doing, label=self.error_label))
             return
         self.collector = SizeCollector()
         self.shown = None
@@ -303,7 +334,7 @@ class CollectivePanel(QWidget):
         self._show_results(False)
         self.error_label.hide()
         # Where it runs is said above the controls; this line follows the job's steps.
-        self.status_label.setText("Starting the processes…")
+        self.status_label.setText(translate("CollectivePanel", "Starting the processes…"))
         self.progress.setRange(0, _planned(self.plan))
         self.progress.setValue(0)
         self.progress.show()
@@ -353,7 +384,11 @@ class CollectivePanel(QWidget):
 
     def _on_saved(self, run: CollectiveRun | None, error: BaseException | None) -> None:
         if error is not None:
-            report(error, "Saving the collective run", label=self.status_label)
+            report(
+                error,
+                translate("CollectivePanel", "Saving the collective run"),
+                label=self.status_label,
+            )
             return
         self.reload_saved()
 
@@ -373,7 +408,10 @@ class CollectivePanel(QWidget):
         self._show_results(bool(run.sizes))
         self.status_label.setText(summary_text(run, with_where=saved))
         if run.outcome == "failed":
-            self._show_error(run.cause or run.error or "The test failed.")
+            if run.cause:
+                self._show_error(cause_shown(run.cause))
+            else:
+                self._show_error(run.error or translate("CollectivePanel", "The test failed."))
             if run.cause and run.error:
                 self.error_label.setToolTip(run.error)
         else:
@@ -426,10 +464,10 @@ class BandwidthChart(QWidget):
 
         super().__init__(parent)
         self.plot = pg.PlotWidget()
-        self.plot.setAccessibleName("Bandwidth per size chart")
+        self.plot.setAccessibleName(translate("BandwidthChart", "Bandwidth per size chart"))
         item = self.plot.getPlotItem()
-        item.setLabel("left", "bandwidth", units="B/s")
-        item.setLabel("bottom", "size")
+        item.setLabel("left", translate("BandwidthChart", "bandwidth"), units="B/s")
+        item.setLabel("bottom", translate("BandwidthChart", "size"))
         item.getAxis("bottom").enableAutoSIPrefix(False)  # ticks are sizes, not log2 values
         item.showGrid(x=True, y=True, alpha=0.3)
         item.addLegend()
@@ -452,6 +490,19 @@ class BandwidthChart(QWidget):
         axis.setTicks([log2_ticks(tuple(s.bytes for s in sizes))])
 
 
+# A run's outcome (a stored key) as the summary starts and as a saved run without a figure ends.
+OUTCOMES = {
+    "done": QT_TRANSLATE_NOOP("summary_text", "Done"),
+    "failed": QT_TRANSLATE_NOOP("summary_text", "Failed"),
+    "cancelled": QT_TRANSLATE_NOOP("summary_text", "Cancelled"),
+}
+OUTCOMES_LOWER = {
+    "done": QT_TRANSLATE_NOOP("saved_title", "done"),
+    "failed": QT_TRANSLATE_NOOP("saved_title", "failed"),
+    "cancelled": QT_TRANSLATE_NOOP("saved_title", "cancelled"),
+}
+
+
 def _planned(plan: CollectivePlan) -> int:
     count, size = 0, plan.min_bytes
     while size <= plan.max_bytes:
@@ -462,16 +513,20 @@ def _planned(plan: CollectivePlan) -> int:
 def summary_text(run: CollectiveRun, *, with_where: bool = False) -> str:
     """One sentence: how it ended, the peak bus bandwidth; where it ran on request."""
     peak = run.peak()
-    state = {"done": "Done", "failed": "Failed", "cancelled": "Cancelled"}.get(run.outcome, "")
-    figure = (
-        f"; peak bus bandwidth {bandwidth_text(peak.busbw_gbs)} GB/s at {format_size(peak.bytes)}"
-        if peak
-        else ""
+    state = translate("summary_text", OUTCOMES[run.outcome]) if run.outcome in OUTCOMES else ""
+    text = translate("summary_text", "{state}: {count} processes, {backend}").format(
+        state=state, count=run.world_size, backend=backend_name(run.backend)
     )
-    skipped = f"; {len(run.skipped)} sizes skipped: {run.skipped[0][1]}" if run.skipped else ""
+    if peak:
+        text += translate("summary_text", "; peak bus bandwidth {figure} GB/s at {size}").format(
+            figure=bandwidth_text(peak.busbw_gbs), size=format_size(peak.bytes)
+        )
+    if run.skipped:
+        text += translate("summary_text", "; {count} sizes skipped: {reason}").format(
+            count=len(run.skipped), reason=run.skipped[0][1]
+        )
     where = f" {run.where}." if with_where and run.where else ""
-    backend = backend_name(run.backend)
-    return f"{state}: {run.world_size} processes, {backend}{figure}{skipped}.{where}"
+    return f"{text}.{where}"
 
 
 def saved_title(run: CollectiveRun) -> str:
@@ -479,7 +534,12 @@ def saved_title(run: CollectiveRun) -> str:
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
     peak = run.peak()
-    figure = f"{peak.busbw_gbs:.2f} GB/s" if peak else run.outcome
+    if peak:
+        figure = f"{peak.busbw_gbs:.2f} GB/s"
+    elif run.outcome in OUTCOMES_LOWER:
+        figure = translate("saved_title", OUTCOMES_LOWER[run.outcome])
+    else:
+        figure = run.outcome
     return f"{when}  {run.world_size}× {backend_name(run.backend)}  {figure}"
 
 

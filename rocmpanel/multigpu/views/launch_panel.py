@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.log_view import LogText, format_log_line
@@ -43,11 +44,14 @@ from rocmpanel.multigpu import launch, launch_env
 from rocmpanel.multigpu.launch import KIND_LABELS, KINDS, LaunchPlan
 from rocmpanel.multigpu.launch_env import LaunchEnv
 
-NO_GPU_NOTE = (
+NO_GPU_NOTE = QT_TRANSLATE_NOOP(
+    "LaunchPanel",
     "No AMD GPU is visible: the scripts are still generated (one process per node); run "
-    "them where the GPUs are, or on CPU with the gloo backend."
+    "them where the GPUs are, or on CPU with the gloo backend.",
 )
-RUN_ONLY_SINGLE = "Run starts the single-node kind only; the others run on your cluster."
+RUN_ONLY_SINGLE = QT_TRANSLATE_NOOP(
+    "LaunchPanel", "Run starts the single-node kind only; the others run on your cluster."
+)
 
 
 class LaunchPanel(QWidget):
@@ -62,32 +66,37 @@ class LaunchPanel(QWidget):
 
         self.script_edit = QLineEdit()
         self.script_edit.setPlaceholderText("/path/to/train.py")
-        self.script_edit.setAccessibleName("Training script")
-        self.browse_button = QPushButton("&Browse…")
-        self.browse_button.setAccessibleName("Choose the training script")
+        self.script_edit.setAccessibleName(translate("LaunchPanel", "Training script"))
+        self.browse_button = QPushButton(translate("LaunchPanel", "&Browse…"))
+        self.browse_button.setAccessibleName(translate("LaunchPanel", "Choose the training script"))
         self.browse_button.clicked.connect(self._on_browse_clicked)
         self.args_edit = QLineEdit()
         self.args_edit.setPlaceholderText("--epochs 3 --lr 1e-4")
-        self.args_edit.setAccessibleName("Script arguments")
+        self.args_edit.setAccessibleName(translate("LaunchPanel", "Script arguments"))
         self.kind_combo = QComboBox()
         for kind in KINDS:
-            self.kind_combo.addItem(KIND_LABELS[kind], kind)
-        self.kind_combo.setAccessibleName("Launch kind")
+            self.kind_combo.addItem(translate("launch", KIND_LABELS[kind]), kind)
+        self.kind_combo.setAccessibleName(translate("LaunchPanel", "Launch kind"))
         self.nodes_spin = QSpinBox()
         self.nodes_spin.setRange(1, 4096)
-        self.nodes_spin.setAccessibleName("Nodes")
+        self.nodes_spin.setAccessibleName(translate("LaunchPanel", "Nodes"))
         self.procs_spin = QSpinBox()
         self.procs_spin.setRange(1, launch.MAX_PROCS)
-        self.procs_spin.setAccessibleName("Processes per node")
-        self.procs_spin.setToolTip("One process per GPU; the default is the chosen GPUs' count.")
+        self.procs_spin.setAccessibleName(translate("LaunchPanel", "Processes per node"))
+        self.procs_spin.setToolTip(
+            translate("LaunchPanel", "One process per GPU; the default is the chosen GPUs' count.")
+        )
         self.endpoint_edit = QLineEdit(f"{socket.gethostname()}:{launch.DEFAULT_PORT}")
-        self.endpoint_edit.setAccessibleName("Rendezvous endpoint")
+        self.endpoint_edit.setAccessibleName(translate("LaunchPanel", "Rendezvous endpoint"))
         self.endpoint_edit.setToolTip(
-            "HOST:PORT of the c10d rendezvous, reachable from every node (Slurm uses the "
-            "allocation's first node instead)."
+            translate(
+                "LaunchPanel",
+                "HOST:PORT of the c10d rendezvous, reachable from every node (Slurm uses the "
+                "allocation's first node instead).",
+            )
         )
 
-        self.note_label = QLabel("Reading the environment jobs get…")
+        self.note_label = QLabel(translate("LaunchPanel", "Reading the environment jobs get…"))
         self.note_label.setWordWrap(True)
         self.error_label = QLabel("")
         self.error_label.setWordWrap(True)
@@ -96,21 +105,23 @@ class LaunchPanel(QWidget):
         self.preview.setReadOnly(True)
         self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.preview.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.preview.setAccessibleName("Launch script preview")
-        self.copy_button = QPushButton("&Copy")
+        self.preview.setAccessibleName(translate("LaunchPanel", "Launch script preview"))
+        self.copy_button = QPushButton(translate("LaunchPanel", "&Copy"))
         self.copy_button.clicked.connect(self._on_copy_clicked)
-        self.save_button = QPushButton("&Save as…")
+        self.save_button = QPushButton(translate("LaunchPanel", "&Save as…"))
         self.save_button.clicked.connect(self._on_save_clicked)
-        self.run_button = QPushButton("&Run")
-        self.run_button.setToolTip("Run the single-node command here as a job.")
+        self.run_button = QPushButton(translate("LaunchPanel", "&Run"))
+        self.run_button.setToolTip(
+            translate("LaunchPanel", "Run the single-node command here as a job.")
+        )
         self.run_button.clicked.connect(self._on_run_clicked)
-        self.cancel_button = QPushButton("Cancel run")
+        self.cancel_button = QPushButton(translate("LaunchPanel", "Cancel run"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         self.status_label = QLabel("")
         self.status_label.setWordWrap(True)
         self.log = LogText(self, format_line=format_log_line)
-        self.log.setAccessibleName("Run log")
+        self.log.setAccessibleName(translate("LaunchPanel", "Run log"))
         self.log.setMaximumHeight(180)
         self.log.hide()  # until a run: the preview gets the room
 
@@ -119,12 +130,12 @@ class LaunchPanel(QWidget):
         script_row.addWidget(self.browse_button)
         form = QFormLayout()
         for caption, field in (
-            ("Tra&ining script:", script_row),
-            ("Ar&guments:", self.args_edit),
-            ("&Kind:", self.kind_combo),
-            ("&Nodes:", self.nodes_spin),
-            ("&Processes per node:", self.procs_spin),
-            ("Rendezvous &endpoint:", self.endpoint_edit),
+            (translate("LaunchPanel", "Tra&ining script:"), script_row),
+            (translate("LaunchPanel", "Ar&guments:"), self.args_edit),
+            (translate("LaunchPanel", "&Kind:"), self.kind_combo),
+            (translate("LaunchPanel", "&Nodes:"), self.nodes_spin),
+            (translate("LaunchPanel", "&Processes per node:"), self.procs_spin),
+            (translate("LaunchPanel", "Rendezvous &endpoint:"), self.endpoint_edit),
         ):
             label = QLabel(caption)
             if isinstance(field, QWidget):
@@ -153,7 +164,7 @@ class LaunchPanel(QWidget):
         self.kind_combo.currentIndexChanged.connect(self._update)
         self.windows = sys.platform == "win32"
         if self.windows:
-            self.note_label.setText(launch.WINDOWS_REFUSAL)
+            self.note_label.setText(translate("launch", launch.WINDOWS_REFUSAL))
         else:
             python = ctx.workload_python()
             active = ctx.active_preset.ident
@@ -176,7 +187,9 @@ class LaunchPanel(QWidget):
             args = tuple(shlex.split(self.args_edit.text()))
         except ValueError as exc:
             raise PanelError(
-                f"The arguments cannot be read: {exc} (a quote is not closed?)"
+                translate(
+                    "LaunchPanel", "The arguments cannot be read: {error} (a quote is not closed?)"
+                ).format(error=exc)
             ) from None
         host, port = launch.parse_endpoint(self.endpoint_edit.text())
         return LaunchPlan(
@@ -218,24 +231,31 @@ class LaunchPanel(QWidget):
         self.save_button.setEnabled(ok)
         self.run_button.setEnabled(ok and self.kind == "torchrun" and not running)
         self.run_button.setToolTip(
-            "Run the single-node command here as a job." if self.kind == "torchrun" else
-            RUN_ONLY_SINGLE
-        )  # fmt: skip
+            translate("LaunchPanel", "Run the single-node command here as a job.")
+            if self.kind == "torchrun"
+            else translate("LaunchPanel", RUN_ONLY_SINGLE)
+        )
         self.cancel_button.setEnabled(running)
 
     def _on_env_read(self, env: LaunchEnv | None, error: BaseException | None) -> None:
         if error is not None or env is None:
             if error is not None:
-                report(error, "Reading the environment for launch scripts", label=self.note_label)
+                report(
+                    error,
+                    translate("LaunchPanel", "Reading the environment for launch scripts"),
+                    label=self.note_label,
+                )
             return
         self.env = env
-        notes = [f"GPUs: {env.gpu_label}."]
+        notes = [translate("LaunchPanel", "GPUs: {gpus}.").format(gpus=env.gpu_label)]
         if env.preset_name:
-            notes.append(f"Preset: {env.preset_name}.")
+            notes.append(translate("LaunchPanel", "Preset: {name}.").format(name=env.preset_name))
         if env.gpu_count == 0:
-            notes.append(NO_GPU_NOTE)
+            notes.append(translate("LaunchPanel", NO_GPU_NOTE))
         if env.left_out:
-            notes.append("Left out: " + "; ".join(env.left_out) + ".")
+            notes.append(
+                translate("LaunchPanel", "Left out: {names}.").format(names="; ".join(env.left_out))
+            )
         self.note_label.setText(" ".join(notes))
         if not self._procs_chosen:
             self.procs_spin.blockSignals(True)
@@ -251,7 +271,10 @@ class LaunchPanel(QWidget):
     @Slot()
     def _on_browse_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Choose the training script", self.script_edit.text(), "Python (*.py)"
+            self,
+            translate("LaunchPanel", "Choose the training script"),
+            self.script_edit.text(),
+            "Python (*.py)",
         )
         if path:
             self.script_edit.setText(path)
@@ -259,13 +282,16 @@ class LaunchPanel(QWidget):
     @Slot()
     def _on_copy_clicked(self) -> None:
         QGuiApplication.clipboard().setText(self.preview.toPlainText())
-        self.ctx.notify("Launch script copied.")
+        self.ctx.notify(translate("LaunchPanel", "Launch script copied."))
 
     @Slot()
     def _on_save_clicked(self) -> None:
         suffix = "json" if self.kind == "deepspeed" else "sh"
         path, _ = QFileDialog.getSaveFileName(
-            self, "Save the launch script", f"launch.{suffix}", f"*.{suffix}"
+            self,
+            translate("LaunchPanel", "Save the launch script"),
+            f"launch.{suffix}",
+            f"*.{suffix}",
         )
         if path:
             self.save_to(Path(path))
@@ -283,10 +309,16 @@ class LaunchPanel(QWidget):
 
     def _on_saved(self, path: Path, error: BaseException | None) -> None:
         if error is not None:
-            report(error, "Saving the launch script", label=self.status_label)
+            report(
+                error, translate("LaunchPanel", "Saving the launch script"), label=self.status_label
+            )
         else:
-            self.status_label.setText(f"Saved as {path}.")
-            self.ctx.notify(f"Launch script saved as {path}.")
+            self.status_label.setText(
+                translate("LaunchPanel", "Saved as {path}.").format(path=path)
+            )
+            self.ctx.notify(
+                translate("LaunchPanel", "Launch script saved as {path}.").format(path=path)
+            )
 
     @Slot()
     def _on_run_clicked(self) -> None:
@@ -301,11 +333,14 @@ class LaunchPanel(QWidget):
             )
             self.job = self.ctx.jobs.start(spec)
         except PanelError as exc:
-            report(exc, "Starting the run", label=self.status_label)
+            report(exc, translate("LaunchPanel", "Starting the run"), label=self.status_label)
             return
         self.log.clear()
         self.log.show()
-        self.status_label.setText(f"Running: {' '.join(shlex.quote(a) for a in self.job.argv)}")
+        command = " ".join(shlex.quote(a) for a in self.job.argv)
+        self.status_label.setText(
+            translate("LaunchPanel", "Running: {command}").format(command=command)
+        )
         self.job.log_added.connect(self._on_job_log_added)
         self.job.finished.connect(self._on_job_finished)
         self._update()

@@ -16,19 +16,22 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.gpu_picker import refresh_choice
 from rocmpanel.multigpu.views.collective_panel import CollectivePanel
 from rocmpanel.multigpu.views.launch_panel import LaunchPanel
 from rocmpanel.multigpu.views.topology_panel import TopologyPanel
 
-NO_GPU = (
+NO_GPU = QT_TRANSLATE_NOOP(
+    "MultiGpuTab",
     "No AMD GPU is visible to ROCm here. The all-reduce test runs on the CPU (gloo, two "
-    "processes) and launch scripts can be written for other machines."
+    "processes) and launch scripts can be written for other machines.",
 )
-ONE_GPU = (
+ONE_GPU = QT_TRANSLATE_NOOP(
+    "MultiGpuTab",
     "One GPU is chosen for jobs. The topology shows how it is attached; the all-reduce "
-    "test needs two (choose them with the GPU button in the status bar)."
+    "test needs two (choose them with the GPU button in the status bar).",
 )
 
 
@@ -47,9 +50,9 @@ class MultiGpuTab(QWidget):
         self.topology = TopologyPanel(ctx, self)
         self.collective = CollectivePanel(ctx, self)
         self.launch = LaunchPanel(ctx, self)
-        self.pages.addTab(self.topology, "&Topology")
-        self.pages.addTab(self.collective, "&All-reduce test")
-        self.pages.addTab(self.launch, "&Launch scripts")
+        self.pages.addTab(self.topology, translate("MultiGpuTab", "&Topology"))
+        self.pages.addTab(self.collective, translate("MultiGpuTab", "&All-reduce test"))
+        self.pages.addTab(self.launch, translate("MultiGpuTab", "&Launch scripts"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.where)
         layout.addWidget(self.pages)
@@ -61,17 +64,21 @@ class MultiGpuTab(QWidget):
         """Say which GPUs jobs run on (as last read; none yet: a reading starts)."""
         choice = self.ctx.gpu_choice.choice
         if choice is None:
-            self.where.setText("Reading which GPUs jobs run on…")
+            self.where.setText(translate("MultiGpuTab", "Reading which GPUs jobs run on…"))
             refresh_choice(self.ctx)
             return
-        text = f"Jobs run on: <b>{html.escape(choice.label)}</b>."
+        text = translate("MultiGpuTab", "Jobs run on: <b>{gpus}</b>.").format(
+            gpus=html.escape(choice.label)
+        )
         if not choice.available:
-            text += " " + NO_GPU
+            text += " " + translate("MultiGpuTab", NO_GPU)
         elif choice.count == 1:
-            text += " " + ONE_GPU
+            text += " " + translate("MultiGpuTab", ONE_GPU)
         notes = html.escape(" ".join(choice.notes))
         self.where.setText(text + (f" {notes}" if notes else ""))
-        self.where.setToolTip("Choose the GPUs with the GPU button in the status bar.")
+        self.where.setToolTip(
+            translate("MultiGpuTab", "Choose the GPUs with the GPU button in the status bar.")
+        )
 
     @Slot()
     def on_gpus_changed(self) -> None:

@@ -29,18 +29,38 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 from rocmpanel.machine.pcie_link import describe
-from rocmpanel.multigpu.topology import NO_PATH, SAME, Topology, read_topology
+from rocmpanel.multigpu.topology import NO_PATH, SAME, Topology, link_kind_name, read_topology
 from rocmpanel.multigpu.topology_warnings import Severity
 
-NO_TOPOLOGY = (
+NO_TOPOLOGY = QT_TRANSLATE_NOOP(
+    "TopologyPanel",
     "No AMD GPU topology on this machine: the ROCm kernel driver (KFD) lists no GPU, so "
-    "there are no links, NUMA nodes or PCIe figures to show."
+    "there are no links, NUMA nodes or PCIe figures to show.",
 )
-GPU_COLUMNS = ("GPU", "Name", "PCI address", "NUMA node", "PCIe now", "PCIe max", "Read at")
+GPU_COLUMNS = (
+    QT_TRANSLATE_NOOP("TopologyPanel", "GPU"),
+    QT_TRANSLATE_NOOP("TopologyPanel", "Name"),
+    QT_TRANSLATE_NOOP("TopologyPanel", "PCI address"),
+    QT_TRANSLATE_NOOP("TopologyPanel", "NUMA node"),
+    QT_TRANSLATE_NOOP("TopologyPanel", "PCIe now"),
+    QT_TRANSLATE_NOOP("TopologyPanel", "PCIe max"),
+    QT_TRANSLATE_NOOP("TopologyPanel", "Read at"),
+)
+# What each PCIe verdict means, in words (the cell's tooltip).
+_VERDICTS = {
+    "full": QT_TRANSLATE_NOOP("TopologyPanel", "full"),
+    "unknown": QT_TRANSLATE_NOOP("TopologyPanel", "unknown"),
+    "idle": QT_TRANSLATE_NOOP("TopologyPanel", "idle"),
+    "below-max": QT_TRANSLATE_NOOP("TopologyPanel", "below-max"),
+    "slot-limited": QT_TRANSLATE_NOOP("TopologyPanel", "slot-limited"),
+    "driver-capped": QT_TRANSLATE_NOOP("TopologyPanel", "driver-capped"),
+    "degraded": QT_TRANSLATE_NOOP("TopologyPanel", "degraded"),
+}
 # Cell colours by link kind (background, text): the text colour is set too, so a dark
 # theme keeps the cells readable.
 _COLOURS = {
@@ -49,6 +69,29 @@ _COLOURS = {
     "far": ("#ffe0b2", "#bf360c"),  # PCIe across sockets (3 hops or more)
     NO_PATH: ("#eeeeee", "#616161"),
 }
+
+
+def status_text(topology: Topology) -> str:
+    """The line above the tables: how many GPUs, where read, how many warnings."""
+    count = len(topology.gpus)
+    if count == 1:
+        gpus = translate("TopologyPanel", "1 GPU")
+    else:
+        gpus = translate("TopologyPanel", "{count} GPUs").format(count=count)
+    if topology.sysfs_root != "/sys":
+        gpus = translate("TopologyPanel", "{gpus} (read from {path})").format(
+            gpus=gpus, path=topology.sysfs_root
+        )
+    problems = sum(w.severity is Severity.WARNING for w in topology.warnings)
+    if problems == 1:
+        verdict = translate("TopologyPanel", "1 warning.")
+    elif problems:
+        verdict = translate("TopologyPanel", "{count} warnings.").format(count=problems)
+    elif topology.warnings:
+        verdict = translate("TopologyPanel", "notes only, nothing urgent.")
+    else:
+        verdict = translate("TopologyPanel", "nothing to act on.")
+    return translate("TopologyPanel", "{gpus}; {verdict}").format(gpus=gpus, verdict=verdict)
 
 
 def tree_from_environment() -> str:
@@ -95,33 +138,40 @@ class TopologyPanel(QWidget):
         self.loading = False
         self.topology: Topology | None = None
 
-        self.status_label = QLabel("Not read yet.")
+        self.status_label = QLabel(translate("TopologyPanel", "Not read yet."))
         self.status_label.setWordWrap(True)
-        self.status_label.setAccessibleName("Topology status")
+        self.status_label.setAccessibleName(translate("TopologyPanel", "Topology status"))
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.refresh_button = QPushButton("&Refresh")
-        self.refresh_button.setToolTip("Read the GPU topology again")
-        self.refresh_button.setAccessibleName("Refresh the GPU topology")
+        self.refresh_button = QPushButton(translate("TopologyPanel", "&Refresh"))
+        self.refresh_button.setToolTip(translate("TopologyPanel", "Read the GPU topology again"))
+        self.refresh_button.setAccessibleName(
+            translate("TopologyPanel", "Refresh the GPU topology")
+        )
         self.refresh_button.clicked.connect(self.refresh)
 
-        self.matrix = _table("GPU link matrix")
+        self.matrix = _table(translate("TopologyPanel", "GPU link matrix"))
         self.matrix.setToolTip(
-            "How each pair of GPUs is connected; hover a cell for hops and weight"
+            translate(
+                "TopologyPanel",
+                "How each pair of GPUs is connected; hover a cell for hops and weight",
+            )
         )
-        self.gpu_table = _table("GPU NUMA nodes and PCIe links")
+        self.gpu_table = _table(translate("TopologyPanel", "GPU NUMA nodes and PCIe links"))
         self.gpu_table.setColumnCount(len(GPU_COLUMNS))
-        self.gpu_table.setHorizontalHeaderLabels(GPU_COLUMNS)
+        self.gpu_table.setHorizontalHeaderLabels(
+            [translate("TopologyPanel", c) for c in GPU_COLUMNS]
+        )
         self.gpu_table.verticalHeader().hide()
         self.gpu_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.warning_list = QListWidget()
-        self.warning_list.setAccessibleName("Topology warnings")
+        self.warning_list.setAccessibleName(translate("TopologyPanel", "Topology warnings"))
         self.warning_list.setWordWrap(True)
 
-        self.matrix_title = QLabel("Lin&ks between GPUs")
+        self.matrix_title = QLabel(translate("TopologyPanel", "Lin&ks between GPUs"))
         self.matrix_title.setBuddy(self.matrix)
-        gpus_title = QLabel("&GPUs: NUMA node and PCIe link")
+        gpus_title = QLabel(translate("TopologyPanel", "&GPUs: NUMA node and PCIe link"))
         gpus_title.setBuddy(self.gpu_table)
-        warnings_title = QLabel("&Warnings and what to do")
+        warnings_title = QLabel(translate("TopologyPanel", "&Warnings and what to do"))
         warnings_title.setBuddy(self.warning_list)
 
         top = QHBoxLayout()
@@ -156,7 +206,7 @@ class TopologyPanel(QWidget):
         self._generation += 1
         self.loading = True
         self.refresh_button.setEnabled(False)
-        self.status_label.setText("Reading the GPU topology…")
+        self.status_label.setText(translate("TopologyPanel", "Reading the GPU topology…"))
         run_in_background(
             self._read,
             partial(self._on_topology_read, self._generation),
@@ -174,7 +224,7 @@ class TopologyPanel(QWidget):
         if error is not None or topology is None:
             report(
                 error or RuntimeError("no result"),
-                "Reading the GPU topology",
+                translate("TopologyPanel", "Reading the GPU topology"),
                 label=self.status_label,
             )
             return
@@ -185,24 +235,16 @@ class TopologyPanel(QWidget):
     def show_topology(self, topology: Topology) -> None:
         """Fill the tables and the warnings from ``topology``."""
         self.topology = topology
-        prefix = "Demo: the recorded GPUs, not this machine's. " if self.ctx.demo else ""
+        prefix = (
+            translate("TopologyPanel", "Demo: the recorded GPUs, not this machine's.") + " "
+            if self.ctx.demo
+            else ""
+        )
         if not topology.found:
             self.content.hide()
-            self.status_label.setText(prefix + NO_TOPOLOGY)
+            self.status_label.setText(prefix + translate("TopologyPanel", NO_TOPOLOGY))
             return
-        count = len(topology.gpus)
-        where = "" if topology.sysfs_root == "/sys" else f" (read from {topology.sysfs_root})"
-        problems = sum(w.severity is Severity.WARNING for w in topology.warnings)
-        self.status_label.setText(
-            f"{prefix}{count} GPU{'s' if count != 1 else ''}{where}; "
-            + (
-                f"{problems} warning{'s' if problems != 1 else ''}."
-                if problems
-                else "notes only, nothing urgent."
-                if topology.warnings
-                else "nothing to act on."
-            )
-        )
+        self.status_label.setText(prefix + status_text(topology))
         self._fill_matrix(topology)
         self._fill_gpus(topology)
         self._fill_warnings(topology)
@@ -212,7 +254,9 @@ class TopologyPanel(QWidget):
         labels = [g.label for g in topology.gpus]
         single = len(labels) < 2
         self.matrix_title.setText(
-            "Lin&ks between GPUs" + (" (one GPU: nothing to compare)" if single else "")
+            translate("TopologyPanel", "Lin&ks between GPUs (one GPU: nothing to compare)")
+            if single
+            else translate("TopologyPanel", "Lin&ks between GPUs")
         )
         self.matrix.setRowCount(len(labels))
         self.matrix.setColumnCount(len(labels))
@@ -224,12 +268,16 @@ class TopologyPanel(QWidget):
                 if pair.kind == SAME:
                     item = _item("—", pair.tooltip)
                 else:
-                    hops = (
-                        ""
-                        if pair.hops is None
-                        else f" · {pair.hops} hop{'s' if pair.hops != 1 else ''}"
-                    )
-                    item = _item(f"{pair.kind}{hops}", pair.tooltip)
+                    kind = link_kind_name(pair.kind)
+                    if pair.hops is None:
+                        text = kind
+                    elif pair.hops == 1:
+                        text = translate("TopologyPanel", "{kind} · 1 hop").format(kind=kind)
+                    else:
+                        text = translate("TopologyPanel", "{kind} · {hops} hops").format(
+                            kind=kind, hops=pair.hops
+                        )
+                    item = _item(text, pair.tooltip)
                     key = pair.kind
                     if key == "PCIe" and (pair.hops or 0) >= 3:
                         key = "far"
@@ -247,13 +295,21 @@ class TopologyPanel(QWidget):
             pcie = g.pcie
             now = describe(pcie.link.speed_gts, pcie.link.width) if pcie else "n/a"
             most = describe(pcie.link.max_speed_gts, pcie.link.max_width) if pcie else "n/a"
-            name = g.name + (" (integrated)" if g.integrated else "")
+            if g.integrated:
+                name = translate("TopologyPanel", "{name} (integrated)").format(name=g.name)
+            else:
+                name = g.name
+            verdict = g.pcie_assessment.verdict.value if g.pcie_assessment else ""
+            numa_tip = translate("TopologyPanel", "NUMA node of the PCI device")
             cells = (
-                (g.label, f"KFD node {g.node}"),
+                (g.label, translate("TopologyPanel", "KFD node {node}").format(node=g.node)),
                 (name, g.gfx or ""),
                 (g.bdf or "n/a", ""),
-                ("n/a" if g.numa_node is None else str(g.numa_node), "NUMA node of the PCI device"),
-                (now, g.pcie_assessment.verdict.value if g.pcie_assessment else ""),
+                ("n/a" if g.numa_node is None else str(g.numa_node), numa_tip),
+                (
+                    now,
+                    translate("TopologyPanel", _VERDICTS.get(verdict, verdict)) if verdict else "",
+                ),
                 (most, ""),
                 (pcie.source_bdf if pcie else "n/a", pcie.source_note if pcie else ""),
             )
@@ -264,14 +320,17 @@ class TopologyPanel(QWidget):
     def _fill_warnings(self, topology: Topology) -> None:
         self.warning_list.clear()
         if not topology.warnings:
-            self.warning_list.addItem("Nothing to act on.")
+            self.warning_list.addItem(translate("TopologyPanel", "Nothing to act on."))
         for w in topology.warnings:
             mark = "⚠" if w.severity is Severity.WARNING else "ℹ"
-            item = QListWidgetItem(f"{mark} {w.message}\n    What to do: {w.what_to_do}")
+            todo = translate("TopologyPanel", "What to do: {action}").format(action=w.what_to_do)
+            item = QListWidgetItem(f"{mark} {w.message}\n    {todo}")
             item.setToolTip(w.what_to_do)
             item.setData(Qt.ItemDataRole.UserRole, w.code)
-            item.setData(
-                Qt.ItemDataRole.AccessibleTextRole,
-                f"{w.severity.value}: {w.message} What to do: {w.what_to_do}",
+            severity = (
+                translate("TopologyPanel", "warning")
+                if w.severity is Severity.WARNING
+                else translate("TopologyPanel", "note")
             )
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{severity}: {w.message} {todo}")
             self.warning_list.addItem(item)

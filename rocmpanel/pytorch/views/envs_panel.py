@@ -8,7 +8,6 @@ being deleted says so and cannot be used meanwhile.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -29,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -78,7 +79,14 @@ class TorchEnvsPanel(QWidget):
         self._generation = 0  # of refresh(); older listings are dropped
         self._deleting: set[str] = set()  # interpreters of environments being deleted
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["Environment", "torch", "Kind", "Interpreter"])
+        self.tree.setHeaderLabels(
+            [
+                translate("TorchEnvsPanel", "Environment"),
+                "torch",
+                translate("TorchEnvsPanel", "Kind"),
+                translate("TorchEnvsPanel", "Interpreter"),
+            ]
+        )
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         # Long interpreter paths keep their start and their end; the tooltip has all of it.
@@ -96,13 +104,17 @@ class TorchEnvsPanel(QWidget):
         self.tree.itemSelectionChanged.connect(self._on_tree_selection_changed)
         self.tree.itemDoubleClicked.connect(lambda *_: self._on_activate_clicked())
 
-        self.activate_button = QPushButton("Make &active")
-        self.activate_button.setToolTip("GPU jobs (probe, validation, chat) will use this Python")
+        self.activate_button = QPushButton(translate("TorchEnvsPanel", "Make &active"))
+        self.activate_button.setToolTip(
+            translate("TorchEnvsPanel", "GPU jobs (probe, validation, chat) will use this Python")
+        )
         self.activate_button.clicked.connect(self._on_activate_clicked)
-        self.register_button = QPushButton("&Register…")
-        self.register_button.setToolTip("Add an existing Python interpreter to the list")
+        self.register_button = QPushButton(translate("TorchEnvsPanel", "&Register…"))
+        self.register_button.setToolTip(
+            translate("TorchEnvsPanel", "Add an existing Python interpreter to the list")
+        )
         self.register_button.clicked.connect(self._on_register_clicked)
-        self.remove_button = QPushButton("Re&move…")
+        self.remove_button = QPushButton(translate("TorchEnvsPanel", "Re&move…"))
         self.remove_button.clicked.connect(self._on_remove_clicked)
 
         buttons = QHBoxLayout()
@@ -122,9 +134,9 @@ class TorchEnvsPanel(QWidget):
         probe = self.ctx.probe_result
         if probe.data is None or not probe.python:
             return ""
-        if probe.python != (python or sys.executable):
+        if probe.python != (python or own_python()):
             return ""
-        return str(probe.data.get("torch_version") or "not installed")
+        return str(probe.data.get("torch_version") or translate("TorchEnvsPanel", "not installed"))
 
     # -- contents ----------------------------------------------------------------------
     def refresh(self) -> None:
@@ -144,7 +156,7 @@ class TorchEnvsPanel(QWidget):
             return
         if error is not None or listing is None:
             if error is not None:
-                report(error, "Listing the PyTorch environments")
+                report(error, translate("TorchEnvsPanel", "Listing the PyTorch environments"))
             return
         self._listing = listing
         if listing.problem:
@@ -157,28 +169,55 @@ class TorchEnvsPanel(QWidget):
         selected = self.selected_python()
         self.tree.clear()
         own_torch = self._probed_torch(PANEL_OWN)
-        own = QTreeWidgetItem(["Panel's own Python", own_torch, "built-in", sys.executable])
+        own = QTreeWidgetItem(
+            [
+                translate("TorchEnvsPanel", "Panel's own Python"),
+                own_torch,
+                translate("TorchEnvsPanel", "built-in"),
+                own_python(),
+            ]
+        )
         own.setData(0, PYTHON_ROLE, PANEL_OWN)
         own.setData(0, MANAGED_ROLE, False)
         self.tree.addTopLevelItem(own)
         for env in self._listing.envs:
-            item = QTreeWidgetItem([env.name, env.torch_version or "?", "managed", str(env.python)])
+            item = QTreeWidgetItem(
+                [
+                    env.name,
+                    env.torch_version or "?",
+                    translate("TorchEnvsPanel", "managed"),
+                    str(env.python),
+                ]
+            )
             item.setData(0, PYTHON_ROLE, str(env.python))
             item.setData(0, MANAGED_ROLE, True)
-            item.setToolTip(0, f"{env.path}\nindex: {env.index_url or 'n/a'}")
+            item.setToolTip(
+                0,
+                translate("TorchEnvsPanel", "{path}\nindex: {url}").format(
+                    path=env.path, url=env.index_url or translate("TorchEnvsPanel", "n/a")
+                ),
+            )
             self.tree.addTopLevelItem(item)
         for damaged in self._listing.damaged:
-            item = QTreeWidgetItem([damaged.name, "?", "damaged", str(damaged.record)])
+            item = QTreeWidgetItem(
+                [damaged.name, "?", translate("TorchEnvsPanel", "damaged"), str(damaged.record)]
+            )
             item.setData(0, PYTHON_ROLE, str(damaged.python))
             item.setData(0, MANAGED_ROLE, True)
             item.setData(0, DAMAGED_ROLE, True)
-            tip = f"Its record {damaged.record} is damaged: {damaged.problem}.\n{damaged.advice}"
+            tip = translate(
+                "TorchEnvsPanel", "Its record {record} is damaged: {problem}.\n{advice}"
+            ).format(record=damaged.record, problem=damaged.problem, advice=damaged.advice)
             for col in range(4):
                 item.setToolTip(col, tip)
                 item.setForeground(col, QColor("#c62828"))
             self.tree.addTopLevelItem(item)
         for python, exists in self._listing.registered:
-            kind = "registered" if exists else "missing"
+            kind = (
+                translate("TorchEnvsPanel", "registered")
+                if exists
+                else translate("TorchEnvsPanel", "missing")
+            )
             torch = self._probed_torch(python)
             item = QTreeWidgetItem([python.rsplit("/", 1)[-1], torch, kind, python])
             item.setData(0, PYTHON_ROLE, python)
@@ -202,10 +241,10 @@ class TorchEnvsPanel(QWidget):
             font.setBold(True)
             for col in range(4):
                 item.setFont(col, font)
-            item.setToolTip(0, "Active: GPU jobs run in this Python")
+            item.setToolTip(0, translate("TorchEnvsPanel", "Active: GPU jobs run in this Python"))
         if python in self._deleting:
-            item.setText(2, "deleting…")
-            item.setToolTip(0, "Being deleted")
+            item.setText(2, translate("TorchEnvsPanel", "deleting…"))
+            item.setToolTip(0, translate("TorchEnvsPanel", "Being deleted"))
             item.setDisabled(True)
         if python == selected or (selected is None and python == active):
             self.tree.setCurrentItem(item)
@@ -237,9 +276,13 @@ class TorchEnvsPanel(QWidget):
         try:
             workload.activate(self.ctx.settings, python)
         except PanelError as exc:
-            report(exc, "Saving the active Python", dialog_parent=self)
+            report(exc, translate("TorchEnvsPanel", "Saving the active Python"), dialog_parent=self)
             return
-        self.ctx.notify(f"GPU jobs now use {python or 'the panel’s own Python'}.")
+        self.ctx.notify(
+            translate("TorchEnvsPanel", "GPU jobs now use {python}.").format(
+                python=python or translate("TorchEnvsPanel", "the panel’s own Python")
+            )
+        )
         self._fill()
         self.active_changed.emit(python)
 
@@ -251,7 +294,9 @@ class TorchEnvsPanel(QWidget):
 
     @Slot()
     def _on_register_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a Python interpreter")
+        path, _ = QFileDialog.getOpenFileName(
+            self, translate("TorchEnvsPanel", "Choose a Python interpreter")
+        )
         if path:
             self.register(path)
 
@@ -260,12 +305,19 @@ class TorchEnvsPanel(QWidget):
 
         def done(result: tuple[str, Path | None] | None, error: BaseException | None) -> None:
             if error is not None:
-                report(error, "Registering an interpreter", dialog_parent=self)
+                report(
+                    error,
+                    translate("TorchEnvsPanel", "Registering an interpreter"),
+                    dialog_parent=self,
+                )
                 return
             if result is not None and result[1] is not None:
                 self.ctx.notify(
-                    f"The damaged list of registered interpreters was kept as {result[1]}; "
-                    "a new list was started."
+                    translate(
+                        "TorchEnvsPanel",
+                        "The damaged list of registered interpreters was kept as {path}; "
+                        "a new list was started.",
+                    ).format(path=result[1])
                 )
             self.refresh()
 
@@ -288,8 +340,10 @@ class TorchEnvsPanel(QWidget):
             return
         answer = QMessageBox.question(
             self,
-            "Remove environment",
-            f"Delete the environment “{env.name}” and all its files?\n{env.path}",
+            translate("TorchEnvsPanel", "Remove environment"),
+            translate(
+                "TorchEnvsPanel", "Delete the environment “{name}” and all its files?\n{path}"
+            ).format(name=env.name, path=env.path),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -306,7 +360,7 @@ class TorchEnvsPanel(QWidget):
             self.activate(PANEL_OWN)
         self._deleting.add(python)
         self._fill()
-        self.ctx.notify(f"Deleting {env.name}…")
+        self.ctx.notify(translate("TorchEnvsPanel", "Deleting {name}…").format(name=env.name))
         run_in_background(
             partial(remove_env, env.name),
             partial(self._on_removed, env),
@@ -323,9 +377,13 @@ class TorchEnvsPanel(QWidget):
         python = str(env.python)
         self._deleting.discard(python)
         if error is not None:
-            report(error, f"Deleting {env.name}", dialog_parent=self)
+            report(
+                error,
+                translate("TorchEnvsPanel", "Deleting {name}").format(name=env.name),
+                dialog_parent=self,
+            )
         else:
-            self.ctx.notify(f"Removed {env.name}.")
+            self.ctx.notify(translate("TorchEnvsPanel", "Removed {name}.").format(name=env.name))
             if self.ctx.workload_python() == python:
                 self.activate(PANEL_OWN)
         self.refresh()

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.log_view import LogText, format_log_line
@@ -56,13 +57,26 @@ from rocmpanel.pytorch.plan import InstallPlan
 
 log = logging.getLogger(__name__)
 
-NO_WHEELS_TIP = "No wheels for this Python: set 'Base Python for new environments' in Settings"
-DEMO_TIP = "This is a demo: it shows the plan for the demo GPUs but installs nothing."
-PROFILE_LABELS = {"pytorch": "PyTorch", "llm": "PyTorch + local LLM"}
+NO_WHEELS_TIP = QT_TRANSLATE_NOOP(
+    "InstallPanel",
+    "No wheels for this Python: set 'Base Python for new environments' in Settings",
+)
+DEMO_TIP = QT_TRANSLATE_NOOP(
+    "InstallPanel", "This is a demo: it shows the plan for the demo GPUs but installs nothing."
+)
+PROFILE_LABELS = {
+    "pytorch": QT_TRANSLATE_NOOP("InstallPanel", "PyTorch"),
+    "llm": QT_TRANSLATE_NOOP("InstallPanel", "PyTorch + local LLM"),
+}
 PROFILE_TIPS = {
-    "pytorch": "torch, torchvision and torchaudio: validation and your own scripts",
-    "llm": "Also transformers, accelerate, safetensors, tokenizers and, where it works on this "
-    "GPU, bitsandbytes for 4-bit models: what the Chat tab needs",
+    "pytorch": QT_TRANSLATE_NOOP(
+        "InstallPanel", "torch, torchvision and torchaudio: validation and your own scripts"
+    ),
+    "llm": QT_TRANSLATE_NOOP(
+        "InstallPanel",
+        "Also transformers, accelerate, safetensors, tokenizers and, where it works on this "
+        "GPU, bitsandbytes for 4-bit models: what the Chat tab needs",
+    ),
 }
 LOG_MIN_LINES = 10  # pip's output pane shows at least this many lines and grows with the tab
 CLOSE_INSTALL_WAIT_S = 10.0  # how long the background call waits for a cancelled install
@@ -79,7 +93,7 @@ def settle_at_close(
 def _log_settled(env: ManagedEnv | None, error: BaseException | None) -> None:
     """How an install settled in the background ended (there may be no window left)."""
     if error is not None:
-        report(error, "Removing the partial environment")
+        report(error, translate("InstallPanel", "Removing the partial environment"))
     elif env is not None:
         log.info("install of %s ended as the window closed; it is recorded", env.name)
 
@@ -108,40 +122,50 @@ class InstallPanel(QWidget):
         # without transformers the Chat tab cannot load a model.
         self.profile_combo = QComboBox()
         for profile_id in PROFILE_IDS:
-            self.profile_combo.addItem(PROFILE_LABELS[profile_id], profile_id)
+            self.profile_combo.addItem(
+                translate("InstallPanel", PROFILE_LABELS[profile_id]), profile_id
+            )
             index = self.profile_combo.count() - 1
             self.profile_combo.setItemData(
-                index, PROFILE_TIPS[profile_id], Qt.ItemDataRole.ToolTipRole
+                index,
+                translate("InstallPanel", PROFILE_TIPS[profile_id]),
+                Qt.ItemDataRole.ToolTipRole,
             )
         self.profile_combo.setCurrentIndex(PROFILE_IDS.index(DEFAULT_PROFILE))
-        self.profile_combo.setToolTip("What the install puts next to torch")
+        self.profile_combo.setToolTip(
+            translate("InstallPanel", "What the install puts next to torch")
+        )
         self.profile_combo.currentIndexChanged.connect(self._on_profile_combo_changed)
         self.name_edit = QLineEdit()
-        self.name_edit.setToolTip("Name of the new environment (a new folder under envs/)")
-        self.install_button = QPushButton("&Install")
+        self.name_edit.setToolTip(
+            translate("InstallPanel", "Name of the new environment (a new folder under envs/)")
+        )
+        self.install_button = QPushButton(translate("InstallPanel", "&Install"))
         self.install_button.setEnabled(False)
         self.install_button.clicked.connect(self.start_install)
-        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button = QPushButton(translate("InstallPanel", "&Cancel"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setFormat("%p%")
-        self.step_label = QLabel("Nothing is being installed.")
+        self.step_label = QLabel(translate("InstallPanel", "Nothing is being installed."))
         self.step_label.setWordWrap(True)
         self.log_text = LogText()
         lines = self.log_text.fontMetrics().lineSpacing() * LOG_MIN_LINES
         frame = 2 * self.log_text.frameWidth() + 8  # the frame and the document margins
         self.log_text.setMinimumHeight(lines + frame)
-        self.log_text.setPlaceholderText("pip's output appears here during an install.")
-        self.demo_label = QLabel(DEMO_TIP)
+        self.log_text.setPlaceholderText(
+            translate("InstallPanel", "pip's output appears here during an install.")
+        )
+        self.demo_label = QLabel(translate("InstallPanel", DEMO_TIP))
         self.demo_label.setWordWrap(True)
         self.demo_label.setVisible(ctx.demo)
 
         row = QHBoxLayout()
-        row.addWidget(QLabel("Install:"))
+        row.addWidget(QLabel(translate("InstallPanel", "Install:")))
         row.addWidget(self.profile_combo)
-        row.addWidget(QLabel("Environment:"))
+        row.addWidget(QLabel(translate("InstallPanel", "Environment:")))
         row.addWidget(self.name_edit, 1)
         row.addWidget(self.install_button)
         row.addWidget(self.cancel_button)
@@ -162,7 +186,7 @@ class InstallPanel(QWidget):
     def _on_partials_removed(self, gone: list[Path] | None, error: BaseException | None) -> None:
         self._partials_checked = True
         if error is not None:
-            report(error, "Removing the folders of unfinished installs")
+            report(error, translate("InstallPanel", "Removing the folders of unfinished installs"))
         for path in gone or []:
             log.info("removed %s, left by an install that never finished", path)
         plan, edit = self.plan, self.name_edit
@@ -200,7 +224,11 @@ class InstallPanel(QWidget):
         self.install_button.setEnabled(ready and not self.busy())
         no_wheels = plan is not None and not plan.python_ok
         self.install_button.setToolTip(
-            DEMO_TIP if self.ctx.demo else NO_WHEELS_TIP if no_wheels else ""
+            translate("InstallPanel", DEMO_TIP)
+            if self.ctx.demo
+            else translate("InstallPanel", NO_WHEELS_TIP)
+            if no_wheels
+            else ""
         )
 
     def _suggest_name(self, plan: InstallPlan) -> None:
@@ -210,7 +238,7 @@ class InstallPanel(QWidget):
 
         def done(name: str | None, error: BaseException | None) -> None:
             if error is not None:
-                report(error, "Suggesting an environment name")
+                report(error, translate("InstallPanel", "Suggesting an environment name"))
             elif name and self.plan is plan and not self.name_edit.isModified():
                 self.name_edit.setText(name)
 
@@ -232,7 +260,7 @@ class InstallPanel(QWidget):
         self._preparing, self._cancel_requested = True, False
         self.log_text.clear()
         self.progress.setValue(0)
-        self.step_label.setText("Checking the name and the free disk…")
+        self.step_label.setText(translate("InstallPanel", "Checking the name and the free disk…"))
         self.install_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         run_in_background(
@@ -249,10 +277,14 @@ class InstallPanel(QWidget):
         if error is not None or prepared is None or self._cancel_requested:
             self.cancel_button.setEnabled(False)
             if error is not None:
-                self.step_label.setText("Nothing is being installed.")
-                report(error, "Preparing the install", dialog_parent=self)
+                self.step_label.setText(translate("InstallPanel", "Nothing is being installed."))
+                report(
+                    error, translate("InstallPanel", "Preparing the install"), dialog_parent=self
+                )
             else:  # only the reservation was made: it goes
-                self.step_label.setText("Cancelled before anything was installed.")
+                self.step_label.setText(
+                    translate("InstallPanel", "Cancelled before anything was installed.")
+                )
                 if prepared is not None:
                     self._drop_reservation(prepared[0])
             self._update_install_button()
@@ -262,14 +294,14 @@ class InstallPanel(QWidget):
             job = self.ctx.jobs.start(spec)
         except PanelError as exc:
             self.cancel_button.setEnabled(False)
-            self.step_label.setText("Nothing is being installed.")
-            report(exc, "Starting the install", dialog_parent=self)
+            self.step_label.setText(translate("InstallPanel", "Nothing is being installed."))
+            report(exc, translate("InstallPanel", "Starting the install"), dialog_parent=self)
             self._update_install_button()
             self._drop_reservation(ticket)
             return
         self._ticket = ticket
         self.install_job = job
-        self.step_label.setText("Starting…")
+        self.step_label.setText(translate("InstallPanel", "Starting…"))
         job.progress_changed.connect(self._on_install_progress_changed)
         job.log_added.connect(self._on_install_log_added)
         job.finished.connect(self._on_install_finished)
@@ -288,7 +320,7 @@ class InstallPanel(QWidget):
         self.packages_job = job
         self.log_text.clear()
         self.progress.setValue(0)
-        self.step_label.setText(f"Installing {what}…")
+        self.step_label.setText(translate("InstallPanel", "Installing {what}…").format(what=what))
         self.cancel_button.setEnabled(True)
         self._update_install_button()
         job.progress_changed.connect(self._on_install_progress_changed)
@@ -303,15 +335,26 @@ class InstallPanel(QWidget):
         if outcome.was_successful():
             installed = (outcome.result or {}).get("installed") or {}
             versions = ", ".join(f"{k} {v}" for k, v in installed.items())
-            self.step_label.setText(f"Installed {versions} into the active environment.")
+            self.step_label.setText(
+                translate(
+                    "InstallPanel", "Installed {versions} into the active environment."
+                ).format(versions=versions)
+            )
             self.progress.setValue(1000)
         elif outcome.state is JobState.CANCELLED:
             self.step_label.setText(
-                "Cancelled. Packages pip had already installed stay; run it again to finish."
+                translate(
+                    "InstallPanel",
+                    "Cancelled. Packages pip had already installed stay; run it again to finish.",
+                )
             )
             self.progress.setValue(0)
         else:
-            self.step_label.setText(f"Install failed: {outcome.message}")
+            self.step_label.setText(
+                translate("InstallPanel", "Install failed: {message}").format(
+                    message=outcome.message
+                )
+            )
             self.progress.setValue(0)
         self._update_install_button()
         self.packages_finished.emit(outcome)
@@ -319,14 +362,14 @@ class InstallPanel(QWidget):
     @Slot()
     def _on_cancel_clicked(self) -> None:
         if self.packages_job is not None and self.packages_job.running:
-            self.step_label.setText("Cancelling…")
+            self.step_label.setText(translate("InstallPanel", "Cancelling…"))
             self.packages_job.cancel()
             return
         if self._preparing:
             self._cancel_requested = True
-            self.step_label.setText("Cancelling…")
+            self.step_label.setText(translate("InstallPanel", "Cancelling…"))
         elif self.install_job is not None and self.install_job.running:
-            self.step_label.setText("Cancelling…")
+            self.step_label.setText(translate("InstallPanel", "Cancelling…"))
             self.install_job.cancel()
 
     @Slot(object)
@@ -347,7 +390,7 @@ class InstallPanel(QWidget):
         if ticket is None:
             return
         if outcome.was_successful():
-            self.step_label.setText("Recording the new environment…")
+            self.step_label.setText(translate("InstallPanel", "Recording the new environment…"))
             run_in_background(
                 partial(finish_install, ticket, outcome.result),
                 partial(self._on_install_recorded, outcome),
@@ -355,7 +398,7 @@ class InstallPanel(QWidget):
                 what=f"recording environment {ticket.name}",
             )
         else:
-            self.step_label.setText("Removing the partial environment…")
+            self.step_label.setText(translate("InstallPanel", "Removing the partial environment…"))
             run_in_background(
                 partial(discard, ticket),
                 partial(self._on_install_discarded, outcome),
@@ -367,17 +410,31 @@ class InstallPanel(QWidget):
         self, outcome: JobOutcome, env: ManagedEnv | None, error: BaseException | None
     ) -> None:
         if error is not None:
-            message = report(error, "Recording the environment")
-            self.step_label.setText(f"Install failed: {message}")
+            message = report(error, translate("InstallPanel", "Recording the environment"))
+            self.step_label.setText(
+                translate("InstallPanel", "Install failed: {message}").format(message=message)
+            )
         elif env is not None:
             try:
                 workload.activate(self.ctx.settings, str(env.python))
             except PanelError as exc:  # the environment exists; only the setting failed
-                report(exc, "Making the new environment active", label=self.step_label)
+                report(
+                    exc,
+                    translate("InstallPanel", "Making the new environment active"),
+                    label=self.step_label,
+                )
             else:
                 versions = ", ".join(f"{k} {v}" for k, v in env.installed.items())
-                self.step_label.setText(f"Installed {env.name} ({versions}); it is now active.")
-                self.ctx.notify(f"PyTorch environment {env.name} installed and active.")
+                self.step_label.setText(
+                    translate(
+                        "InstallPanel", "Installed {name} ({versions}); it is now active."
+                    ).format(name=env.name, versions=versions)
+                )
+                self.ctx.notify(
+                    translate(
+                        "InstallPanel", "PyTorch environment {name} installed and active."
+                    ).format(name=env.name)
+                )
             self.ctx.inventory.refresh()  # what the machine reports may have changed
         self._after_install(outcome)
 
@@ -385,16 +442,21 @@ class InstallPanel(QWidget):
         self, outcome: JobOutcome, _result: None, error: BaseException | None
     ) -> None:
         if error is not None:
-            report(error, "Removing the partial environment")
+            report(error, translate("InstallPanel", "Removing the partial environment"))
         # The worker's message is the cause in one sentence ("the package index could not
         # be reached (...). Check ..."), made to follow "Install failed: ".
         what = (
-            "Cancelled."
+            translate("InstallPanel", "Cancelled.")
             if outcome.state is JobState.CANCELLED
-            else f"Install failed: {outcome.message}"
+            else translate("InstallPanel", "Install failed: {message}").format(
+                message=outcome.message
+            )
         )
         self.step_label.setText(
-            f"{what} The partial environment was removed; the active environment is unchanged."
+            translate(
+                "InstallPanel",
+                "{what} The partial environment was removed; the active environment is unchanged.",
+            ).format(what=what)
         )
         self.progress.setValue(0)
         self._after_install(outcome)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.units import format_download, format_memory
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
@@ -71,19 +72,29 @@ class InstallPlanPanel(QWidget):
             inventory.ensure()
 
     def _build_ui(self) -> None:
-        self.gpu_label = QLabel("Detecting the GPU…")
+        self.gpu_label = QLabel(translate("InstallPlanPanel", "Detecting the GPU…"))
         self.gpu_label.setWordWrap(True)
         self.gfx_edit = QLineEdit()
-        self.gfx_edit.setPlaceholderText("detected")
-        self.gfx_edit.setToolTip("Plan for another GPU target, e.g. gfx1100")
+        self.gfx_edit.setPlaceholderText(translate("InstallPlanPanel", "detected"))
+        self.gfx_edit.setToolTip(
+            translate("InstallPlanPanel", "Plan for another GPU target, e.g. gfx1100")
+        )
         self.gfx_edit.setMaximumWidth(140)
         self.gfx_edit.editingFinished.connect(self.replan)
         self.index_edit = QLineEdit()
-        self.index_edit.setPlaceholderText("planned index (or set a mirror in Settings)")
-        self.index_edit.setToolTip("Install from this index instead, e.g. your own mirror of it")
+        self.index_edit.setPlaceholderText(
+            translate("InstallPlanPanel", "planned index (or set a mirror in Settings)")
+        )
+        self.index_edit.setToolTip(
+            translate(
+                "InstallPlanPanel", "Install from this index instead, e.g. your own mirror of it"
+            )
+        )
         self.index_edit.editingFinished.connect(self.replan)
-        self.redetect_button = QPushButton("&Detect again")
-        self.redetect_button.setToolTip("Detect the GPUs and the base Python again")
+        self.redetect_button = QPushButton(translate("InstallPlanPanel", "&Detect again"))
+        self.redetect_button.setToolTip(
+            translate("InstallPlanPanel", "Detect the GPUs and the base Python again")
+        )
         self.redetect_button.clicked.connect(self.redetect)
 
         self.build_label = QLabel()
@@ -92,7 +103,9 @@ class InstallPlanPanel(QWidget):
         self.command_edit = QLineEdit()
         self.command_edit.setReadOnly(True)
         self.command_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.command_edit.setToolTip("The exact pip command the install runs in the new env")
+        self.command_edit.setToolTip(
+            translate("InstallPlanPanel", "The exact pip command the install runs in the new env")
+        )
         self.size_label = QLabel()
         self.size_label.setWordWrap(True)
         self.packages_label = QLabel()
@@ -105,18 +118,18 @@ class InstallPlanPanel(QWidget):
 
         target_row = QHBoxLayout()
         target_row.addWidget(self.gpu_label, 1)
-        target_row.addWidget(QLabel("gfx:"))
+        target_row.addWidget(QLabel(translate("InstallPlanPanel", "gfx:")))
         target_row.addWidget(self.gfx_edit)
         target_row.addWidget(self.redetect_button)
         form = QFormLayout()
         # Wrapped labels get the height their text needs at the width they get.
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow("Build:", self.build_label)
-        form.addRow("Adds:", self.packages_label)
-        form.addRow("Command:", self.command_edit)
-        form.addRow("Size:", self.size_label)
-        form.addRow("Index:", self.index_edit)
+        form.addRow(translate("InstallPlanPanel", "Build:"), self.build_label)
+        form.addRow(translate("InstallPlanPanel", "Adds:"), self.packages_label)
+        form.addRow(translate("InstallPlanPanel", "Command:"), self.command_edit)
+        form.addRow(translate("InstallPlanPanel", "Size:"), self.size_label)
+        form.addRow(translate("InstallPlanPanel", "Index:"), self.index_edit)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(target_row)
@@ -129,7 +142,7 @@ class InstallPlanPanel(QWidget):
     def redetect(self) -> None:
         """Detect the machine again (for every tab) and re-read the plan's inputs."""
         self.redetect_button.setEnabled(False)
-        self.gpu_label.setText("Detecting the GPU…")
+        self.gpu_label.setText(translate("InstallPlanPanel", "Detecting the GPU…"))
         self.ctx.inventory.refresh()
         self._read_plan_inputs()
 
@@ -150,7 +163,7 @@ class InstallPlanPanel(QWidget):
         self, found: tuple[str, str | None] | None, error: BaseException | None
     ) -> None:
         if error is not None:
-            report(error, "Asking the base Python its version")
+            report(error, translate("InstallPlanPanel", "Asking the base Python its version"))
         self.base_python, self.python_version = found or (None, None)
         self._python_known = True
         self._show_machine()
@@ -160,7 +173,11 @@ class InstallPlanPanel(QWidget):
         if error is not None or manifest is None:
             self._manifest, self._manifest_failed = None, True
             if error is not None:
-                report(error, "Reading the PyTorch build manifest", label=self.warnings_label)
+                report(
+                    error,
+                    translate("InstallPlanPanel", "Reading the PyTorch build manifest"),
+                    label=self.warnings_label,
+                )
             self._show_plan(None)
             return
         self._manifest, self._manifest_failed = manifest, False
@@ -174,7 +191,7 @@ class InstallPlanPanel(QWidget):
 
     @Slot(object)
     def _on_inventory_failed(self, error: BaseException) -> None:
-        message = report(error, "Detecting the GPU")
+        message = report(error, translate("InstallPlanPanel", "Detecting the GPU"))
         current = self.ctx.inventory.current
         if current is None:
             self._set_machine(detection_failed(message))
@@ -193,16 +210,25 @@ class InstallPlanPanel(QWidget):
             return
         if machine.gfx:
             vram = f", {format_memory(machine.vram_bytes, digits=1)}" if machine.vram_bytes else ""
-            rocm = f"; ROCm {machine.rocm_version}" if machine.rocm_version else ""
-            text = f"GPU: <b>{html.escape(machine.gpu_name or '?')}</b> ({machine.gfx}{vram}){rocm}"
+            text = translate("InstallPlanPanel", "GPU: <b>{name}</b> ({gfx}{vram})").format(
+                name=html.escape(machine.gpu_name or "?"), gfx=machine.gfx, vram=vram
+            )
+            if machine.rocm_version:
+                text += translate("InstallPlanPanel", "; ROCm {version}").format(
+                    version=machine.rocm_version
+                )
         else:
-            text = f"<b>No AMD GPU detected.</b> {html.escape(machine.note)}"
+            text = translate("InstallPlanPanel", "<b>No AMD GPU detected.</b> {note}").format(
+                note=html.escape(machine.note)
+            )
         if self._python_known:
             version = self.python_version or "?"
             base = self.base_python or str(self.ctx.settings.pytorch.base_python)
-            text += f"<br>Base Python {version} ({html.escape(base)})"
+            text += "<br>" + translate("InstallPlanPanel", "Base Python {version} ({path})").format(
+                version=version, path=html.escape(base)
+            )
         else:
-            text += "<br>Base Python …"
+            text += "<br>" + translate("InstallPlanPanel", "Base Python …")
         self.gpu_label.setText(text)
 
     def overrides(self) -> Mapping[str, Override]:
@@ -252,28 +278,46 @@ class InstallPlanPanel(QWidget):
             self.packages_label.setText("—")
         elif not plan.supported:
             self.build_label.setText(
-                f"<span style='color:#c62828'><b>No install:</b> "
-                f"{html.escape(plan.refusal or '')}</span>"
+                "<span style='color:#c62828'><b>"
+                + translate("InstallPlanPanel", "No install:")
+                + f"</b> {html.escape(plan.refusal or '')}</span>"
             )
             self.command_edit.clear()
             self.size_label.setText("—")
             self.packages_label.setText("—")
             self.warnings_label.setText("")
         else:
-            preview = " — <b>preview</b>" if plan.preview else ""
-            pythons = ", ".join(plan.python_versions)
+            preview = (
+                " — <b>" + translate("InstallPlanPanel", "preview") + "</b>" if plan.preview else ""
+            )
             self.build_label.setText(
-                f"<b>torch {plan.torch_version}</b> for ROCm {plan.rocm_build} "
-                f"({plan.index_kind}: {html.escape(plan.index_url or '')}){preview}<br>"
-                f"Wheels for Python {pythons}"
+                translate(
+                    "InstallPlanPanel",
+                    "<b>torch {torch}</b> for ROCm {rocm} ({kind}: {url}){preview}",
+                ).format(
+                    torch=plan.torch_version,
+                    rocm=plan.rocm_build,
+                    kind=_index_kind(plan.index_kind),
+                    url=html.escape(plan.index_url or ""),
+                    preview=preview,
+                )
+                + "<br>"
+                + translate("InstallPlanPanel", "Wheels for Python {versions}").format(
+                    versions=", ".join(plan.python_versions)
+                )
             )
             self.packages_label.setText(_packages_html(plan))
             self.packages_label.setToolTip(_packages_tip(plan))
             self.command_edit.setText(plan.command)
             self.command_edit.setCursorPosition(0)
             self.size_label.setText(
-                f"download ≈ {format_download(plan.download_bytes)}, free disk needed ≈ "
-                f"{format_download(plan.free_disk_bytes)} (estimates)"
+                translate(
+                    "InstallPlanPanel",
+                    "download ≈ {download}, free disk needed ≈ {disk} (estimates)",
+                ).format(
+                    download=format_download(plan.download_bytes),
+                    disk=format_download(plan.free_disk_bytes),
+                )
             )
             items = "".join(f"<li>{html.escape(w)}</li>" for w in plan.warnings)
             self.warnings_label.setText(
@@ -282,11 +326,18 @@ class InstallPlanPanel(QWidget):
         self.plan_changed.emit(plan)
 
 
+def _index_kind(kind: str | None) -> str:
+    """The manifest's index kind: "index" in words; "find_links" is pip's option name (data)."""
+    if kind == "index":
+        return translate("InstallPlanPanel", "index")
+    return kind or "?"
+
+
 def _packages_html(plan: InstallPlan) -> str:
     """What the profile adds to torch, then the 4-bit verdict (rich text); why each package
     is in :func:`_packages_tip`."""
     if not plan.extra_packages:
-        return "nothing else (torch, torchvision, torchaudio only)"
+        return translate("InstallPlanPanel", "nothing else (torch, torchvision, torchaudio only)")
     names = html.escape(", ".join(plan.extra_packages))
     colour = "#2e7d32" if plan.four_bit_gpu else "#8d5b00"
     note = html.escape(plan.four_bit_note)

@@ -15,6 +15,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFrame, QGroupBox, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -32,10 +33,11 @@ from rocmpanel.pytorch.views.install_panel import InstallPanel
 from rocmpanel.pytorch.views.plan_panel import InstallPlanPanel
 from rocmpanel.pytorch.views.validation_panel import TorchValidationPanel
 
-NO_TORCH_YET = (
+NO_TORCH_YET = QT_TRANSLATE_NOOP(
+    "PyTorchTab",
     "The workload Python has no PyTorch yet. Install (profile “PyTorch + local LLM”) makes a "
     "new environment with the PyTorch build planned above and the chat's packages, and makes "
-    "it the workload Python."
+    "it the workload Python.",
 )
 
 
@@ -69,17 +71,17 @@ class PyTorchTab(QWidget):
         self._plan_inner = plan_inner
         # When an install starts, bring pip's output into view (the plan above it scrolls).
         self.installer.job_started.connect(self._show_pip_output)
-        plan_box = QGroupBox("Install plan")
+        plan_box = QGroupBox(translate("PyTorchTab", "Install plan"))
         QVBoxLayout(plan_box).addWidget(self.plan_scroll)
 
         self.envs = TorchEnvsPanel(ctx)
-        envs_box = QGroupBox("Environments")
+        envs_box = QGroupBox(translate("PyTorchTab", "Environments"))
         QVBoxLayout(envs_box).addWidget(self.envs)
 
         self.validation = TorchValidationPanel(
             ctx, self.planner.validation_target, self.planner.overrides
         )
-        validation_box = QGroupBox("Validation")
+        validation_box = QGroupBox(translate("PyTorchTab", "Validation"))
         QVBoxLayout(validation_box).addWidget(self.validation)
 
         top = QSplitter(Qt.Orientation.Horizontal)
@@ -130,16 +132,22 @@ class PyTorchTab(QWidget):
         as a job with progress and cancel (shown in the install panel and the jobs strip);
         nothing else changes. The main window gives this to ``ctx.install_packages``."""
         if self.ctx.demo:
-            self.ctx.notify("This is a demo: it installs nothing.")
+            self.ctx.notify(translate("PyTorchTab", "This is a demo: it installs nothing."))
             return
         if self.installer.busy():
-            self.ctx.notify("An install is running already: wait for it or cancel it first.")
+            self.ctx.notify(
+                translate(
+                    "PyTorchTab", "An install is running already: wait for it or cancel it first."
+                )
+            )
             return
         python = self.ctx.workload_python()
         machine = self.planner.machine
         gfx = self.planner.validation_target()[0]
         os_name = machine.os if machine is not None else "linux"
-        self.installer.step_label.setText("Checking which packages the environment has…")
+        self.installer.step_label.setText(
+            translate("PyTorchTab", "Checking which packages the environment has…")
+        )
         run_in_background(
             partial(
                 plan_packages,
@@ -161,17 +169,26 @@ class PyTorchTab(QWidget):
             self.installer.profile_combo.setCurrentIndex(
                 self.installer.profile_combo.findData(DEFAULT_PROFILE)
             )
-            self.installer.step_label.setText(NO_TORCH_YET)
+            self.installer.step_label.setText(translate("PyTorchTab", NO_TORCH_YET))
             self.installer.install_button.setFocus()
             return
         if error is not None or packages is None:
-            self.installer.step_label.setText("Nothing is being installed.")
+            self.installer.step_label.setText(
+                translate("PyTorchTab", "Nothing is being installed.")
+            )
             if error is not None:
-                report(error, "Adding packages to the active environment", dialog_parent=self)
+                report(
+                    error,
+                    translate("PyTorchTab", "Adding packages to the active environment"),
+                    dialog_parent=self,
+                )
             return
         if not packages.missing:
             self.installer.step_label.setText(
-                "The active environment has every package of this profile already."
+                translate(
+                    "PyTorchTab",
+                    "The active environment has every package of this profile already.",
+                )
             )
             return
         try:
@@ -180,8 +197,10 @@ class PyTorchTab(QWidget):
             )
             job = self.ctx.jobs.start(spec)
         except PanelError as exc:
-            self.installer.step_label.setText("Nothing is being installed.")
-            report(exc, "Starting the install", dialog_parent=self)
+            self.installer.step_label.setText(
+                translate("PyTorchTab", "Nothing is being installed.")
+            )
+            report(exc, translate("PyTorchTab", "Starting the install"), dialog_parent=self)
             return
         self.installer.follow_packages_job(job, ", ".join(packages.missing))
         if packages.note:

@@ -6,7 +6,6 @@ last are kept, so selecting, comparing and exporting one needs no disk read.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -32,6 +31,8 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.atomic import write_atomic
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.frozen import own_python
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
 from rocmpanel.knowledge.torch_builds import Override
@@ -54,18 +55,24 @@ VERDICT_COLOURS = {
 def short_title(run: ValidationRun) -> str:
     """A history line: number, time, where, counts (the full title is the tooltip)."""
     if run.damaged is not None:
-        return f"#{run.id} damaged run"
+        return translate("ValidationHistory", "#{id} damaged run").format(id=run.id)
     counts = run.counts
     when = time.strftime("%m-%d %H:%M", time.localtime(run.created_at))
     if run.env_name:
         where = run.env_name
-    elif not run.python or run.python == sys.executable:
-        where = "panel's Python"
+    elif not run.python or run.python == own_python():
+        where = translate("ValidationHistory", "panel's Python")
     else:
         where = Path(run.python).parent.parent.name or run.python
-    return (
-        f"#{run.id} {when} {where}: {counts[CheckStatus.PASS]}✓ {counts[CheckStatus.FAIL]}✗ "
-        f"{counts[CheckStatus.SKIP]} skip"
+    return translate(
+        "ValidationHistory", "#{id} {when} {where}: {passed}✓ {failed}✗ {skipped} skip"
+    ).format(
+        id=run.id,
+        when=when,
+        where=where,
+        passed=counts[CheckStatus.PASS],
+        failed=counts[CheckStatus.FAIL],
+        skipped=counts[CheckStatus.SKIP],
     )
 
 
@@ -80,7 +87,9 @@ class MarkdownDialog(QDialog):
         view = QTextBrowser()
         view.setMarkdown(markdown)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = buttons.addButton("&Copy Markdown", QDialogButtonBox.ButtonRole.ActionRole)
+        copy = buttons.addButton(
+            translate("MarkdownDialog", "&Copy Markdown"), QDialogButtonBox.ButtonRole.ActionRole
+        )
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.markdown))
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -112,17 +121,19 @@ class ValidationHistory(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.itemSelectionChanged.connect(self._on_list_selection_changed)
-        self.compare_button = QPushButton("C&ompare two")
-        self.compare_button.setToolTip("Select two runs to compare them side by side")
+        self.compare_button = QPushButton(translate("ValidationHistory", "C&ompare two"))
+        self.compare_button.setToolTip(
+            translate("ValidationHistory", "Select two runs to compare them side by side")
+        )
         self.compare_button.clicked.connect(self._on_compare_clicked)
-        self.export_button = QPushButton("E&xport Markdown…")
+        self.export_button = QPushButton(translate("ValidationHistory", "E&xport Markdown…"))
         self.export_button.clicked.connect(self._on_export_clicked)
-        self.delete_button = QPushButton("Delete")
+        self.delete_button = QPushButton(translate("ValidationHistory", "Delete"))
         self.delete_button.clicked.connect(self._on_delete_clicked)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Run history"))
+        layout.addWidget(QLabel(translate("ValidationHistory", "Run history")))
         # Says when a damaged history file was moved aside and a new one started.
         self.notice_label = QLabel()
         self.notice_label.setWordWrap(True)
@@ -157,7 +168,7 @@ class ValidationHistory(QWidget):
         if generation != self._generation:
             return  # a newer reading is on its way
         if error is not None:
-            report(error, "Reading the validation history")
+            report(error, translate("ValidationHistory", "Reading the validation history"))
         self.show_notice(self.store.notice)
         self.runs = {r.id: r for r in runs or [] if r.id is not None}
         self.list.blockSignals(True)
@@ -215,7 +226,9 @@ class ValidationHistory(QWidget):
     def _on_compare_clicked(self) -> None:
         text = self.compare_text()
         if text:
-            MarkdownDialog("Compare validation runs", text, self).exec()
+            MarkdownDialog(
+                translate("ValidationHistory", "Compare validation runs"), text, self
+            ).exec()
 
     @Slot()
     def _on_export_clicked(self) -> None:
@@ -224,7 +237,10 @@ class ValidationHistory(QWidget):
         if run is None:
             return
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export validation run", f"validation-{run.id}.md", "Markdown (*.md)"
+            self,
+            translate("ValidationHistory", "Export validation run"),
+            f"validation-{run.id}.md",
+            translate("ValidationHistory", "Markdown (*.md)"),
         )
         if path:
             self.export(run, Path(path))
@@ -234,9 +250,13 @@ class ValidationHistory(QWidget):
 
         def done(_result: object, error: BaseException | None) -> None:
             if error is not None:
-                report(error, "Exporting the validation run", dialog_parent=self)
+                report(
+                    error,
+                    translate("ValidationHistory", "Exporting the validation run"),
+                    dialog_parent=self,
+                )
             else:
-                self._notify(f"Saved {path}")
+                self._notify(translate("ValidationHistory", "Saved {path}").format(path=path))
 
         data = to_markdown(run, self._overrides()).encode("utf-8")
         run_in_background(
@@ -249,7 +269,11 @@ class ValidationHistory(QWidget):
         if not ids:
             return
         answer = QMessageBox.question(
-            self, "Delete runs", f"Delete {len(ids)} validation run(s) from the history?"
+            self,
+            translate("ValidationHistory", "Delete runs"),
+            translate(
+                "ValidationHistory", "Delete {count} validation run(s) from the history?"
+            ).format(count=len(ids)),
         )
         if answer != QMessageBox.StandardButton.Yes:
             return
@@ -257,7 +281,11 @@ class ValidationHistory(QWidget):
 
         def done(_result: None, error: BaseException | None) -> None:
             if error is not None:
-                report(error, "Deleting validation runs", dialog_parent=self)
+                report(
+                    error,
+                    translate("ValidationHistory", "Deleting validation runs"),
+                    dialog_parent=self,
+                )
             self.reload()
 
         run_in_background(

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from rocmpanel.base.enums import CheckStatus
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.base.settings import Settings
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
@@ -48,10 +49,12 @@ from rocmpanel.pytorch.validation_job import (
     validate_spec,
 )
 from rocmpanel.pytorch.validation_report import (
-    STATUS_MARK,
+    check_name,
     counts_text,
     damaged_text,
     fix_for,
+    outcome_text,
+    status_mark,
 )
 from rocmpanel.pytorch.validation_run import CheckResult, RunVerdict, ValidationRun
 from rocmpanel.pytorch.validation_store import ValidationStore
@@ -104,13 +107,18 @@ class TorchValidationPanel(QWidget):
         self._job_target = ValidationTarget("", None, None)
         self.shown_run: ValidationRun | None = None
 
-        self.validate_button = QPushButton("&Validate active Python")
+        self.validate_button = QPushButton(
+            translate("TorchValidationPanel", "&Validate active Python")
+        )
         self.validate_button.setToolTip(
-            "Run the checks (build, GPU, GEMM vs CPU, SDPA, memory, bandwidth, TFLOPS) "
-            "in the active workload Python"
+            translate(
+                "TorchValidationPanel",
+                "Run the checks (build, GPU, GEMM vs CPU, SDPA, memory, bandwidth, TFLOPS) "
+                "in the active workload Python",
+            )
         )
         self.validate_button.clicked.connect(self.start_validation)
-        self.cancel_button = QPushButton("Stop")
+        self.cancel_button = QPushButton(translate("TorchValidationPanel", "Stop"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
         self.progress = QProgressBar()
@@ -123,11 +131,18 @@ class TorchValidationPanel(QWidget):
         self.progress.setSizePolicy(policy)
         self.progress.hide()
         self.step_label = QLabel("")
-        self.summary_label = QLabel("No validation run yet.")
+        self.summary_label = QLabel(translate("TorchValidationPanel", "No validation run yet."))
         self.summary_label.setWordWrap(True)
 
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Check", "Status", "Figure", "Likely cause / fix"])
+        self.table.setHorizontalHeaderLabels(
+            [
+                translate("TorchValidationPanel", "Check"),
+                translate("TorchValidationPanel", "Status"),
+                translate("TorchValidationPanel", "Figure"),
+                translate("TorchValidationPanel", "Likely cause / fix"),
+            ]
+        )
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -164,9 +179,16 @@ class TorchValidationPanel(QWidget):
         self.history.reload()
         if ctx.demo:  # a validation would run this machine's Python next to the demo's GPUs
             self.validate_button.setEnabled(False)
-            self.validate_button.setToolTip("This is a demo: it runs no jobs on this machine.")
+            self.validate_button.setToolTip(
+                translate(
+                    "TorchValidationPanel", "This is a demo: it runs no jobs on this machine."
+                )
+            )
             self.summary_label.setText(
-                "This is a demo: validation runs on a real machine's workload Python."
+                translate(
+                    "TorchValidationPanel",
+                    "This is a demo: validation runs on a real machine's workload Python.",
+                )
             )
 
     # -- running -----------------------------------------------------------------------
@@ -181,7 +203,7 @@ class TorchValidationPanel(QWidget):
         gfx, vram = self._target()
         self._starting = True
         self.validate_button.setEnabled(False)
-        self.step_label.setText("Preparing…")
+        self.step_label.setText(translate("TorchValidationPanel", "Preparing…"))
         run_in_background(
             partial(prepare_validation, self.ctx.settings, gfx, vram),
             self._on_validation_prepared,
@@ -197,21 +219,35 @@ class TorchValidationPanel(QWidget):
         if error is not None or prepared is None:
             self.validate_button.setEnabled(True)
             if error is not None:
-                report(error, "Preparing the validation", dialog_parent=self)
+                report(
+                    error,
+                    translate("TorchValidationPanel", "Preparing the validation"),
+                    dialog_parent=self,
+                )
             return
         target, spec = prepared
         try:
             job = self.ctx.jobs.start(spec)
         except PanelError as exc:
             self.validate_button.setEnabled(True)
-            report(exc, "Starting the validation", dialog_parent=self)
+            report(
+                exc,
+                translate("TorchValidationPanel", "Starting the validation"),
+                dialog_parent=self,
+            )
             return
         self.job = job
         self._collector = CheckCollector()
         self._job_target = target
         self.table.setRowCount(0)
-        where = target.env_name or target.python or "the panel’s Python"
-        self.summary_label.setText(f"Validating {where}…")
+        where = (
+            target.env_name
+            or target.python
+            or translate("TorchValidationPanel", "the panel’s Python")
+        )
+        self.summary_label.setText(
+            translate("TorchValidationPanel", "Validating {where}…").format(where=where)
+        )
         self.progress.setValue(0)
         self.progress.show()
         self.cancel_button.setEnabled(True)
@@ -254,7 +290,11 @@ class TorchValidationPanel(QWidget):
         self.step_label.setText("")
         self.job = None
         self.show_run(run)
-        self.ctx.notify(f"Validation: {counts_text(run)}.")
+        self.ctx.notify(
+            translate("TorchValidationPanel", "Validation: {counts}.").format(
+                counts=counts_text(run)
+            )
+        )
         run_in_background(
             partial(self.store.save, run),
             self._on_run_saved,
@@ -265,7 +305,7 @@ class TorchValidationPanel(QWidget):
     def _on_run_saved(self, run: ValidationRun | None, error: BaseException | None) -> None:
         if error is not None or run is None:
             if error is not None:  # the run stays shown; only the history misses it
-                report(error, "Saving the validation run")
+                report(error, translate("TorchValidationPanel", "Saving the validation run"))
             return
         self.history.reload(select=run.id)
 
@@ -273,7 +313,7 @@ class TorchValidationPanel(QWidget):
     def _add_row(self, check: CheckResult, run: ValidationRun | None) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
-        status = QTableWidgetItem(STATUS_MARK[check.status])
+        status = QTableWidgetItem(status_mark(check.status))
         status.setForeground(QColor(STATUS_COLOURS[check.status]))
         font = status.font()
         font.setBold(True)
@@ -281,12 +321,20 @@ class TorchValidationPanel(QWidget):
         figure = QTableWidgetItem(check.figure)
         figure.setToolTip(check.error or check.detail or check.figure)
         fix = fix_for(run, check, self._overrides()) if run is not None else None
-        fix_text = f"{fix.cause}\nFix: {fix.fix}" if fix else (check.error or "")
+        fix_text = (
+            translate("TorchValidationPanel", "{cause}\nFix: {fix}").format(
+                cause=fix.cause, fix=fix.fix
+            )
+            if fix
+            else (check.error or "")
+        )
         if check.status is not CheckStatus.FAIL:
             fix_text = ""
         fix_item = QTableWidgetItem(fix_text)
         fix_item.setToolTip(fix_text)
-        for col, item in enumerate((QTableWidgetItem(check.name), status, figure, fix_item)):
+        for col, item in enumerate(
+            (QTableWidgetItem(check_name(check.name)), status, figure, fix_item)
+        ):
             self.table.setItem(row, col, item)
 
     def show_run(self, run: ValidationRun) -> None:
@@ -299,14 +347,26 @@ class TorchValidationPanel(QWidget):
             self.summary_label.setText(damaged_text(run))
             return
         where = run.env_name or run.python
-        device = run.device_name or "no GPU visible"
+        device = run.device_name or translate("TorchValidationPanel", "no GPU visible")
         ended = ""
         if run.verdict is RunVerdict.INCOMPLETE:
-            ended = f" — ended early ({run.outcome})"
+            ended = translate("TorchValidationPanel", " — ended early ({outcome})").format(
+                outcome=outcome_text(run.outcome)
+            )
+        na = translate("TorchValidationPanel", "n/a")
         self.summary_label.setText(
             f"<b>{counts_text(run)}</b>"
-            f" — torch {run.torch_version or 'n/a'} ({run.build or 'n/a'} build) in {where}; "
-            f"{device}; preset: {html.escape(run.preset)}{ended}"
+            + translate(
+                "TorchValidationPanel",
+                " — torch {torch} ({build} build) in {where}; {device}; preset: {preset}{ended}",
+            ).format(
+                torch=run.torch_version or na,
+                build=run.build or na,
+                where=where,
+                device=device,
+                preset=html.escape(run.preset),
+                ended=ended,
+            )
         )
 
     @Slot(object)

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
 
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.setup.views.badges import badge_style
 
 if TYPE_CHECKING:  # the checks arrive after the window's first paint; so does their module
@@ -20,6 +21,13 @@ _CHECK_COLOURS = {
     CheckStatus.WARN: ("#5d4037", "#ffe0b2"),
     CheckStatus.FAIL: ("#b71c1c", "#ffcdd2"),
     CheckStatus.SKIP: ("#37474f", "#eceff1"),
+}
+#: The badge's word for each status (the status values are identifiers, never shown as such).
+STATUS_WORDS = {
+    CheckStatus.PASS: QT_TRANSLATE_NOOP("ChecklistBox", "pass"),
+    CheckStatus.WARN: QT_TRANSLATE_NOOP("ChecklistBox", "warn"),
+    CheckStatus.FAIL: QT_TRANSLATE_NOOP("ChecklistBox", "fail"),
+    CheckStatus.SKIP: QT_TRANSLATE_NOOP("ChecklistBox", "skip"),
 }
 
 
@@ -38,7 +46,7 @@ class ChecklistBox(QGroupBox):
     fix_clicked = Signal(object)  # the Check whose fix button was pressed
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Checklist", parent)
+        super().__init__(translate("ChecklistBox", "Checklist"), parent)
         self.grid = QGridLayout(self)
         self.grid.setColumnStretch(2, 1)
 
@@ -48,7 +56,7 @@ class ChecklistBox(QGroupBox):
             self._add_row(row, check)
 
     def _add_row(self, row: int, check: Check) -> None:
-        badge = QLabel(check.status.value)
+        badge = QLabel(translate("ChecklistBox", STATUS_WORDS[check.status]))
         badge.setStyleSheet(badge_style(*_CHECK_COLOURS[check.status]))
         badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         title = QLabel(f"<b>{check.title}</b>")
@@ -66,13 +74,17 @@ class ChecklistBox(QGroupBox):
         if fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET):
             label = fix.text
         elif fix.kind is FixKind.COMMAND:
-            label = "Copy command" if "\n" not in fix.text else "Copy commands"
+            label = (
+                translate("ChecklistBox", "Copy command")
+                if "\n" not in fix.text
+                else translate("ChecklistBox", "Copy commands")
+            )
             lines = "<br>".join(
                 f"<code>{html.escape(line)}</code>" for line in fix.text.splitlines()
             )
             message.setText(f"{html.escape(check.message)}<br>{lines}")
         else:
-            label = "Copy advice"
+            label = translate("ChecklistBox", "Copy advice")
         button = QPushButton(label)
         button.setObjectName(f"fix_{check.id}")
         button.setToolTip(fix.text)

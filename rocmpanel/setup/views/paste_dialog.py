@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.report import report
 from rocmpanel.setup.captured import KNOWN_KINDS_TEXT
@@ -38,7 +39,12 @@ def read_tool_output(path: Path) -> str:
     try:
         return read_capture(str(path))  # bounded, and never blocks on a FIFO or a device
     except OSError as exc:
-        raise PanelError(f"Could not read {path}: {exc.strerror or exc}.", repr(exc)) from exc
+        raise PanelError(
+            translate("PasteDialog", "Could not read {path}: {reason}.").format(
+                path=path, reason=exc.strerror or exc
+            ),
+            repr(exc),
+        ) from exc
 
 
 class PasteDialog(QDialog):
@@ -46,35 +52,42 @@ class PasteDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Analyse pasted output")
+        self.setWindowTitle(translate("PasteDialog", "Analyse pasted output"))
         self.resize(760, 520)
         layout = QVBoxLayout(self)
         hint = QLabel(
-            f"Paste the output of {KNOWN_KINDS_TEXT}. Several outputs of one machine "
-            "can be pasted one after another with “Add file…”."
+            translate(
+                "PasteDialog",
+                "Paste the output of {tools}. Several outputs of one machine "
+                "can be pasted one after another with “Add file…”.",
+            ).format(tools=translate("captured", KNOWN_KINDS_TEXT))
         )
         hint.setWordWrap(True)
         layout.addWidget(hint)
         self.text = QPlainTextEdit()
-        self.text.setPlaceholderText("Paste here…")
+        self.text.setPlaceholderText(translate("PasteDialog", "Paste here…"))
         layout.addWidget(self.text, 1)
         self.extra: list[str] = []
         self.extra_names: list[str] = []  # the files' names, in the order of ``extra``
         self._reading = 0  # files being read in the background
         self.files_label = QLabel("")
         layout.addWidget(self.files_label)
-        open_button = QPushButton("&Add file…")
+        open_button = QPushButton(translate("PasteDialog", "&Add file…"))
         open_button.clicked.connect(self._on_open_clicked)
         form = QFormLayout()
         self.rocm_version = QLineEdit()
-        self.rocm_version.setPlaceholderText("as the text says (e.g. 6.2.2)")
+        self.rocm_version.setPlaceholderText(
+            translate("PasteDialog", "as the text says (e.g. 6.2.2)")
+        )
         self.os_choice = QComboBox()
-        self.os_choice.addItems(["as the text says", "linux", "windows"])
-        form.addRow("&ROCm version:", self.rocm_version)
-        form.addRow("&OS:", self.os_choice)
+        self.os_choice.addItems([translate("PasteDialog", "as the text says"), "linux", "windows"])
+        form.addRow(translate("PasteDialog", "&ROCm version:"), self.rocm_version)
+        form.addRow(translate("PasteDialog", "&OS:"), self.os_choice)
         layout.addLayout(form)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.analyse_button = buttons.addButton("&Analyse", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.analyse_button = buttons.addButton(
+            translate("PasteDialog", "&Analyse"), QDialogButtonBox.ButtonRole.AcceptRole
+        )
         self.analyse_button.setDefault(True)
         buttons.addButton(open_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
@@ -82,7 +95,7 @@ class PasteDialog(QDialog):
         layout.addWidget(buttons)
 
     def _on_open_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open tool output")
+        path, _ = QFileDialog.getOpenFileName(self, translate("PasteDialog", "Open tool output"))
         if path:
             self.add_file(Path(path))
 
@@ -90,7 +103,7 @@ class PasteDialog(QDialog):
         """Read ``path`` in the background and add its text to what is analysed."""
         self._reading += 1
         self.analyse_button.setEnabled(False)
-        self.files_label.setText(f"Reading {path.name}…")
+        self.files_label.setText(translate("PasteDialog", "Reading {name}…").format(name=path.name))
         run_in_background(
             lambda: read_tool_output(path),
             lambda text, error: self._on_file_read(path, text, error),
@@ -103,14 +116,19 @@ class PasteDialog(QDialog):
         self.analyse_button.setEnabled(self._reading == 0)
         if text is None:
             report(
-                error or PanelError(f"Could not read {path}."),
-                "Reading a file",
+                error
+                or PanelError(translate("PasteDialog", "Could not read {path}.").format(path=path)),
+                translate("PasteDialog", "Reading a file"),
                 label=self.files_label,
             )
             return
         self.extra.append(text)
         self.extra_names.append(path.name)
-        self.files_label.setText(f"{len(self.extra)} file(s) added; last: {path.name}")
+        self.files_label.setText(
+            translate("PasteDialog", "{count} file(s) added; last: {name}").format(
+                count=len(self.extra), name=path.name
+            )
+        )
 
     def texts(self) -> list[str]:
         pasted = self.text.toPlainText()
@@ -119,7 +137,9 @@ class PasteDialog(QDialog):
     def sources(self) -> tuple[str, ...]:
         """Where the texts came from: "pasted text" and the files' names, as
         :meth:`texts` orders them (the Setup tab says so above the diagnosis)."""
-        pasted = ("pasted text",) if self.text.toPlainText().strip() else ()
+        pasted = (
+            (translate("PasteDialog", "pasted text"),) if self.text.toPlainText().strip() else ()
+        )
         return (*pasted, *self.extra_names)
 
     def rocm_version_value(self) -> str | None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
 
@@ -23,9 +24,10 @@ if TYPE_CHECKING:  # imported when the first probe ends, not at start-up
 log = logging.getLogger(__name__)
 
 
-DEMO_NOT_PROBED = (
+DEMO_NOT_PROBED = QT_TRANSLATE_NOOP(
+    "ProbeBox",
     "Not probed: the demo runs no jobs on this machine, and this machine's Python says "
-    "nothing about the recorded GPUs."
+    "nothing about the recorded GPUs.",
 )
 
 
@@ -35,13 +37,13 @@ class ProbeBox(QGroupBox):
     probed = Signal(object)  # ProbeReport
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__("Workload Python (PyTorch)", parent)
+        super().__init__(translate("ProbeBox", "Workload Python (PyTorch)"), parent)
         self.ctx = ctx
         self._job: Any = None
-        self.label = QLabel("Not probed yet.")
+        self.label = QLabel(translate("ProbeBox", "Not probed yet."))
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.button = QPushButton("&Probe again")
+        self.button = QPushButton(translate("ProbeBox", "&Probe again"))
         self.button.clicked.connect(self.start)
         row = QHBoxLayout()
         row.addWidget(self.label, 1)
@@ -58,17 +60,17 @@ class ProbeBox(QGroupBox):
         if self.running:
             return
         if self.ctx.demo:  # the demo's GPUs are recordings: a probe here would mix machines
-            self.label.setText(DEMO_NOT_PROBED)
+            self.label.setText(translate("ProbeBox", DEMO_NOT_PROBED))
             self.button.setEnabled(False)
             return
         from rocmpanel.jobs.spec import JobSpec  # with the first job, not at start-up
 
-        self.label.setText("Probing the workload Python…")
+        self.label.setText(translate("ProbeBox", "Probing the workload Python…"))
         self.button.setEnabled(False)
         try:
             job = self.ctx.jobs.start(JobSpec("probe", "probe", python=self.ctx.workload_python()))
         except PanelError as exc:
-            report(exc, "Starting the probe", label=self.label)
+            report(exc, translate("ProbeBox", "Starting the probe"), label=self.label)
             self.button.setEnabled(True)
             return
         self._job = job
@@ -77,7 +79,9 @@ class ProbeBox(QGroupBox):
 
     def show_probe(self, probe: ProbeReport, *, pasted: bool = False) -> None:
         """Show a probe's summary (``pasted``: one read from pasted collect_env output)."""
-        prefix = "From the pasted collect_env output:\n" if pasted else ""
+        prefix = (
+            translate("ProbeBox", "From the pasted collect_env output:") + "\n" if pasted else ""
+        )
         self.label.setText(prefix + "\n".join(probe.summary_lines()))
 
     def show_text(self, text: str) -> None:
@@ -103,4 +107,6 @@ class ProbeBox(QGroupBox):
         self._job = None
         if not outcome.was_successful() or outcome.result is None:
             log.warning("the probe failed: %s", outcome)
-            self.label.setText(f"The probe failed: {outcome}")
+            self.label.setText(
+                translate("ProbeBox", "The probe failed: {outcome}").format(outcome=outcome)
+            )

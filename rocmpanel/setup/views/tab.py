@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -56,16 +57,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_DETECTING = "Detecting GPUs…"
-_ANALYSING = "Analysing pasted output…"
-PASTED_HEADING = "Pasted output — another machine"
-DEMO_HEADING = "Demo GPUs — recorded, not this machine"
-DEMO_NOTE = (
+# Marked for translation here, translated where shown (``translate("SetupTab", ...)``).
+_DETECTING = QT_TRANSLATE_NOOP("SetupTab", "Detecting GPUs…")
+_ANALYSING = QT_TRANSLATE_NOOP("SetupTab", "Analysing pasted output…")
+PASTED_HEADING = QT_TRANSLATE_NOOP("SetupTab", "Pasted output — another machine")
+DEMO_HEADING = QT_TRANSLATE_NOOP("SetupTab", "Demo GPUs — recorded, not this machine")
+DEMO_NOTE = QT_TRANSLATE_NOOP(
+    "SetupTab",
     "Demo mode: these GPUs are recordings of real machines bundled with rocmpanel. Fixes "
-    "are shown as commands to copy; nothing on this machine is changed."
+    "are shown as commands to copy; nothing on this machine is changed.",
 )
-NO_GPU_DEMO = "No AMD GPU was found. The checklist below still applies; a demo shows the panel "
-NO_GPU_DEMO += "on recorded GPUs."
+NO_GPU_DEMO = QT_TRANSLATE_NOOP(
+    "SetupTab",
+    "No AMD GPU was found. The checklist below still applies; a demo shows the panel "
+    "on recorded GPUs.",
+)
 
 
 def _analyse_texts(texts: list[str], rocm_version: str | None, os_name: str | None) -> Captured:
@@ -141,11 +147,11 @@ class SetupTab(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         overview = QWidget()
         scroll.setWidget(overview)
-        self.pages.addTab(scroll, "Overview")
+        self.pages.addTab(scroll, translate("SetupTab", "Overview"))
         layout = QVBoxLayout(overview)
 
         bar = QHBoxLayout()
-        self.heading = QLabel("<b>This machine</b>")
+        self.heading = QLabel("<b>{}</b>".format(translate("SetupTab", "This machine")))
         bar.addWidget(self.heading)
         bar.addStretch(1)
         self.busy = QProgressBar()
@@ -155,15 +161,17 @@ class SetupTab(QWidget):
         self.busy_label = QLabel("")
         bar.addWidget(self.busy_label)
         bar.addWidget(self.busy)
-        self.back_button = QPushButton("&Back to this machine")
+        self.back_button = QPushButton(translate("SetupTab", "&Back to this machine"))
         self.back_button.clicked.connect(self._on_back_clicked)
-        self.refresh_button = QPushButton("&Refresh")
-        self.refresh_button.setToolTip("Detect again (F5)")
+        self.refresh_button = QPushButton(translate("SetupTab", "&Refresh"))
+        self.refresh_button.setToolTip(translate("SetupTab", "Detect again (F5)"))
         self.refresh_button.clicked.connect(self.refresh)
-        self.paste_button = QPushButton("&Analyse pasted output…")
+        self.paste_button = QPushButton(translate("SetupTab", "&Analyse pasted output…"))
         self.paste_button.clicked.connect(self._on_paste_clicked)
-        self.copy_button = QPushButton("&Copy report")
-        self.copy_button.setToolTip("Copy a Markdown report for a forum post")
+        self.copy_button = QPushButton(translate("SetupTab", "&Copy report"))
+        self.copy_button.setToolTip(
+            translate("SetupTab", "Copy a Markdown report for a forum post")
+        )
         self.copy_button.clicked.connect(self.copy_report)
         for button in (self.back_button, self.refresh_button, self.paste_button, self.copy_button):
             bar.addWidget(button)
@@ -178,7 +186,7 @@ class SetupTab(QWidget):
         self.error_label.setStyleSheet("color: #b71c1c;")
         layout.addWidget(self.error_label)
 
-        self.gpu_box = QGroupBox("GPUs")
+        self.gpu_box = QGroupBox(translate("SetupTab", "GPUs"))
         self.gpu_grid = QGridLayout(self.gpu_box)
         self.gpu_grid.setColumnStretch(3, 1)
         layout.addWidget(self.gpu_box)
@@ -212,7 +220,7 @@ class SetupTab(QWidget):
         self._env_layout = QVBoxLayout(self._env_page)
         self._env_layout.setContentsMargins(0, 0, 0, 0)
         self._env_editor: EnvEditor | None = None
-        self.add_page(self._env_page, "Environment")
+        self.add_page(self._env_page, translate("SetupTab", "Environment"))
         self.pages.currentChanged.connect(self._on_pages_current_changed)
         self.env_change_requested.connect(self._on_env_change_requested)
 
@@ -263,12 +271,12 @@ class SetupTab(QWidget):
     def _on_inventory_failed(self, error: BaseException) -> None:
         if self._busy == _DETECTING:
             self._set_busy(None)
-        report(error, "Detecting GPUs", label=self.error_label)
+        report(error, translate("SetupTab", "Detecting GPUs"), label=self.error_label)
 
     def _set_busy(self, text: str | None) -> None:
         self._busy = text
         self.busy.setVisible(text is not None)
-        self.busy_label.setText(text or "")
+        self.busy_label.setText(translate("SetupTab", text) if text else "")
         self.refresh_button.setEnabled(text != _DETECTING)
         self.back_button.setVisible(bool(self._captured))
 
@@ -331,15 +339,16 @@ class SetupTab(QWidget):
         if captured is None:
             self._set_busy(self._machine_state())
             message = report(
-                error or PanelError("The pasted output could not be analysed."),
-                "Analysing pasted output",
+                error
+                or PanelError(translate("SetupTab", "The pasted output could not be analysed.")),
+                translate("SetupTab", "Analysing pasted output"),
                 label=self.error_label,
             )
             shown = self.report.system if self.report else None
             if not self._captured and shown is not self._system:
                 self._rebuild()  # the inventory changed during the analysis
             if warn:
-                QMessageBox.warning(self, "Analyse pasted output", message)
+                QMessageBox.warning(self, translate("SetupTab", "Analyse pasted output"), message)
             return
         from rocmpanel.setup.report import build_report
 
@@ -365,7 +374,11 @@ class SetupTab(QWidget):
         finally:
             dialog.deleteLater()  # a child of the tab: it would live as long as the tab
         if not texts:
-            QMessageBox.information(self, "Analyse pasted output", "Nothing was pasted.")
+            QMessageBox.information(
+                self,
+                translate("SetupTab", "Analyse pasted output"),
+                translate("SetupTab", "Nothing was pasted."),
+            )
             return
         self._analyse(texts, rocm_version, os_name, warn=True, sources=sources)
 
@@ -402,31 +415,41 @@ class SetupTab(QWidget):
         system = shown.system
         self.heading.setText(self._heading_text())
         self.heading.setToolTip(
-            "Fixes are commands to copy for that machine; nothing here is changed."
+            translate(
+                "SetupTab", "Fixes are commands to copy for that machine; nothing here is changed."
+            )
             if self._captured or self.ctx.demo
             else ""
         )
         data_line = shown.data_line()
+        os_text = f"{system.os} ({system.os_version})" if system.os_version else system.os
         self.system_label.setText(
-            f"OS: {system.os}{f' ({system.os_version})' if system.os_version else ''} · "
-            f"ROCm: {system.rocm_version or 'not found'} · Driver: {system.driver or 'n/a'}"
+            translate("SetupTab", "OS: {os} · ROCm: {rocm} · Driver: {driver}").format(
+                os=os_text,
+                rocm=system.rocm_version or translate("SetupTab", "not found"),
+                driver=system.driver or translate("SetupTab", "n/a"),
+            )
             + (f"\n{data_line}" if data_line else "")
         )
         clear_grid(self.gpu_grid)
         if not system.gpus:
             offer_demo = self.ctx.show_demo is not None and not self._captured and not self.ctx.demo
             text = (
-                NO_GPU_DEMO
+                translate("SetupTab", NO_GPU_DEMO)
                 if offer_demo
-                else "No AMD GPU was found. The checklist below still applies."
+                else translate(
+                    "SetupTab", "No AMD GPU was found. The checklist below still applies."
+                )
             )
             none = QLabel(text)
             none.setWordWrap(True)
             self.gpu_grid.addWidget(none, 0, 0, 1, 4)
             if offer_demo:
-                demo = QPushButton("Show a &demo")
+                demo = QPushButton(translate("SetupTab", "Show a &demo"))
                 demo.setObjectName("show_demo")
-                demo.setToolTip("Open the panel on recorded GPUs of real machines")
+                demo.setToolTip(
+                    translate("SetupTab", "Open the panel on recorded GPUs of real machines")
+                )
                 demo.clicked.connect(self._on_show_demo_clicked)
                 left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
                 self.gpu_grid.addWidget(demo, 1, 0, left)
@@ -436,11 +459,15 @@ class SetupTab(QWidget):
         if shown.probe is not None:
             self._show_probe()
         elif self._captured:
-            self.probe_box.show_text("The pasted output says nothing about PyTorch.")
+            self.probe_box.show_text(
+                translate("SetupTab", "The pasted output says nothing about PyTorch.")
+            )
         problems = shown.data.problems if shown.data else ()
-        lines = [f"Note: {n}" for n in (*system.notes, *problems)]
+        lines = [
+            translate("SetupTab", "Note: {note}").format(note=n) for n in (*system.notes, *problems)
+        ]
         if self.ctx.demo and not self._captured:
-            lines.insert(0, DEMO_NOTE)
+            lines.insert(0, translate("SetupTab", DEMO_NOTE))
         self.notes_label.setText("\n".join(lines))
         self.report_changed.emit(shown)
 
@@ -448,11 +475,17 @@ class SetupTab(QWidget):
         """Whose GPUs are shown: this machine's, pasted output's (and where it came from),
         or the demo's recordings."""
         if self._captured:
-            where = ", ".join(self._sources) if self._sources else "pasted text"
-            return f"<b>{PASTED_HEADING}</b> ({', '.join(self._captured)}; from {where})"
+            where = (
+                ", ".join(self._sources) if self._sources else translate("SetupTab", "pasted text")
+            )
+            return translate("SetupTab", "<b>{heading}</b> ({kinds}; from {where})").format(
+                heading=translate("SetupTab", PASTED_HEADING),
+                kinds=", ".join(self._captured),
+                where=where,
+            )
         if self.ctx.demo:
-            return f"<b>{DEMO_HEADING}</b>"
-        return "<b>This machine</b>"
+            return "<b>{}</b>".format(translate("SetupTab", DEMO_HEADING))
+        return "<b>{}</b>".format(translate("SetupTab", "This machine"))
 
     @Slot()
     def _on_show_demo_clicked(self) -> None:
@@ -470,18 +503,20 @@ class SetupTab(QWidget):
         if local and fix.kind in (FixKind.ENV_SET, FixKind.ENV_UNSET) and fix.name:
             value = fix.value if fix.kind is FixKind.ENV_SET else None
             self.env_change_requested.emit(fix.name, value)
-            self.ctx.notify(f"{fix.text}: sent to the environment editor.")
+            self.ctx.notify(
+                translate("SetupTab", "{fix}: sent to the environment editor.").format(fix=fix.text)
+            )
             return
         QGuiApplication.clipboard().setText(fix.text)
-        self.ctx.notify(f"Copied: {fix.text}")
+        self.ctx.notify(translate("SetupTab", "Copied: {text}").format(text=fix.text))
 
     @Slot()
     def copy_report(self) -> None:
         if self.report is None:
-            self.ctx.notify("No report yet: detection is still running.")
+            self.ctx.notify(translate("SetupTab", "No report yet: detection is still running."))
             return
         QGuiApplication.clipboard().setText(self.report.to_markdown())
-        self.ctx.notify("Report copied as Markdown.")
+        self.ctx.notify(translate("SetupTab", "Report copied as Markdown."))
 
     def shutdown(self) -> None:
         """Cancel a running probe; detection belongs to the app's inventory."""

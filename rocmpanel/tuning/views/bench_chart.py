@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.tuning.bench import BenchResult, CaseResult
 
 #: The colours of side A and side B (the monitor's first two, so the panel looks one).
@@ -42,8 +43,13 @@ def units_in_order(cases: list[CaseResult]) -> list[str]:
 
 def chart_title(unit: str, higher_is_better: bool, device_label: str) -> str:
     """A plot's title: the unit, which way is better, and where it ran (``CPU`` on CPU)."""
-    better = "higher is better" if higher_is_better else "lower is better"
-    return f"{unit}, {better} — {device_label or 'device unknown'}"
+    device = device_label or translate("bench_chart", "device unknown")
+    text = (
+        translate("bench_chart", "{unit}, higher is better — {device}")
+        if higher_is_better
+        else translate("bench_chart", "{unit}, lower is better — {device}")
+    )
+    return text.format(unit=unit, device=device)
 
 
 class BenchChart(QWidget):

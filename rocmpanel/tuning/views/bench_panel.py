@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report, user_message
@@ -38,18 +39,27 @@ from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.runner import Job
 from rocmpanel.tuning.bench import MAX_REPS, MIN_REPS, ABRun, BenchPlan, BenchResult
 from rocmpanel.tuning.views.bench_saved import SavedResults
-from rocmpanel.tuning.views.bench_table import WORKLOAD_LABELS, ResultView
+from rocmpanel.tuning.views.bench_table import WORKLOAD_LABELS, ResultView, workload_label
 
 if TYPE_CHECKING:  # pyqtgraph is imported with the chart, when the first result shows
     from rocmpanel.tuning.views.bench_chart import BenchChart
 
 log = logging.getLogger(__name__)
 
-DEVICES = (("auto", "Auto (the GPU if torch sees one)"), ("cpu", "CPU"))
-NO_PRESET_LABEL = "No preset"
-DEMO_REASON = "This is a demo: benchmarks run on a real machine's workload Python."
-NO_CHAT_MODEL = "Chat decode needs a chat model: choose one in the Chat tab first."
-NO_GPU_NOTE = "No AMD GPU was found: the benchmark runs on the CPU and its figures say CPU."
+DEVICES = (
+    ("auto", QT_TRANSLATE_NOOP("BenchPanel", "Auto (the GPU if torch sees one)")),
+    ("cpu", "CPU"),
+)
+NO_PRESET_LABEL = QT_TRANSLATE_NOOP("BenchPanel", "No preset")
+DEMO_REASON = QT_TRANSLATE_NOOP(
+    "BenchPanel", "This is a demo: benchmarks run on a real machine's workload Python."
+)
+NO_CHAT_MODEL = QT_TRANSLATE_NOOP(
+    "BenchPanel", "Chat decode needs a chat model: choose one in the Chat tab first."
+)
+NO_GPU_NOTE = QT_TRANSLATE_NOOP(
+    "BenchPanel", "No AMD GPU was found: the benchmark runs on the CPU and its figures say CPU."
+)
 REPS_DEFAULT = 5
 REPS_RANGE = (MIN_REPS, MAX_REPS)
 
@@ -75,28 +85,33 @@ class BenchPanel(QWidget):
         self.a_combo = QComboBox()
         self.b_combo = QComboBox()
         for combo in (self.a_combo, self.b_combo):
-            combo.addItem(NO_PRESET_LABEL, NO_PRESET)
+            combo.addItem(translate("BenchPanel", NO_PRESET_LABEL), NO_PRESET)
             combo.setMinimumContentsLength(14)
         self.workload_combo = QComboBox()
-        for key, label in WORKLOAD_LABELS.items():
-            self.workload_combo.addItem(label, key)
+        for key in WORKLOAD_LABELS:
+            self.workload_combo.addItem(workload_label(key), key)
         self.reps_spin = QSpinBox()
         self.reps_spin.setRange(*REPS_RANGE)
         self.reps_spin.setValue(REPS_DEFAULT)
-        self.reps_spin.setToolTip("Runs of each side; the spread needs at least two.")
+        self.reps_spin.setToolTip(
+            translate("BenchPanel", "Runs of each side; the spread needs at least two.")
+        )
         self.device_combo = QComboBox()
         for key, label in DEVICES:
-            self.device_combo.addItem(label, key)
-        self.quick_check = QCheckBox("&Quick")
+            self.device_combo.addItem(translate("BenchPanel", label), key)
+        self.quick_check = QCheckBox(translate("BenchPanel", "&Quick"))
         self.quick_check.setToolTip(
-            "Small sizes: a fast check that it works, not a measurement (on by default when "
-            "no AMD GPU is found: the CPU is slow at full sizes)."
+            translate(
+                "BenchPanel",
+                "Small sizes: a fast check that it works, not a measurement (on by default when "
+                "no AMD GPU is found: the CPU is slow at full sizes).",
+            )
         )
         self._quick_chosen = False  # the user ticked or unticked Quick: it stays as chosen
         self.quick_check.clicked.connect(self._on_quick_check_clicked)
-        self.run_button = QPushButton("&Run A/B")
+        self.run_button = QPushButton(translate("BenchPanel", "&Run A/B"))
         self.run_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(translate("BenchPanel", "Cancel"))
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
 
@@ -105,7 +120,7 @@ class BenchPanel(QWidget):
         self.note_label.setStyleSheet("color: gray")
         self.note_label.hide()
         self.progress = QProgressBar()
-        self.progress.setFormat("%v of %m")
+        self.progress.setFormat(translate("BenchPanel", "%v of %m"))
         policy = self.progress.sizePolicy()
         policy.setRetainSizeWhenHidden(True)
         self.progress.setSizePolicy(policy)
@@ -122,9 +137,9 @@ class BenchPanel(QWidget):
         for caption, widget in (
             ("&A:", self.a_combo),
             ("&B:", self.b_combo),
-            ("&Workload:", self.workload_combo),
-            ("Repe&titions:", self.reps_spin),
-            ("&Device:", self.device_combo),
+            (translate("BenchPanel", "&Workload:"), self.workload_combo),
+            (translate("BenchPanel", "Repe&titions:"), self.reps_spin),
+            (translate("BenchPanel", "&Device:"), self.device_combo),
         ):
             buddy = QLabel(caption)
             buddy.setBuddy(widget)
@@ -171,7 +186,9 @@ class BenchPanel(QWidget):
     def _on_presets_loaded(self, presets: list[Preset] | None, error: BaseException | None) -> None:
         if error is not None or presets is None:
             if error is not None:  # "No preset" stays offered; the note says why alone
-                self._presets_error = report(error, "Listing the presets", label=self.note_label)
+                self._presets_error = report(
+                    error, translate("BenchPanel", "Listing the presets"), label=self.note_label
+                )
                 self._update_controls()
             return
         if self._presets_error:
@@ -183,7 +200,7 @@ class BenchPanel(QWidget):
             keep = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
-            combo.addItem(NO_PRESET_LABEL, NO_PRESET)
+            combo.addItem(translate("BenchPanel", NO_PRESET_LABEL), NO_PRESET)
             for preset in presets:
                 combo.addItem(preset.name, preset.id)
                 combo.setItemData(
@@ -220,7 +237,9 @@ class BenchPanel(QWidget):
                 chat_item.setEnabled(bool(model))
         self.workload_combo.setItemData(
             chat_index,
-            f"Decode tok/s of {Path(model).name}" if model else NO_CHAT_MODEL,
+            translate("BenchPanel", "Decode tok/s of {model}").format(model=Path(model).name)
+            if model
+            else translate("BenchPanel", NO_CHAT_MODEL),
             Qt.ItemDataRole.ToolTipRole,
         )
         if not model and self.workload_combo.currentData() == "chat":
@@ -230,16 +249,19 @@ class BenchPanel(QWidget):
         notes: list[str] = [self._presets_error] if self._presets_error else []
         if self._no_gpu():
             self.device_combo.setCurrentIndex(self.device_combo.findData("cpu"))
-            notes.append(NO_GPU_NOTE)
+            notes.append(translate("BenchPanel", NO_GPU_NOTE))
         if not self._quick_chosen:
             self.quick_check.setChecked(self._no_gpu())
         running = self.run is not None
         self.run_button.setEnabled(not running and not self.ctx.demo)
         if self.ctx.demo:
-            self.run_button.setToolTip(DEMO_REASON)
-            notes.insert(0, DEMO_REASON)
+            demo_reason = translate("BenchPanel", DEMO_REASON)
+            self.run_button.setToolTip(demo_reason)
+            notes.insert(0, demo_reason)
         else:
-            self.run_button.setToolTip("Run A, B, A, B, … each in a fresh worker process")
+            self.run_button.setToolTip(
+                translate("BenchPanel", "Run A, B, A, B, … each in a fresh worker process")
+            )
         for widget in (
             self.a_combo,
             self.b_combo,
@@ -280,14 +302,16 @@ class BenchPanel(QWidget):
         try:
             run = ABRun(plan, self.a_combo.currentText(), self.b_combo.currentText())
         except (PanelError, ValueError) as exc:
-            report(exc, "Starting the benchmark", label=self.error_label)
+            report(exc, translate("BenchPanel", "Starting the benchmark"), label=self.error_label)
             self.error_label.show()
             return
         self.run = run
         self._cancelled = False
         self.error_label.hide()
         self.summary_label.setText(
-            f"Running A: {self.a_combo.currentText()} vs B: {self.b_combo.currentText()}…"
+            translate("BenchPanel", "Running A: {a} vs B: {b}…").format(
+                a=self.a_combo.currentText(), b=self.b_combo.currentText()
+            )
         )
         _, planned = run.progress
         self.progress.setRange(0, planned)
@@ -305,13 +329,18 @@ class BenchPanel(QWidget):
             self._finish()
             return
         finished, planned = run.progress
-        self.progress.setFormat(f"run {finished + 1} of {planned} ({run.pending_side})")
+        self.progress.setFormat(
+            translate("BenchPanel", "run {number} of {planned} ({side})").format(
+                number=finished + 1, planned=planned, side=run.pending_side
+            )
+        )
         self.progress.setValue(finished)
         try:
             job = self.ctx.jobs.start(spec)
         except PanelError as exc:
             run.failed(user_message(exc))  # shown under the result with the run's place
-            report(exc, "Starting a benchmark run")  # logged with its detail, status bar
+            # logged with its detail, status bar
+            report(exc, translate("BenchPanel", "Starting a benchmark run"))
             self._finish()
             return
         self.job = job
@@ -335,7 +364,11 @@ class BenchPanel(QWidget):
                 run.record(dict(outcome.result), env=job.spec.env if job is not None else None)
             except (PanelError, ValueError, KeyError, TypeError) as exc:
                 log.warning("benchmark result not readable: %r", exc)
-                run.failed(f"it sent a result the panel cannot read ({user_message(exc)}).")
+                run.failed(
+                    translate(
+                        "BenchPanel", "it sent a result the panel cannot read ({problem})."
+                    ).format(problem=user_message(exc))
+                )
                 self._finish()
                 return
             self._start_next()
@@ -368,7 +401,11 @@ class BenchPanel(QWidget):
         result = run.result()
         self.show_result(result)
         if self._cancelled:
-            self.ctx.notify("A/B benchmark cancelled; the runs measured so far are kept.")
+            self.ctx.notify(
+                translate(
+                    "BenchPanel", "A/B benchmark cancelled; the runs measured so far are kept."
+                )
+            )
         self.saved.save(result)
 
     # -- showing -----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
 from rocmpanel.gui.report import report
@@ -40,13 +41,15 @@ class SavedResults(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.list.currentItemChanged.connect(self._on_list_current_item_changed)
-        self.export_button = QPushButton("&Export…")
-        self.export_button.setToolTip("Save the result shown as .json or .csv")
+        self.export_button = QPushButton(translate("SavedResults", "&Export…"))
+        self.export_button.setToolTip(
+            translate("SavedResults", "Save the result shown as .json or .csv")
+        )
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self.export_shown)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Saved results"))
+        layout.addWidget(QLabel(translate("SavedResults", "Saved results")))
         layout.addWidget(self.list, 1)
         layout.addWidget(self.export_button)
 
@@ -66,7 +69,7 @@ class SavedResults(QWidget):
     def _on_saved(self, saved: BenchResult | None, error: BaseException | None) -> None:
         if error is not None or saved is None:
             if error is not None:  # the result stays shown; only the list misses it
-                report(error, "Saving the benchmark result")
+                report(error, translate("SavedResults", "Saving the benchmark result"))
             return
         if self.shown is not None and self.shown.started == saved.started:
             self.shown = saved
@@ -86,7 +89,7 @@ class SavedResults(QWidget):
     ) -> None:
         if error is not None or results is None:
             if error is not None:
-                report(error, "Listing the saved benchmark results")
+                report(error, translate("SavedResults", "Listing the saved benchmark results"))
             return
         self.list.blockSignals(True)
         self.list.clear()
@@ -114,7 +117,10 @@ class SavedResults(QWidget):
             return
         name = f"bench-{result.id or 'result'}.json"
         path, chosen = QFileDialog.getSaveFileName(
-            self, "Export the benchmark result", name, "JSON (*.json);;CSV (*.csv)"
+            self,
+            translate("SavedResults", "Export the benchmark result"),
+            name,
+            "JSON (*.json);;CSV (*.csv)",
         )
         if not path:
             return
@@ -130,7 +136,13 @@ class SavedResults(QWidget):
 
     def _on_exported(self, target: Path, _none: object, error: BaseException | None) -> None:
         if error is not None:
-            report(error, "Exporting the benchmark result", label=self.error_label)
+            report(
+                error,
+                translate("SavedResults", "Exporting the benchmark result"),
+                label=self.error_label,
+            )
             self.error_label.show()
             return
-        self.ctx.notify(f"Benchmark result exported to {target}.")
+        self.ctx.notify(
+            translate("SavedResults", "Benchmark result exported to {path}.").format(path=target)
+        )

@@ -23,13 +23,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
+from rocmpanel.tuning import bench_stats
 from rocmpanel.tuning.bench import BenchResult, CaseResult
-from rocmpanel.tuning.bench_stats import NO_DIFFERENCE, figure, ratio_text, spread_text
+from rocmpanel.tuning.bench_stats import Judgement, figure, ratio_text, spread_text
 
 if TYPE_CHECKING:  # pyqtgraph is imported with the chart, when the first result shows
     from rocmpanel.tuning.views.bench_chart import BenchChart
 
-COLUMNS = ("Case", "A median", "B median", "B vs A", "Spread", "Verdict")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("BenchTable", "Case"),
+    QT_TRANSLATE_NOOP("BenchTable", "A median"),
+    QT_TRANSLATE_NOOP("BenchTable", "B median"),
+    QT_TRANSLATE_NOOP("BenchTable", "B vs A"),
+    QT_TRANSLATE_NOOP("BenchTable", "Spread"),
+    QT_TRANSLATE_NOOP("BenchTable", "Verdict"),
+)
 MISSING = "—"  # a figure a saved result lacks
 
 
@@ -49,7 +58,7 @@ def case_cells(case: CaseResult) -> tuple[str, ...]:
         b + unit if b != MISSING else b,
         ratio_text(case.ratio) if finite else MISSING,  # as the CLI writes the ratio
         spread_text(case.ratio_low, case.ratio_high) if finite else MISSING,
-        sentence_case(case.verdict),
+        verdict_shown(case),
     )
 
 
@@ -57,11 +66,59 @@ def sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _judgement(case: CaseResult) -> Judgement | None:
+    """The parts of ``case``'s verdict, when its figures give the verdict it keeps (None for
+    a result whose verdict they do not give, e.g. one saved under other rules: its own words
+    are shown then, never a verdict it does not hold)."""
+    figures = (case.ratio, case.ratio_low, case.ratio_high)
+    if not all(math.isfinite(v) for v in figures):
+        return None
+    runs = (len(case.a), len(case.b))
+    if bench_stats.verdict(*figures, case.unit, runs) != case.verdict:
+        return None
+    return bench_stats.judge(*figures, case.unit, runs)
+
+
+def verdict_words(found: Judgement) -> str:
+    """A verdict in the window's language (bench_stats.verdict words it in English for the
+    results kept and the command line)."""
+    if found.kind == "same":
+        return translate("bench_table", "No measurable difference")
+    if found.kind == "too_few":
+        a, b = found.runs
+        if a == b:
+            return translate(
+                "bench_table", "Too few runs to name a winner ({runs} per side; {needed} needed)"
+            ).format(runs=a, needed=bench_stats.WINNER_RUNS)
+        return translate(
+            "bench_table", "Too few runs to name a winner ({a} of A, {b} of B; {needed} needed)"
+        ).format(a=a, b=b, needed=bench_stats.WINNER_RUNS)
+    if found.kind == "factor":
+        text = (
+            translate("bench_table", "{side} {times}× as fast")
+            if found.speed
+            else translate("bench_table", "{side} {times}× better")
+        )
+        return text.format(side=found.side, times=found.amount)
+    text = (
+        translate("bench_table", "{side} faster by {percent} %")
+        if found.speed
+        else translate("bench_table", "{side} better by {percent} %")
+    )
+    return text.format(side=found.side, percent=found.amount)
+
+
+def verdict_shown(case: CaseResult) -> str:
+    """The verdict of ``case`` as the window shows it (a sentence's start)."""
+    found = _judgement(case)
+    return verdict_words(found) if found is not None else sentence_case(case.verdict)
+
+
 WORKLOAD_LABELS = {
     "gemm": "GEMM",
-    "sdpa": "SDPA attention",
-    "alloc": "Allocation churn",
-    "chat": "Chat decode",
+    "sdpa": QT_TRANSLATE_NOOP("bench_table", "SDPA attention"),
+    "alloc": QT_TRANSLATE_NOOP("bench_table", "Allocation churn"),
+    "chat": QT_TRANSLATE_NOOP("bench_table", "Chat decode"),
 }
 
 
@@ -69,25 +126,45 @@ def runs_text(result: BenchResult) -> str:
     """How many runs of each side finished with figures."""
     a = sum(1 for run in result.runs if run.get("side") == "A")
     b = sum(1 for run in result.runs if run.get("side") == "B")
-    return f"{a} run{'s' if a != 1 else ''} of A, {b} of B"
+    text = (
+        translate("bench_table", "{a} run of A, {b} of B")
+        if a == 1
+        else translate("bench_table", "{a} runs of A, {b} of B")
+    )
+    return text.format(a=a, b=b)
 
 
 def workload_label(key: str) -> str:
-    return WORKLOAD_LABELS.get(key, key)
+    """A workload's name as shown (an unknown key, from a newer result, as written)."""
+    label = WORKLOAD_LABELS.get(key)
+    return translate("bench_table", label) if label is not None else key
+
+
+def _device(result: BenchResult) -> str:
+    return result.device_label or translate("bench_table", "an unknown device")
 
 
 def summary_text(result: BenchResult) -> str:
     """The lines over the table: what ran, then each case's verdict (or that no case
     differs)."""
-    head = (
-        f"A: {result.a_name} vs B: {result.b_name} — {workload_label(result.plan.workload)} on "
-        f"{result.device_label or 'an unknown device'}, {runs_text(result)}."
+    head = translate("bench_table", "A: {a} vs B: {b} — {workload} on {device}, {runs}.").format(
+        a=result.a_name,
+        b=result.b_name,
+        workload=workload_label(result.plan.workload),
+        device=_device(result),
+        runs=runs_text(result),
     )
     if not result.cases:
-        return f"{head}\nNothing was measured on both sides."
-    if all(c.verdict.lower() == NO_DIFFERENCE for c in result.cases):
-        return f"{head}\nNo measurable difference in any case: the runs of A and B overlap."
-    return "\n".join([head, *(f"• {c.case}: {sentence_case(c.verdict)}" for c in result.cases)])
+        return head + "\n" + translate("bench_table", "Nothing was measured on both sides.")
+    if all(c.verdict.lower() == bench_stats.NO_DIFFERENCE for c in result.cases):  # the data
+        return (
+            head
+            + "\n"
+            + translate(
+                "bench_table", "No measurable difference in any case: the runs of A and B overlap."
+            )
+        )
+    return "\n".join([head, *(f"• {c.case}: {verdict_shown(c)}" for c in result.cases)])
 
 
 def errors_text(result: BenchResult) -> str:
@@ -99,15 +176,20 @@ def result_label(result: BenchResult) -> str:
     """One short line for the list of saved results (the device and date in full are in
     :func:`result_tooltip`)."""
     when = time.strftime("%m-%d %H:%M", time.localtime(result.started))
-    return f"{when} {result.a_name} vs {result.b_name}, {workload_label(result.plan.workload)}"
+    return translate("bench_table", "{when} {a} vs {b}, {workload}").format(
+        when=when, a=result.a_name, b=result.b_name, workload=workload_label(result.plan.workload)
+    )
 
 
 def result_tooltip(result: BenchResult) -> str:
     """A saved result in full: when, what against what, the workload and the device."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(result.started))
-    return (
-        f"{when}: A {result.a_name} vs B {result.b_name}\n"
-        f"{workload_label(result.plan.workload)} on {result.device_label or 'an unknown device'}"
+    return translate("bench_table", "{when}: A {a} vs B {b}\n{workload} on {device}").format(
+        when=when,
+        a=result.a_name,
+        b=result.b_name,
+        workload=workload_label(result.plan.workload),
+        device=_device(result),
     )
 
 
@@ -116,11 +198,14 @@ class BenchTable(QTableWidget):
 
     def __init__(self) -> None:
         super().__init__(0, len(COLUMNS))
-        self.setHorizontalHeaderLabels(list(COLUMNS))
+        self.setHorizontalHeaderLabels([translate("BenchTable", text) for text in COLUMNS])
         tips = {
-            3: "B's median against A's, oriented so that above 1× means B is better "
-            "(for times: A's time / B's time).",
-            4: "The range the ratio takes over the runs of both sides.",
+            3: translate(
+                "BenchTable",
+                "B's median against A's, oriented so that above 1× means B is better "
+                "(for times: A's time / B's time).",
+            ),
+            4: translate("BenchTable", "The range the ratio takes over the runs of both sides."),
         }
         for column, tip in tips.items():
             header_item = self.horizontalHeaderItem(column)
@@ -162,7 +247,9 @@ class ResultView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.chart: BenchChart | None = None
-        self.summary_label = QLabel("Pick two presets and a workload, then Run A/B.")
+        self.summary_label = QLabel(
+            translate("ResultView", "Pick two presets and a workload, then Run A/B.")
+        )
         self.summary_label.setWordWrap(True)
         self.summary_label.setTextFormat(Qt.TextFormat.PlainText)  # preset names are user text
         self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -174,7 +261,9 @@ class ResultView(QWidget):
         self.table = BenchTable()
         self.chart_slot = QVBoxLayout()
         self.chart_slot.setContentsMargins(0, 0, 0, 0)
-        self.chart_placeholder = QLabel("The chart appears here after a run.")
+        self.chart_placeholder = QLabel(
+            translate("ResultView", "The chart appears here after a run.")
+        )
         self.chart_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.chart_slot.addWidget(self.chart_placeholder)
         chart_box = QWidget()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.report import report
 from rocmpanel.jobs.preset_text import source_text
 from rocmpanel.tuning.items import TuningItem, load_items, search
@@ -30,15 +31,20 @@ from rocmpanel.tuning.views.preset_details import linked_html
 #: What a verdict says. "use" names the preset setting, never the snippet: an item titled
 #: "X is not what you think" must not read "Useful" (the snippet is not what is useful).
 VERDICTS = {
-    "use": "A preset setting does what you want: {setting}",
-    "not_useful": "Not useful on ROCm",
-    "caution": "Use with care",
+    "use": QT_TRANSLATE_NOOP("items_panel", "A preset setting does what you want: {setting}"),
+    "not_useful": QT_TRANSLATE_NOOP("items_panel", "Not useful on ROCm"),
+    "caution": QT_TRANSLATE_NOOP("items_panel", "Use with care"),
 }
 
 
 def verdict_text(item: TuningItem) -> str:
-    text = VERDICTS.get(item.verdict, item.verdict)
-    setting = f"{item.setting[0]} {item.setting[1]}" if item.setting else "see below"
+    known = VERDICTS.get(item.verdict)
+    text = translate("items_panel", known) if known is not None else item.verdict
+    setting = (
+        f"{item.setting[0]} {item.setting[1]}"
+        if item.setting
+        else translate("items_panel", "see below")
+    )
     return text.format(setting=setting)
 
 
@@ -49,41 +55,55 @@ def sources_text(item: TuningItem) -> list[str]:
 
 def _sections(item: TuningItem) -> list[tuple[str, str]]:
     return [
-        ("The guide says", item.guide_says.strip()),
-        ("What it really does", item.what_it_does.strip()),
-        ("What to use instead", item.instead.strip()),
+        (translate("items_panel", "The guide says"), item.guide_says.strip()),
+        (translate("items_panel", "What it really does"), item.what_it_does.strip()),
+        (translate("items_panel", "What to use instead"), item.instead.strip()),
     ]
 
 
 def describe_item(item: TuningItem) -> str:
     """An item as plain text (the preset editor's "?")."""
-    parts = [item.title, f"Verdict: {verdict_text(item)}"]
+    parts = [
+        item.title,
+        translate("items_panel", "Verdict: {verdict}").format(verdict=verdict_text(item)),
+    ]
     if item.snippet.strip():
-        parts.append(f"Snippet: {item.snippet.strip()}")
+        parts.append(
+            translate("items_panel", "Snippet: {snippet}").format(snippet=item.snippet.strip())
+        )
     parts += [f"{label}: {text}" for label, text in _sections(item) if text]
     if item.sources:
-        parts.append("Sources: " + "; ".join(sources_text(item)))
+        parts.append(
+            translate("items_panel", "Sources: {sources}").format(
+                sources="; ".join(sources_text(item))
+            )
+        )
     return "\n\n".join(parts)
 
 
 def item_html(item: TuningItem) -> str:
     """An item as the details pane shows it."""
     esc = html.escape
+
+    def field(label: str, text: str) -> str:
+        return f"<p><b>{esc(label)}:</b> {esc(text)}</p>"
+
     out = [f"<h3>{esc(item.title)}</h3>"]
     if item.snippet.strip():
         out.append(f"<pre>{esc(item.snippet.strip())}</pre>")
-    out.append(f"<p><b>Verdict:</b> {esc(verdict_text(item))}</p>")
-    out += [f"<p><b>{label}:</b> {esc(text)}</p>" for label, text in _sections(item) if text]
+    out.append(field(translate("items_panel", "Verdict"), verdict_text(item)))
+    out += [field(label, text) for label, text in _sections(item) if text]
     if item.setting is not None:
         kind, key = item.setting
-        out.append(f"<p><b>Preset setting:</b> {esc(kind)} {esc(key)}</p>")
-    where = ", ".join(item.archs) if item.archs else "no AMD GPU"
-    out.append(f"<p><b>Has an effect on:</b> {esc(where)}</p>")
+        out.append(field(translate("items_panel", "Preset setting"), f"{kind} {key}"))
+    where = ", ".join(item.archs) if item.archs else translate("items_panel", "no AMD GPU")
+    out.append(field(translate("items_panel", "Has an effect on"), where))
     if item.torch.strip():
-        out.append(f"<p><b>Torch:</b> {esc(item.torch.strip())}</p>")
+        out.append(field(translate("items_panel", "Torch"), item.torch.strip()))
     if item.sources:
         listed = "".join(f"<li>{linked_html(source)}</li>" for source in sources_text(item))
-        out.append(f"<p><b>Sources:</b></p><ul>{listed}</ul>")
+        sources = esc(translate("items_panel", "Sources"))
+        out.append(f"<p><b>{sources}:</b></p><ul>{listed}</ul>")
     return "".join(out)
 
 
@@ -98,19 +118,22 @@ class ItemsPanel(QWidget):
         self.items: Sequence[TuningItem] = ()
         self.search_edit = QLineEdit(self)
         self.search_edit.setPlaceholderText(
-            "Search the guide's snippets and the ROCm settings (e.g. flash, 碎片, tf32)"
+            translate(
+                "ItemsPanel",
+                "Search the guide's snippets and the ROCm settings (e.g. flash, 碎片, tf32)",
+            )
         )
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
-        search_label = QLabel("&Search:", self)
+        search_label = QLabel(translate("ItemsPanel", "&Search:"), self)
         search_label.setBuddy(self.search_edit)
         self.list = QListWidget(self)
-        self.list.setAccessibleName("Tuning items")
+        self.list.setAccessibleName(translate("ItemsPanel", "Tuning items"))
         self.list.currentItemChanged.connect(self._on_list_current_changed)
         self.details = QTextBrowser(self)
         self.details.setOpenExternalLinks(True)
         self.count_label = QLabel(self)
-        self.add_button = QPushButton("A&dd to preset…", self)
+        self.add_button = QPushButton(translate("ItemsPanel", "A&dd to preset…"), self)
         self.add_button.setEnabled(False)
         self.add_button.clicked.connect(lambda _checked=False: self.add_selected())
         top = QHBoxLayout()
@@ -132,7 +155,9 @@ class ItemsPanel(QWidget):
         try:
             self.items = load_items()
         except PanelError as exc:  # a broken resource: say so, keep the tab
-            self.details.setPlainText(report(exc, "Reading the tuning items"))
+            self.details.setPlainText(
+                report(exc, translate("ItemsPanel", "Reading the tuning items"))
+            )
         self.filter("")
 
     def filter(self, text: str) -> list[TuningItem]:
@@ -140,15 +165,25 @@ class ItemsPanel(QWidget):
         found = search(self.items, text)
         self.list.clear()
         for item in found:
-            marker = " — not useful on ROCm" if item.verdict == "not_useful" else ""
-            row = QListWidgetItem(f"{item.title}{marker}", self.list)
+            title = (
+                translate("ItemsPanel", "{title} — not useful on ROCm").format(title=item.title)
+                if item.verdict == "not_useful"
+                else item.title
+            )
+            row = QListWidgetItem(title, self.list)
             row.setData(Qt.ItemDataRole.UserRole, item)
-        self.count_label.setText(f"{len(found)} of {len(self.items)}")
+        self.count_label.setText(
+            translate("ItemsPanel", "{shown} of {total}").format(
+                shown=len(found), total=len(self.items)
+            )
+        )
         if found:
             self.list.setCurrentRow(0)
         else:
             self.details.setPlainText(
-                f"No item matches “{text}”." if text else "No tuning items are available."
+                translate("ItemsPanel", "No item matches “{text}”.").format(text=text)
+                if text
+                else translate("ItemsPanel", "No tuning items are available.")
             )
             self.add_button.setEnabled(False)
         return found
@@ -183,7 +218,9 @@ class ItemsPanel(QWidget):
         self.details.setHtml(item_html(item))
         self.add_button.setEnabled(item.setting is not None)
         self.add_button.setToolTip(
-            "" if item.setting is not None else "No preset setting does this."
+            ""
+            if item.setting is not None
+            else translate("ItemsPanel", "No preset setting does this.")
         )
 
     def add_selected(self) -> None:

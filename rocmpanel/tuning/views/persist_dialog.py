@@ -12,17 +12,22 @@ from collections.abc import Mapping
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars.store import EnvStore
 from rocmpanel.envvars.views.editor import EnvEditor
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.presets import Preset
 
-TORCH_NOT_PERSISTED = (
+TORCH_NOT_PERSISTED = QT_TRANSLATE_NOOP(
+    "PersistDialog",
     "The preset's torch settings ({keys}) are applied by rocmpanel's workers when they start "
     "torch, so they cannot be set for other programs this way. For the allocator and "
-    "TunableOp, the Items page names the variables that do the same in any program."
+    "TunableOp, the Items page names the variables that do the same in any program.",
 )
-DEMO_NOTE = "This is a demo: it shows recorded GPUs, not this machine, so nothing is written here."
+DEMO_NOTE = QT_TRANSLATE_NOOP(
+    "PersistDialog",
+    "This is a demo: it shows recorded GPUs, not this machine, so nothing is written here.",
+)
 
 
 class PersistDialog(QDialog):
@@ -39,29 +44,38 @@ class PersistDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.preset = preset
-        self.setWindowTitle(f"Set “{preset.name}” for programs outside rocmpanel")
+        self.setWindowTitle(
+            translate("PersistDialog", "Set “{name}” for programs outside rocmpanel").format(
+                name=preset.name
+            )
+        )
         self.resize(900, 600)
         self.editor = EnvEditor(ctx, self, stores=stores, environ=environ)
         platform = self.editor.platform
         self.proposed = [item for item in preset.env if platform in item.platforms]
         self.skipped = [item for item in preset.env if platform not in item.platforms]
-        intro = (
-            f"The preset's variables are staged below ({len(self.proposed)}). Review them "
-            "with Preview changes, then Apply: the files are backed up first and Undo puts "
-            "them back. Programs started afterwards get them; rocmpanel's own jobs get them "
-            "from the active preset anyway."
-        )
+        intro = translate(
+            "PersistDialog",
+            "The preset's variables are staged below ({count}). Review them with Preview "
+            "changes, then Apply: the files are backed up first and Undo puts them back. "
+            "Programs started afterwards get them; rocmpanel's own jobs get them from the "
+            "active preset anyway.",
+        ).format(count=len(self.proposed))
         self.intro_label = QLabel(intro, self)
         self.intro_label.setWordWrap(True)
         notes: list[str] = []
         if self.skipped:
             names = ", ".join(item.key for item in self.skipped)
-            notes.append(f"Not for {platform.title()}, so not staged: {names}.")
+            notes.append(
+                translate("PersistDialog", "Not for {platform}, so not staged: {names}.").format(
+                    platform=platform.title(), names=names
+                )
+            )
         if preset.torch:
             keys = ", ".join(item.key for item in preset.torch)
-            notes.append(TORCH_NOT_PERSISTED.format(keys=keys))
+            notes.append(translate("PersistDialog", TORCH_NOT_PERSISTED).format(keys=keys))
         if ctx.demo:
-            notes.insert(0, DEMO_NOTE)
+            notes.insert(0, translate("PersistDialog", DEMO_NOTE))
         self.notes_label = QLabel("\n".join(notes), self)
         self.notes_label.setWordWrap(True)
         self.notes_label.setVisible(bool(notes))

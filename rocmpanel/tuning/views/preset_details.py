@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars.checks import current_platform
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.preset_text import (
@@ -33,9 +34,13 @@ from rocmpanel.jobs.presets import Effect, Item, Preset, Target, item_effects
 GREY = QColor("#8a8a8a")
 #: An effect that could not be checked here: not greyed (it may apply), but marked.
 UNCHECKED = QColor("#8a5a00")
-NO_DESCRIPTION = "No description."
-URL_RE = re.compile(r"https?://[^\s<>\"')\]]+")
-NOTHING_SET = "This preset sets nothing: jobs run as they would without one."
+NO_DESCRIPTION = QT_TRANSLATE_NOOP("PresetDetails", "No description.")
+#: An address ends at a space, a bracket or quote, or a character outside ASCII (a
+#: translated sentence may follow it with no space: "…{source}。").
+URL_RE = re.compile(r"https?://[^\s<>\"')\]\x80-\U0010ffff]+")
+NOTHING_SET = QT_TRANSLATE_NOOP(
+    "PresetDetails", "This preset sets nothing: jobs run as they would without one."
+)
 
 
 def machine_target(ctx: AppContext) -> Target:
@@ -53,8 +58,12 @@ def machine_target(ctx: AppContext) -> Target:
 
 def what_text(item: Item) -> str:
     """What the item does and where that is written (the source in full)."""
-    what = item.why or NO_DESCRIPTION
-    return f"{what}\nSource: {source_text(item.source)}" if item.source else what
+    what = item.why or translate("PresetDetails", NO_DESCRIPTION)
+    if not item.source:
+        return what
+    return translate("preset_details", "{what}\nSource: {source}").format(
+        what=what, source=source_text(item.source)
+    )
 
 
 def linked_html(text: str) -> str:
@@ -76,7 +85,11 @@ def effect_row(effect: Effect) -> QTreeWidgetItem:
     item = effect.item
     here = effect_text(effect)
     what = what_text(item)
-    label = item.key if item.kind == "env" else f"torch: {item.key}"
+    label = (
+        item.key
+        if item.kind == "env"
+        else translate("preset_details", "torch: {key}").format(key=item.key)
+    )
     value = value_text(item)
     row = QTreeWidgetItem([label, value, here, what])
     for column, text in enumerate((label, value, here, what)):
@@ -85,12 +98,17 @@ def effect_row(effect: Effect) -> QTreeWidgetItem:
     if not effect.applies:
         for column in range(4):
             row.setForeground(column, QBrush(GREY))
-    elif here.startswith(NOT_CHECKED):
+    elif not effect.checked or effect.note.startswith(NOT_CHECKED):  # as effect_text marks it
         font = row.font(2)
         font.setItalic(True)
         row.setFont(2, font)
         row.setForeground(2, QBrush(UNCHECKED))
-    row.setData(3, Qt.ItemDataRole.UserRole, f"{label} = {value}: {what}\nOn this machine: {here}")
+    detail = translate("preset_details", "{setting} = {value}: {what}\nOn this machine: {here}")
+    row.setData(
+        3,
+        Qt.ItemDataRole.UserRole,
+        detail.format(setting=label, value=value, what=what, here=here),
+    )
     return row
 
 
@@ -106,7 +124,14 @@ class PresetDetails(QWidget):
         self.description_label.setWordWrap(True)
         self.archs_label = QLabel(self)
         self.items_tree = QTreeWidget(self)
-        self.items_tree.setHeaderLabels(["Setting", "Value", "On this machine", "What it does"])
+        self.items_tree.setHeaderLabels(
+            [
+                translate("PresetDetails", "Setting"),
+                translate("PresetDetails", "Value"),
+                translate("PresetDetails", "On this machine"),
+                translate("PresetDetails", "What it does"),
+            ]
+        )
         self.items_tree.setRootIsDecorated(False)
         # Cells wrap in full (no "…"): rows grow to their text, recomputed on a resize.
         self.items_tree.setWordWrap(True)
@@ -147,19 +172,36 @@ class PresetDetails(QWidget):
         self.item_detail.clear()
         self.detail_text = ""
         if preset is None:
-            self.title_label.setText("No preset selected." if any_listed else "")
+            self.title_label.setText(
+                translate("PresetDetails", "No preset selected.") if any_listed else ""
+            )
             self.description_label.clear()
             self.archs_label.clear()
             return
-        kind = "built in" if preset.builtin else f"your preset ({preset.path})"
-        self.title_label.setText(f"{preset.name} — {kind}")
-        self.description_label.setText(preset.description or NO_DESCRIPTION)
-        self.archs_label.setText("Suits: " + archs_text(preset.archs))
+        title = (
+            translate("PresetDetails", "{name} — built in").format(name=preset.name)
+            if preset.builtin
+            else translate("PresetDetails", "{name} — your preset ({path})").format(
+                name=preset.name, path=preset.path
+            )
+        )
+        self.title_label.setText(title)
+        self.description_label.setText(
+            preset.description or translate("PresetDetails", NO_DESCRIPTION)
+        )
+        self.archs_label.setText(
+            translate("PresetDetails", "Suits: {archs}").format(archs=archs_text(preset.archs))
+        )
         try:
             effects = item_effects(preset, target)
         except Exception:
             effects = [
-                Effect(item, True, "the effects could not be checked", checked=False)
+                Effect(
+                    item,
+                    True,
+                    translate("PresetDetails", "the effects could not be checked"),
+                    checked=False,
+                )
                 for item in preset.items()
             ]
             self._fill(effects)
@@ -213,8 +255,8 @@ class PresetDetails(QWidget):
         if first is not None:
             self.items_tree.setCurrentItem(first)
         else:
-            self.detail_text = NOTHING_SET
-            self.item_detail.setText(NOTHING_SET)
+            self.detail_text = translate("PresetDetails", NOTHING_SET)
+            self.item_detail.setText(self.detail_text)
 
     @Slot()
     def _on_items_tree_current_changed(self) -> None:

@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars.catalogue import load_catalogue
 from rocmpanel.gui.report import report
 from rocmpanel.jobs.preset_store import slug
@@ -59,12 +60,13 @@ from rocmpanel.tuning.views.items_panel import describe_item
 from rocmpanel.tuning.views.torch_form import TorchForm
 
 ERROR_COLOR = QColor("#b00020")
-UNKNOWN_NOTE = (
+UNKNOWN_NOTE = QT_TRANSLATE_NOOP(
+    "PresetEditor",
     "Not in rocmpanel's catalogue, so not checked (a typo, or a variable rocmpanel does not "
-    "know): {names}."
+    "know): {names}.",
 )
 SAVE_KEYS = ("Ctrl+S", "Ctrl+Return")
-SAVING = "Saving…"
+SAVING = QT_TRANSLATE_NOOP("PresetEditor", "Saving…")
 
 
 def tuning_item_text(kind: str, key: str) -> str | None:
@@ -73,7 +75,7 @@ def tuning_item_text(kind: str, key: str) -> str | None:
     try:
         item = item_for_setting(kind, key)
     except PanelError as exc:  # a broken items resource must not break the editor
-        return report(exc, "Reading the tuning items")
+        return report(exc, translate("preset_editor", "Reading the tuning items"))
     return describe_item(item) if item is not None else None
 
 
@@ -90,7 +92,11 @@ class PresetEditor(QDialog):
         self.original = original
         self.platform = platform
         self.catalogue = load_catalogue()
-        self.file = original.path.name if original and original.path else "new preset"
+        self.file = (
+            original.path.name
+            if original and original.path
+            else translate("PresetEditor", "new preset")  # names it in the problems shown
+        )
         self._meta: dict[tuple[str, str], dict[str, Any]] = {}
         self._filling = False
         self._ident = original.id if original is not None else ""
@@ -99,13 +105,17 @@ class PresetEditor(QDialog):
         self.current: Preset | None = None
         self.error = ""
         self._saving = False
-        self.setWindowTitle(f"Edit preset: {original.name}" if original else "New preset")
+        self.setWindowTitle(
+            translate("PresetEditor", "Edit preset: {name}").format(name=original.name)
+            if original
+            else translate("PresetEditor", "New preset")
+        )
         self.resize(760, 640)
 
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._build_form(), "&Form")
+        self.tabs.addTab(self._build_form(), translate("PresetEditor", "&Form"))
         self.raw_edit = QPlainTextEdit(self)
-        self.raw_edit.setAccessibleName("Preset as YAML")
+        self.raw_edit.setAccessibleName(translate("PresetEditor", "Preset as YAML"))
         self.raw_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.raw_edit.setTabChangesFocus(True)
         self.raw_edit.textChanged.connect(self._validate)
@@ -115,7 +125,7 @@ class PresetEditor(QDialog):
         raw_layout = QVBoxLayout(raw_page)
         raw_layout.addWidget(self.raw_edit, 1)
         raw_layout.addWidget(self.cursor_label, 0, Qt.AlignmentFlag.AlignRight)
-        self.tabs.addTab(raw_page, "&Raw YAML")
+        self.tabs.addTab(raw_page, translate("PresetEditor", "&Raw YAML"))
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
@@ -127,7 +137,7 @@ class PresetEditor(QDialog):
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setToolTip("Save the preset (Ctrl+S)")
+        self.save_button.setToolTip(translate("PresetEditor", "Save the preset (Ctrl+S)"))
         for button in self.buttons.buttons():
             if isinstance(button, QPushButton):  # Enter in a field must not save
                 button.setAutoDefault(False)
@@ -142,7 +152,9 @@ class PresetEditor(QDialog):
         layout.addWidget(self.unknown_label)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
-        start = original or Preset("new-preset", "New preset", archs=("any",))
+        start = original or Preset(
+            "new-preset", translate("PresetEditor", "New preset"), archs=("any",)
+        )
         self._fill_form(start)
         self._validate()
         self._show_cursor_position()
@@ -168,7 +180,9 @@ class PresetEditor(QDialog):
     def _show_cursor_position(self) -> None:
         cursor = self.raw_edit.textCursor()
         self.cursor_label.setText(
-            f"Line {cursor.blockNumber() + 1}, column {cursor.positionInBlock() + 1}"
+            translate("PresetEditor", "Line {line}, column {column}").format(
+                line=cursor.blockNumber() + 1, column=cursor.positionInBlock() + 1
+            )
         )
 
     # -- the form ----------------------------------------------------------------------
@@ -177,36 +191,46 @@ class PresetEditor(QDialog):
         form = QFormLayout()
         self.name_edit = QLineEdit(page)
         self.name_edit.textChanged.connect(self._validate)
-        form.addRow("&Name:", self.name_edit)
+        form.addRow(translate("PresetEditor", "&Name:"), self.name_edit)
         self.description_edit = QPlainTextEdit(page)
         self.description_edit.setMaximumHeight(60)
         self.description_edit.setTabChangesFocus(True)
         self.description_edit.textChanged.connect(self._validate)
-        form.addRow("&Description:", self.description_edit)
+        form.addRow(translate("PresetEditor", "&Description:"), self.description_edit)
         archs = QHBoxLayout()
         self.arch_boxes: dict[str, QCheckBox] = {}
         for arch in ARCHS:
-            box = QCheckBox(arch.upper() if arch != "any" else "any", page)
+            box = QCheckBox(
+                arch.upper() if arch != "any" else translate("PresetEditor", "any"), page
+            )
             box.toggled.connect(partial(self._on_arch_toggled, arch))
             archs.addWidget(box)
             self.arch_boxes[arch] = box
         archs.addStretch(1)
-        form.addRow("Suits:", archs)
+        form.addRow(translate("PresetEditor", "Suits:"), archs)
 
-        env_box = QGroupBox("Environment variables", page)
+        env_box = QGroupBox(translate("PresetEditor", "Environment variables"), page)
         self.env_table = QTableWidget(0, 3, env_box)
-        self.env_table.setHorizontalHeaderLabels(["Variable", "Value", "Check"])
+        self.env_table.setHorizontalHeaderLabels(
+            [
+                translate("PresetEditor", "Variable"),
+                translate("PresetEditor", "Value"),
+                translate("PresetEditor", "Check"),
+            ]
+        )
         self.env_table.horizontalHeader().setStretchLastSection(True)
         self.env_table.setColumnWidth(0, 320)  # the names are long (TORCH_ROCM_AOTRITON_...)
         self.env_table.setColumnWidth(1, 140)
         self.env_table.itemChanged.connect(self._validate)
-        add = QPushButton("&Add variable", env_box)
+        add = QPushButton(translate("PresetEditor", "&Add variable"), env_box)
         add.clicked.connect(lambda _checked=False: self.add_env_row("", ""))
-        remove = QPushButton("Re&move variable", env_box)
+        remove = QPushButton(translate("PresetEditor", "Re&move variable"), env_box)
         remove.clicked.connect(lambda _checked=False: self.remove_env_row())
         env_help = QToolButton(env_box)
         env_help.setText("?")
-        env_help.setToolTip("What the tuning items say about the selected variable")
+        env_help.setToolTip(
+            translate("PresetEditor", "What the tuning items say about the selected variable")
+        )
         env_help.clicked.connect(lambda _checked=False: self._explain_env())
         env_buttons = QHBoxLayout()
         for widget in (add, remove, env_help):
@@ -257,7 +281,9 @@ class PresetEditor(QDialog):
 
     def explain(self, kind: str, key: str) -> str:
         """Show what the tuning items say about ``key``; returns the text shown."""
-        text = tuning_item_text(kind, key) or f"The tuning items say nothing about {key}."
+        text = tuning_item_text(kind, key) or translate(
+            "PresetEditor", "The tuning items say nothing about {key}."
+        ).format(key=key)
         box = QMessageBox(QMessageBox.Icon.Information, key, text, parent=self)
         box.setModal(False)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -366,7 +392,7 @@ class PresetEditor(QDialog):
                     check.setText("")
                     continue
                 verdict = self.catalogue.validate(key, value, self.platform)
-                check.setText(verdict.message or "ok")
+                check.setText(verdict.message or translate("PresetEditor", "ok"))
                 check.setToolTip(verdict.message)
                 check.setForeground(QBrush(ERROR_COLOR if not verdict.accepted else QColor()))
                 if not verdict.accepted and not first:
@@ -393,7 +419,8 @@ class PresetEditor(QDialog):
         self.show_error(problem)
         self.save_button.setEnabled(self.current is not None)
         unknown = unknown_variables(self.current) if self.current is not None else []
-        self.unknown_label.setText(UNKNOWN_NOTE.format(names=", ".join(unknown)) if unknown else "")
+        note = translate("PresetEditor", UNKNOWN_NOTE)
+        self.unknown_label.setText(note.format(names=", ".join(unknown)) if unknown else "")
         self.unknown_label.setVisible(bool(unknown))
 
     def show_error(self, text: str) -> None:
@@ -408,9 +435,10 @@ class PresetEditor(QDialog):
         self.save_button.setEnabled(not saving and self.current is not None)
         self.tabs.setEnabled(not saving)
         self.error_label.setStyleSheet("color: gray;" if saving else "color: #b00020;")
+        saving_text = translate("PresetEditor", SAVING)
         if saving:
-            self.show_error(SAVING)  # a state, not an error: grey
-        elif self.error == SAVING:
+            self.show_error(saving_text)  # a state, not an error: grey
+        elif self.error == saving_text:  # the note this method put there, not an error
             self.show_error("")
 
     @property
@@ -440,7 +468,11 @@ class PresetEditor(QDialog):
             self.tabs.blockSignals(True)
             self.tabs.setCurrentIndex(1)
             self.tabs.blockSignals(False)
-            self.show_error(f"{exc} — fix it here before switching to the form.")
+            self.show_error(
+                translate(
+                    "PresetEditor", "{problem} — fix it here before switching to the form."
+                ).format(problem=exc)
+            )
             self.save_button.setEnabled(False)
             return
         self._ident, self._ident_name = preset.id, preset.name

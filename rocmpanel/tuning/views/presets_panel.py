@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from rocmpanel.base.errors import PanelError
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.envvars.checks import current_platform
 from rocmpanel.gui.background import run_in_background
 from rocmpanel.gui.context import AppContext
@@ -38,16 +39,32 @@ from rocmpanel.jobs.presets import Preset, PresetStore, Problem
 from rocmpanel.tuning.views.preset_details import PresetDetails, machine_target
 from rocmpanel.tuning.views.preset_editor import PresetEditor
 
-BUILTIN_REFUSED = "“{name}” is built in and cannot be {what}: Duplicate it to change a copy."
-BUILTIN_TIP = "built in: Duplicate it to change a copy"
+#: What Enter (edit) or Delete on a built-in says: one whole sentence each, so that each
+#: language words it as a whole.
+BUILTIN_REFUSED = {
+    "edit": QT_TRANSLATE_NOOP(
+        "PresetsPanel", "“{name}” is built in and cannot be edited: Duplicate it to change a copy."
+    ),
+    "delete": QT_TRANSLATE_NOOP(
+        "PresetsPanel", "“{name}” is built in and cannot be deleted: Duplicate it to change a copy."
+    ),
+}
+BUILTIN_TIP = QT_TRANSLATE_NOOP("PresetsPanel", "built in: Duplicate it to change a copy")
 SUITS_MARK = "  ✓"
-SUITS_LEGEND = "✓ suits your GPU ({gfx})"
-NOT_MEANT = "{name} is meant for {archs} GPUs; this machine's GPU is {gfx}. Use it anyway?"
+SUITS_LEGEND = QT_TRANSLATE_NOOP("PresetsPanel", "✓ suits your GPU ({gfx})")
+NOT_MEANT = QT_TRANSLATE_NOOP(
+    "PresetsPanel",
+    "{name} is meant for {archs} GPUs; this machine's GPU is {gfx}. Use it anyway?",
+)
 
 
 def archs_words(archs: tuple[str, ...]) -> str:
     """("rdna3",) -> "rdna3"; ("cdna2", "cdna3") -> "cdna2 or cdna3"."""
-    return archs[0] if len(archs) == 1 else ", ".join(archs[:-1]) + f" or {archs[-1]}"
+    if len(archs) == 1:
+        return archs[0]
+    return translate("presets_panel", "{first} or {last}").format(
+        first=", ".join(archs[:-1]), last=archs[-1]
+    )
 
 
 def ask(parent: QWidget, title: str, text: str) -> bool:
@@ -59,7 +76,10 @@ def ask(parent: QWidget, title: str, text: str) -> bool:
 def open_file_name(parent: QWidget) -> str:
     """The preset file to import ("" = cancelled; tests replace it)."""
     path, _ = QFileDialog.getOpenFileName(
-        parent, "Import a preset", str(Path.home()), "Preset files (*.yaml *.yml)"
+        parent,
+        translate("presets_panel", "Import a preset"),
+        str(Path.home()),
+        translate("presets_panel", "Preset files (*.yaml *.yml)"),
     )
     return path
 
@@ -67,7 +87,10 @@ def open_file_name(parent: QWidget) -> str:
 def save_file_name(parent: QWidget, suggested: str) -> str:
     """Where to export a preset ("" = cancelled; tests replace it)."""
     path, _ = QFileDialog.getSaveFileName(
-        parent, "Export a preset", str(Path.home() / suggested), "Preset files (*.yaml)"
+        parent,
+        translate("presets_panel", "Export a preset"),
+        str(Path.home() / suggested),
+        translate("presets_panel", "Preset files (*.yaml)"),
     )
     return path
 
@@ -107,7 +130,7 @@ class PresetsPanel(QWidget):
         self._message_after = ""
 
         self.list = PresetList(self)
-        self.list.setAccessibleName("Presets")
+        self.list.setAccessibleName(translate("PresetsPanel", "Presets"))
         self.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.list.currentItemChanged.connect(self._on_list_current_changed)
         self.list.delete_pressed.connect(self.delete_selected)
@@ -136,16 +159,25 @@ class PresetsPanel(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
 
-        self.use_button = self._button("&Use for jobs", self.use_selected)
-        self.stop_button = self._button("S&top using", self.stop_using)
-        self.new_button = self._button("&New…", self.new_preset)
-        self.duplicate_button = self._button("Dupli&cate", lambda: self.duplicate_selected())
-        self.edit_button = self._button("&Edit…", self.edit_selected)
-        self.delete_button = self._button("De&lete", self.delete_selected)
-        self.import_button = self._button("I&mport…", self.import_preset)
-        self.export_button = self._button("E&xport…", self.export_selected)
+        self.use_button = self._button(
+            translate("PresetsPanel", "&Use for jobs"), self.use_selected
+        )
+        self.stop_button = self._button(translate("PresetsPanel", "S&top using"), self.stop_using)
+        self.new_button = self._button(translate("PresetsPanel", "&New…"), self.new_preset)
+        self.duplicate_button = self._button(
+            translate("PresetsPanel", "Dupli&cate"), lambda: self.duplicate_selected()
+        )
+        self.edit_button = self._button(translate("PresetsPanel", "&Edit…"), self.edit_selected)
+        self.delete_button = self._button(
+            translate("PresetsPanel", "De&lete"), self.delete_selected
+        )
+        self.import_button = self._button(translate("PresetsPanel", "I&mport…"), self.import_preset)
+        self.export_button = self._button(
+            translate("PresetsPanel", "E&xport…"), self.export_selected
+        )
         self.persist_button = self._button(
-            "Also set these variables for programs &outside rocmpanel…", self.persist_selected
+            translate("PresetsPanel", "Also set these variables for programs &outside rocmpanel…"),
+            self.persist_selected,
         )
         row = QHBoxLayout()
         for button in (
@@ -202,13 +234,17 @@ class PresetsPanel(QWidget):
             presets = self.store.all()
             return presets, list(self.store.problems)
 
-        return self.status.run("Reading the presets", work, partial(self._on_read, then))
+        return self.status.run(
+            translate("PresetsPanel", "Reading the presets"), work, partial(self._on_read, then)
+        )
 
     def _on_read(
         self, then: Callable[[], None] | None, result: Any, error: BaseException | None
     ) -> None:
         if error is not None or result is None:
-            self.status.show_error(error or PanelError("The presets could not be read."))
+            self.status.show_error(
+                error or PanelError(translate("PresetsPanel", "The presets could not be read."))
+            )
             return
         self.presets, self.problems = result
         self._fill_list()
@@ -234,8 +270,10 @@ class PresetsPanel(QWidget):
         if self.problems:
             lines = [f"{problem.path}: {problem.message}" for problem in self.problems]
             self.problems_label.setText(
-                "These preset files could not be read and are left as they are:\n"
-                + "\n".join(lines)
+                translate(
+                    "PresetsPanel",
+                    "These preset files could not be read and are left as they are:\n{files}",
+                ).format(files="\n".join(lines))
             )
             self.problems_label.show()
         else:
@@ -251,13 +289,18 @@ class PresetsPanel(QWidget):
         for row, preset in enumerate(self.presets):
             item = self.list.item(row)
             fits = suits(preset, gfx) is True
-            text = f"{preset.name}  (built in)" if preset.builtin else preset.name
+            text = (
+                translate("PresetsPanel", "{name}  (built in)").format(name=preset.name)
+                if preset.builtin
+                else preset.name
+            )
             item.setText(text + (SUITS_MARK if fits else ""))
-            tip = preset.description or "No description."
+            tip = preset.description or translate("PresetsPanel", "No description.")
             if fits:
-                tip += f"\nSuits your GPU ({gfx})."
+                tip += "\n" + translate("PresetsPanel", "Suits your GPU ({gfx}).").format(gfx=gfx)
             item.setToolTip(tip)
-        self.legend_label.setText(SUITS_LEGEND.format(gfx=gfx) if gfx else "")
+        legend = translate("PresetsPanel", SUITS_LEGEND).format(gfx=gfx) if gfx else ""
+        self.legend_label.setText(legend)
         self.legend_label.setVisible(bool(gfx))
 
     def _on_inventory_changed(self) -> None:
@@ -290,7 +333,7 @@ class PresetsPanel(QWidget):
         try:
             self.details.show_preset(preset, machine_target(self.ctx), bool(self.presets))
         except (PanelError, ValueError) as exc:
-            self.status.show_error(exc, "Checking the preset's effects")
+            self.status.show_error(exc, translate("PresetsPanel", "Checking the preset's effects"))
 
     def _update_buttons(self) -> None:
         idle = not self.status.busy
@@ -306,7 +349,7 @@ class PresetsPanel(QWidget):
         builtin = preset is not None and preset.builtin
         for button in (self.edit_button, self.delete_button):
             button.setEnabled(chosen and not builtin)
-            button.setToolTip(BUILTIN_TIP if builtin else "")
+            button.setToolTip(translate("PresetsPanel", BUILTIN_TIP) if builtin else "")
         self.persist_button.setEnabled(chosen and bool(preset and preset.env))
 
     # -- the active preset -------------------------------------------------------------
@@ -314,9 +357,13 @@ class PresetsPanel(QWidget):
     def _on_active_changed(self) -> None:
         holder = self.ctx.active_preset
         self.active_label.setText(
-            f"Jobs run under the preset “{holder.name}”."
+            translate("PresetsPanel", "Jobs run under the preset “{name}”.").format(
+                name=holder.name
+            )
             if holder.ident
-            else "Jobs run without a preset (their environment as it is)."
+            else translate(
+                "PresetsPanel", "Jobs run without a preset (their environment as it is)."
+            )
         )
         self._update_buttons()
 
@@ -347,7 +394,7 @@ class PresetsPanel(QWidget):
     ) -> None:
         if error is None:
             return
-        self.status.show_error(error, "Saving the active preset")
+        self.status.show_error(error, translate("PresetsPanel", "Saving the active preset"))
         if self.ctx.active_preset.ident != chosen:
             return  # chosen again since: that choice stands (its own save answers for it)
         setting, ident, name = before
@@ -361,20 +408,30 @@ class PresetsPanel(QWidget):
             return
         gfx = self.gfx()
         if suits(preset, gfx) is False:
-            question = NOT_MEANT.format(name=preset.name, archs=archs_words(preset.archs), gfx=gfx)
-            if not ask(self, "Preset for other GPUs", question):
+            question = translate("PresetsPanel", NOT_MEANT).format(
+                name=preset.name, archs=archs_words(preset.archs), gfx=gfx
+            )
+            if not ask(self, translate("PresetsPanel", "Preset for other GPUs"), question):
                 return
         self.set_active(preset)
-        self.status.show_message(f"Jobs started from now on run under “{preset.name}”.")
+        self.status.show_message(
+            translate("PresetsPanel", "Jobs started from now on run under “{name}”.").format(
+                name=preset.name
+            )
+        )
 
     def stop_using(self) -> None:
         self.set_active(None)
-        self.status.show_message("Jobs started from now on run without a preset.")
+        self.status.show_message(
+            translate("PresetsPanel", "Jobs started from now on run without a preset.")
+        )
 
     # -- managing presets --------------------------------------------------------------
     def _refused(self, preset: Preset, what: str) -> None:
-        """A built-in cannot be changed (Enter or Delete on one): say so in the status line."""
-        self.status.show_message(BUILTIN_REFUSED.format(name=preset.name, what=what))
+        """A built-in cannot be changed (Enter or Delete on one): say so in the status line;
+        ``what``: "edit" or "delete"."""
+        text = translate("PresetsPanel", BUILTIN_REFUSED[what])
+        self.status.show_message(text.format(name=preset.name))
 
     def _store_call(self, doing: str, work: Callable[[], Any], done: Callable[[Any], None]) -> bool:
         def on_done(result: Any, error: BaseException | None) -> None:
@@ -393,7 +450,7 @@ class PresetsPanel(QWidget):
         if preset is None:
             return
         if preset.builtin:
-            self._refused(preset, "edited")
+            self._refused(preset, "edit")
             return
         self.open_editor(preset)
 
@@ -422,7 +479,9 @@ class PresetsPanel(QWidget):
             # (its parent closed): the list and the active preset never depend on it.
             alive = isValid(editor)
             if error is not None:
-                message = self.status.show_error(error, "Saving the preset")
+                message = self.status.show_error(
+                    error, translate("PresetsPanel", "Saving the preset")
+                )
                 if alive:
                     editor.set_saving(False)
                     editor.show_error(message)
@@ -431,17 +490,26 @@ class PresetsPanel(QWidget):
             holder = self.ctx.active_preset
             if replace is not None and holder.ident == replace:
                 self.set_active(saved)  # the active preset was renamed: follow it
-            self.refresh(saved.id, f"Saved “{saved.name}” ({saved.path}).")
+            self.refresh(
+                saved.id,
+                translate("PresetsPanel", "Saved “{name}” ({path}).").format(
+                    name=saved.name, path=saved.path
+                ),
+            )
             if alive:
                 editor.set_saving(False)
                 editor.accept()
 
         editor.set_saving(True)
         if not self.status.run(
-            "Saving the preset", partial(self.store.save, preset, replace=replace), done
+            translate("PresetsPanel", "Saving the preset"),
+            partial(self.store.save, preset, replace=replace),
+            done,
         ):
             editor.set_saving(False)
-            editor.show_error("The presets are busy: save again in a moment.")
+            editor.show_error(
+                translate("PresetsPanel", "The presets are busy: save again in a moment.")
+            )
 
     def duplicate_selected(self, then: Callable[[Preset], None] | None = None) -> bool:
         """Copy the selected preset; ``then(copy)`` runs once the list shows the copy
@@ -451,7 +519,7 @@ class PresetsPanel(QWidget):
         if preset is None:
             return False
         return self._store_call(
-            "Duplicating the preset",
+            translate("PresetsPanel", "Duplicating the preset"),
             partial(self.store.duplicate, preset.id),
             partial(self._after_added, then=then),
         )
@@ -459,7 +527,9 @@ class PresetsPanel(QWidget):
     def _after_added(self, preset: Preset, then: Callable[[Preset], None] | None = None) -> None:
         self.refresh(
             preset.id,
-            f"Added “{preset.name}” ({preset.path}).",
+            translate("PresetsPanel", "Added “{name}” ({path}).").format(
+                name=preset.name, path=preset.path
+            ),
             partial(then, preset) if then is not None else None,
         )
 
@@ -468,22 +538,26 @@ class PresetsPanel(QWidget):
         if preset is None:
             return
         if preset.builtin:
-            self._refused(preset, "deleted")
+            self._refused(preset, "delete")
             return
-        question = f"Delete the preset “{preset.name}”? A backup of its file is kept."
-        if not ask(self, "Delete preset", question):
+        question = translate(
+            "PresetsPanel", "Delete the preset “{name}”? A backup of its file is kept."
+        ).format(name=preset.name)
+        if not ask(self, translate("PresetsPanel", "Delete preset"), question):
             return
         self._store_call(
-            "Deleting the preset",
+            translate("PresetsPanel", "Deleting the preset"),
             partial(self.store.delete, preset.id),
             lambda _none: self._after_deleted(preset),
         )
 
     def _after_deleted(self, preset: Preset) -> None:
-        message = f"Deleted “{preset.name}”."
+        message = translate("PresetsPanel", "Deleted “{name}”.").format(name=preset.name)
         if self.ctx.active_preset.ident == preset.id:
             self.set_active(None)
-            message += " It was the preset jobs ran under: they now run without a preset."
+            message += " " + translate(
+                "PresetsPanel", "It was the preset jobs ran under: they now run without a preset."
+            )
             self.ctx.notify(message)
         self.refresh(message=message)
 
@@ -492,7 +566,9 @@ class PresetsPanel(QWidget):
         if not path:
             return
         self._store_call(
-            "Importing the preset", partial(self.store.import_file, Path(path)), self._after_added
+            translate("PresetsPanel", "Importing the preset"),
+            partial(self.store.import_file, Path(path)),
+            self._after_added,
         )
 
     def export_selected(self) -> None:
@@ -503,9 +579,13 @@ class PresetsPanel(QWidget):
         if not path:
             return
         self._store_call(
-            "Exporting the preset",
+            translate("PresetsPanel", "Exporting the preset"),
             partial(self.store.export, preset.id, Path(path)),
-            lambda _none: self.status.show_message(f"Exported “{preset.name}” to {path}."),
+            lambda _none: self.status.show_message(
+                translate("PresetsPanel", "Exported “{name}” to {path}.").format(
+                    name=preset.name, path=path
+                )
+            ),
         )
 
     def persist_selected(self) -> None:

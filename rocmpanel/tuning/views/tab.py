@@ -15,6 +15,7 @@ from typing import ClassVar
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
 from rocmpanel.gui.context import AppContext
 from rocmpanel.jobs.presets import Preset, PresetStore
 from rocmpanel.tuning.views import presets_panel
@@ -23,10 +24,13 @@ from rocmpanel.tuning.views.presets_panel import PresetsPanel
 
 log = logging.getLogger(__name__)
 
-ADD_TO_BUILTIN = (
-    "“{name}” is built in and cannot be changed. Make a copy of it and add {key} to the copy?"
+ADD_TO_BUILTIN = QT_TRANSLATE_NOOP(
+    "TuningTab",
+    "“{name}” is built in and cannot be changed. Make a copy of it and add {key} to the copy?",
 )
-BUSY = "The presets are busy: ask to add the setting again in a moment."
+BUSY = QT_TRANSLATE_NOOP(
+    "TuningTab", "The presets are busy: ask to add the setting again in a moment."
+)
 
 
 class TuningTab(QWidget):
@@ -43,11 +47,13 @@ class TuningTab(QWidget):
         self.presets = PresetsPanel(ctx, store, self)
         self.items = ItemsPanel(self)
         self.items.add_requested.connect(self._on_items_add_requested)
-        self.pages.addTab(self.presets, "&Presets")
-        self.pages.addTab(self.items, "&Items: what each setting really does")
+        self.pages.addTab(self.presets, translate("TuningTab", "&Presets"))
+        self.pages.addTab(
+            self.items, translate("TuningTab", "&Items: what each setting really does")
+        )
         self.bench: QWidget | None = self._build_bench(ctx)
         if self.bench is not None:
-            self.pages.addTab(self.bench, "A/B benchmar&k")
+            self.pages.addTab(self.bench, translate("TuningTab", "A/B benchmar&k"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.pages)
 
@@ -69,13 +75,12 @@ class TuningTab(QWidget):
             self.presets.open_editor(None).add_setting(kind, key)
             return
         if preset.builtin:
-            if not presets_panel.ask(
-                self, "Built-in preset", ADD_TO_BUILTIN.format(name=preset.name, key=key)
-            ):
+            question = translate("TuningTab", ADD_TO_BUILTIN).format(name=preset.name, key=key)
+            if not presets_panel.ask(self, translate("TuningTab", "Built-in preset"), question):
                 return
             self.pages.setCurrentWidget(self.presets)
             if not self.presets.duplicate_selected(partial(self._add_to_copy, kind, key)):
-                self.presets.status.show_message(BUSY, error=True)
+                self.presets.status.show_message(translate("TuningTab", BUSY), error=True)
             return
         self.pages.setCurrentWidget(self.presets)
         editor = self.presets.edit_preset(preset.id)

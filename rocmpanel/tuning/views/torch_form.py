@@ -21,18 +21,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-NOT_SET = "(not set)"
+from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
+
+NOT_SET = QT_TRANSLATE_NOOP("TorchForm", "(not set)")
 #: What a number shows when its box is ticked: a sensible start, not the range's bottom.
 DEFAULT_FRACTION = 0.9
 DEFAULT_GC_THRESHOLD = 0.8
 DEFAULT_MAX_SPLIT_MB = 512
+#: torch's own values (torch.set_float32_matmul_precision, the SDPA backends): shown as
+#: written, in every language.
 PRECISIONS = ("highest", "high", "medium")
 SDPA = ("flash", "mem_efficient", "math")
-TUNABLEOP = {
-    "enabled, tuning new shapes": {"enabled": True, "tuning": True},
-    "enabled, known shapes only": {"enabled": True, "tuning": False},
-    "disabled": {"enabled": False},
-}
+#: On/off combos: index 1 is on, 2 off (0 is "not set"); the value never reads the text.
+ON_OFF = (QT_TRANSLATE_NOOP("TorchForm", "on"), QT_TRANSLATE_NOOP("TorchForm", "off"))
+#: TunableOp's choices as the combo lists them after "not set" (label, the preset's value).
+TUNABLEOP: tuple[tuple[str, dict[str, bool]], ...] = (
+    (
+        QT_TRANSLATE_NOOP("TorchForm", "enabled, tuning new shapes"),
+        {"enabled": True, "tuning": True},
+    ),
+    (
+        QT_TRANSLATE_NOOP("TorchForm", "enabled, known shapes only"),
+        {"enabled": True, "tuning": False},
+    ),
+    (QT_TRANSLATE_NOOP("TorchForm", "disabled"), {"enabled": False}),
+)
 
 
 class Optional:
@@ -71,47 +84,65 @@ class TorchForm(QGroupBox):
     help_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Torch settings (applied by rocmpanel's workers)", parent)
+        super().__init__(
+            translate("TorchForm", "Torch settings (applied by rocmpanel's workers)"), parent
+        )
         self.help_buttons: dict[str, QToolButton] = {}
         form = QFormLayout(self)
-        self.precision_combo = self._combo([NOT_SET, *PRECISIONS])
+        not_set = translate("TorchForm", NOT_SET)
+        on_off = [translate("TorchForm", text) for text in ON_OFF]
+        self.precision_combo = self._combo([not_set, *PRECISIONS])
         form.addRow(
             self._label(
-                "float32 matmul &precision:", "float32_matmul_precision", self.precision_combo
+                translate("TorchForm", "float32 matmul &precision:"),
+                "float32_matmul_precision",
+                self.precision_combo,
             ),
             self.precision_combo,
         )
         sdpa = QHBoxLayout()
-        self.sdpa_limit = QCheckBox("only these:", self)
+        self.sdpa_limit = QCheckBox(translate("TorchForm", "only these:"), self)
         self.sdpa_boxes = {name: QCheckBox(name, self) for name in SDPA}
         for box in (self.sdpa_limit, *self.sdpa_boxes.values()):
             box.toggled.connect(self.changed)
             sdpa.addWidget(box)
         sdpa.addStretch(1)
-        form.addRow(self._label("SDPA &backends:", "sdpa_backends", self.sdpa_limit), sdpa)
+        form.addRow(
+            self._label(
+                translate("TorchForm", "SDPA &backends:"), "sdpa_backends", self.sdpa_limit
+            ),
+            sdpa,
+        )
         self.fraction = self._optional(QDoubleSpinBox(self), 0.05, 1.0, 0.05, DEFAULT_FRACTION)
         form.addRow(
-            self._label("Memory frac&tion:", "memory_fraction", self.fraction.box),
+            self._label(
+                translate("TorchForm", "Memory frac&tion:"), "memory_fraction", self.fraction.box
+            ),
             self._row(self.fraction),
         )
-        self.benchmark_combo = self._combo([NOT_SET, "on", "off"])
+        self.benchmark_combo = self._combo([not_set, *on_off])
         form.addRow(
-            self._label("cudnn/MIOpen benc&hmark:", "cudnn_benchmark", self.benchmark_combo),
+            self._label(
+                translate("TorchForm", "cudnn/MIOpen benc&hmark:"),
+                "cudnn_benchmark",
+                self.benchmark_combo,
+            ),
             self.benchmark_combo,
         )
         self.threads = self._optional(QSpinBox(self), 1, 1024, 1, os.cpu_count() or 1)
         form.addRow(
-            self._label("CP&U threads:", "cpu_threads", self.threads.box), self._row(self.threads)
+            self._label(translate("TorchForm", "CP&U threads:"), "cpu_threads", self.threads.box),
+            self._row(self.threads),
         )
-        self.expandable_combo = self._combo([NOT_SET, "on", "off"])
+        self.expandable_combo = self._combo([not_set, *on_off])
         self.gc_threshold = self._optional(
             QDoubleSpinBox(self), 0.05, 0.95, 0.05, DEFAULT_GC_THRESHOLD
         )
         self.max_split = self._optional(QSpinBox(self), 20, 1 << 20, 64, DEFAULT_MAX_SPLIT_MB)
-        self.gc_threshold.box.setText("GC threshold")
-        self.max_split.box.setText("max split MB")
+        self.gc_threshold.box.setText(translate("TorchForm", "GC threshold"))
+        self.max_split.box.setText(translate("TorchForm", "max split MB"))
         alloc = QHBoxLayout()
-        alloc.addWidget(QLabel("expandable segments", self))
+        alloc.addWidget(QLabel(translate("TorchForm", "expandable segments"), self))
         for widget in (
             self.expandable_combo,
             self.gc_threshold.box,
@@ -121,8 +152,13 @@ class TorchForm(QGroupBox):
         ):
             alloc.addWidget(widget)
         alloc.addStretch(1)
-        form.addRow(self._label("A&llocator:", "alloc", self.expandable_combo), alloc)
-        self.tunableop_combo = self._combo([NOT_SET, *TUNABLEOP])
+        form.addRow(
+            self._label(translate("TorchForm", "A&llocator:"), "alloc", self.expandable_combo),
+            alloc,
+        )
+        self.tunableop_combo = self._combo(
+            [not_set, *(translate("TorchForm", label) for label, _value in TUNABLEOP)]
+        )
         form.addRow(
             self._label("Tunable&Op:", "tunableop", self.tunableop_combo), self.tunableop_combo
         )
@@ -143,7 +179,9 @@ class TorchForm(QGroupBox):
         row.addWidget(label)
         button = QToolButton(box)
         button.setText("?")
-        button.setToolTip(f"What the tuning items say about {key}")
+        button.setToolTip(
+            translate("TorchForm", "What the tuning items say about {key}").format(key=key)
+        )
         button.clicked.connect(lambda _checked=False: self.help_requested.emit(key))
         self.help_buttons[key] = button
         row.addWidget(button)
@@ -155,7 +193,7 @@ class TorchForm(QGroupBox):
         spin.setRange(low, high)  # type: ignore[arg-type]
         spin.setSingleStep(step)  # type: ignore[arg-type]
         spin.setValue(start)  # type: ignore[arg-type]
-        box = QCheckBox("set", self)
+        box = QCheckBox(translate("TorchForm", "set"), self)
         spin.valueChanged.connect(self.changed)
         box.toggled.connect(self.changed)
         return Optional(box, spin)
@@ -172,18 +210,18 @@ class TorchForm(QGroupBox):
         """The settings chosen, as a preset file writes their values."""
         values: dict[str, Any] = {}
         if self.precision_combo.currentIndex() > 0:
-            values["float32_matmul_precision"] = self.precision_combo.currentText()
+            values["float32_matmul_precision"] = PRECISIONS[self.precision_combo.currentIndex() - 1]
         if self.sdpa_limit.isChecked():
             values["sdpa_backends"] = [n for n, box in self.sdpa_boxes.items() if box.isChecked()]
         if self.fraction.value() is not None:
             values["memory_fraction"] = round(float(self.fraction.value()), 4)
         if self.benchmark_combo.currentIndex() > 0:
-            values["cudnn_benchmark"] = self.benchmark_combo.currentText() == "on"
+            values["cudnn_benchmark"] = self.benchmark_combo.currentIndex() == 1
         if self.threads.value() is not None:
             values["cpu_threads"] = int(self.threads.value())
         alloc: dict[str, Any] = {}
         if self.expandable_combo.currentIndex() > 0:
-            alloc["expandable_segments"] = self.expandable_combo.currentText() == "on"
+            alloc["expandable_segments"] = self.expandable_combo.currentIndex() == 1
         if self.gc_threshold.value() is not None:
             alloc["garbage_collection_threshold"] = round(float(self.gc_threshold.value()), 4)
         if self.max_split.value() is not None:
@@ -191,7 +229,7 @@ class TorchForm(QGroupBox):
         if alloc:
             values["alloc"] = alloc
         if self.tunableop_combo.currentIndex() > 0:
-            values["tunableop"] = dict(TUNABLEOP[self.tunableop_combo.currentText()])
+            values["tunableop"] = dict(TUNABLEOP[self.tunableop_combo.currentIndex() - 1][1])
         return values
 
     def fill(self, torch: dict[str, Any]) -> None:

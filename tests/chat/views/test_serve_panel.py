@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt, QTranslator
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -607,3 +607,34 @@ def test_the_switch_serves_the_tiny_model_end_to_end(qtbot, make_tab, tiny_model
     qtbot.waitUntil(lambda: serve.state is State.OFF, timeout=30_000)
     assert serve.message_label.text() == "Stopped: the chat worker ended, and the server with it."
     assert not serve.switch.isEnabled()
+
+
+class _Brackets(QTranslator):
+    """Every text in brackets: a language the panel's logic must not read."""
+
+    def translate(  # type: ignore[override]
+        self, context: str, source: str, disambiguation: str | None = None, n: int = -1
+    ) -> str:
+        del context, disambiguation, n
+        return f"[{source}]"
+
+
+def test_the_missing_message_clears_in_another_language(qtbot, make_tab) -> None:
+    """What the panel decides never depends on the words it shows (they change with the
+    window's language): the message of what serving lacks goes when the packages come."""
+    translator = _Brackets()
+    QCoreApplication.installTranslator(translator)
+    try:
+        tab, _worker = loaded_tab(make_tab)
+        panel, box = tab.serve_panel, tab.model_panel.packages_box
+        versions = {"torch": "2.13.0", "transformers": "5.24.0", "accelerate": "1.2.0"}
+        versions |= {"safetensors": "0.5.0", "tokenizers": "0.22.0", "uvicorn": "0.55.0"}
+        box.installed = Installed("python", "3.11.0", versions)
+        box.checked.emit(True)
+        assert panel.message_label.text().startswith("[Serving needs packages")
+        assert panel.switch.text() == "[Serve over HTTP]"
+        box.installed = Installed("python", "3.11.0", versions | {"fastapi": "0.165.0"})
+        box.checked.emit(True)
+        assert panel.message_label.text() == "[Not serving.]"
+    finally:
+        QCoreApplication.removeTranslator(translator)

@@ -239,7 +239,10 @@ def test_a_builtin_cannot_be_edited_or_deleted_and_says_so(qtbot, ctx, folder, a
         "“Throughput” is built in and cannot be deleted: Duplicate it to change a copy."
     )
     qtbot.keyClick(panel.list, Qt.Key.Key_Return)  # Enter edits: refused the same way
-    assert panel.status.text() == BUILTIN_REFUSED.format(name="Throughput", what="edited")
+    assert panel.status.text() == BUILTIN_REFUSED["edit"].format(name="Throughput")
+    assert panel.status.text() == (
+        "“Throughput” is built in and cannot be edited: Duplicate it to change a copy."
+    )
     assert asked.questions == [] and panel.editor is None
     assert list(folder.glob("*.yaml")) == [folder / "tf32-high.yaml"]
     panel.select("tf32-high")  # a user preset: both come back

@@ -1,0 +1,34 @@
+"""PyInstaller runtime hook: give child processes the environment the user started us with.
+
+On Linux the bootloader prepends the bundle's folder to LD_LIBRARY_PATH (keeping the
+user's value in LD_LIBRARY_PATH_ORIG) so the frozen interpreter finds its libraries. Every
+child would inherit that: the workload Python, pip and rocminfo would then load the
+bundle's libstdc++, libz or libssl instead of their own, which breaks ROCm's torch and
+system tools in ways that never happen outside the build. This process has already loaded
+its libraries when this hook runs (the dynamic loader reads LD_LIBRARY_PATH only at
+start-up), so undoing the change here affects only the children.
+"""
+
+import os
+import sys
+
+
+def _restore(env: "os._Environ[str]", bundle: str) -> None:
+    for name in ("LD_LIBRARY_PATH", "LIBPATH"):  # LIBPATH: AIX, same convention
+        original = env.pop(name + "_ORIG", None)
+        if original is not None:
+            env[name] = original
+            continue
+        value = env.get(name)
+        if value is None:
+            continue
+        kept = [part for part in value.split(os.pathsep) if part and part != bundle]
+        if kept:
+            env[name] = os.pathsep.join(kept)
+        else:
+            del env[name]
+
+
+_bundle = getattr(sys, "_MEIPASS", None)
+if _bundle:
+    _restore(os.environ, _bundle)
