@@ -208,3 +208,24 @@ def _keys(ts: Path) -> list[tuple[str, str]]:
         for context in ET.parse(ts).getroot().iter("context")
         for message in context.iter("message")
     ]
+
+
+# "Saving the preset": what was being done, shown as "{doing} failed: {error}" and
+# "{doing}…" (gui/report.py, gui/status_line.py). Its translation is a plain verb phrase
+# (保存预设): 正在保存预设 would read 正在保存预设失败 in the error. The steps of a model load
+# are progress lines of their own, never a ``doing``.
+DOING = re.compile(r"[A-Z][a-z]+ing (?:the|a|an) ")
+NOT_DOING = {"load_steps"}
+
+
+def test_what_was_being_done_reads_in_an_error_message() -> None:
+    wrong = [
+        f"{ts} [{ctx}] {source!r} -> {text!r}"
+        for ts, ctx, source, text in _messages()
+        if text
+        and ctx not in NOT_DOING
+        and DOING.match(source)
+        and not source.endswith(("…", ".", ":"))
+        and text.startswith("正在")
+    ]
+    assert not wrong, "drop 正在 (it reads 正在…失败 in an error):\n" + "\n".join(wrong)

@@ -269,7 +269,7 @@ Load anyway?</source>
         </message>
         <message>
             <source> (layers {layers})</source>
-            <translation>（层 {layers}）</translation>
+            <translation>（第 {layers} 层）</translation>
         </message>
     </context>
     <context>
@@ -327,7 +327,7 @@ Load anyway?</source>
         </message>
         <message>
             <source>How the weights are held. On a GPU: NF4 (default), 8-bit, fp16, bf16, fp32. On the CPU: bf16 (default) and fp32, and NF4/8-bit through bitsandbytes' CPU kernels (slower per token, but a quarter/half of the memory); fp16 is slow there.</source>
-            <translation>权重的存放方式。GPU 上：NF4（默认）、8 位、fp16、bf16、fp32。CPU 上：bf16（默认）和 fp32，以及通过 bitsandbytes 的 CPU 内核运行的 NF4/8 位（每个 token 更慢，但内存只需四分之一/一半）；fp16 在 CPU 上很慢。</translation>
+            <translation>权重的存储精度。GPU 上：NF4（默认）、8 位、fp16、bf16、fp32。CPU 上：bf16（默认）和 fp32，以及通过 bitsandbytes 的 CPU 内核运行的 NF4/8 位（每个 token 更慢，但内存只需四分之一/一半）；fp16 在 CPU 上很慢。</translation>
         </message>
         <message>
             <source>&amp;Precision:</source>
@@ -496,7 +496,7 @@ Load anyway?</source>
         </message>
         <message>
             <source>Seed:</source>
-            <translation>种子：</translation>
+            <translation>随机种子：</translation>
         </message>
     </context>
     <context>
@@ -519,7 +519,7 @@ Load anyway?</source>
         </message>
         <message>
             <source>Not serving.</source>
-            <translation>未在服务。</translation>
+            <translation>未提供服务。</translation>
         </message>
         <message>
             <source>Starting…</source>
@@ -654,11 +654,11 @@ Load anyway?</source>
         </message>
         <message>
             <source>1 running</source>
-            <translation>1 个运行中</translation>
+            <translation>1 个正在处理</translation>
         </message>
         <message>
             <source>none running</source>
-            <translation>无运行中</translation>
+            <translation>没有正在处理的</translation>
         </message>
         <message>
             <source>Requests/min: {rate} · Tokens/s: {speed} · Queue: {waiting} waiting, {running}</source>
@@ -765,7 +765,7 @@ Load anyway?</source>
         <name>VllmBox</name>
         <message>
             <source>When one GPU is not enough</source>
-            <translation>一块 GPU 不够用时</translation>
+            <translation>一个 GPU 不够用时</translation>
         </message>
         <message>
             <source>Load a model to see the vLLM command for it.</source>
@@ -781,11 +781,11 @@ Load anyway?</source>
         </message>
         <message>
             <source>Copy the {name}</source>
-            <translation>复制{name}</translation>
+            <translation>复制 {name}</translation>
         </message>
         <message>
             <source>The vLLM-on-ROCm command to run instead, over several GPUs.</source>
-            <translation>改用多块 GPU 运行的 vLLM-on-ROCm 命令。</translation>
+            <translation>改用多个 GPU 运行的 vLLM-on-ROCm 命令。</translation>
         </message>
         <message>
             <source>vLLM command</source>
@@ -809,11 +809,11 @@ Load anyway?</source>
         </message>
         <message>
             <source>Run this instead (vLLM on ROCm, tensor parallel over {cards} GPUs), with the key in {variable}:</source>
-            <translation>改为运行此命令（ROCm 上的 vLLM，在 {cards} 块 GPU 上张量并行），密钥放在 {variable} 中：</translation>
+            <translation>改为运行此命令（ROCm 上的 vLLM，在 {cards} 个 GPU 上张量并行），密钥放在 {variable} 中：</translation>
         </message>
         <message>
             <source>Run this instead (vLLM on ROCm, on one GPU), with the key in {variable}:</source>
-            <translation>改为运行此命令（ROCm 上的 vLLM，单块 GPU），密钥放在 {variable} 中：</translation>
+            <translation>改为运行此命令（ROCm 上的 vLLM，单个 GPU），密钥放在 {variable} 中：</translation>
         </message>
     </context>
     <context>
@@ -901,7 +901,7 @@ Load anyway?</source>
         </message>
         <message>
             <source>Loading weights ({precision} on {count} GPUs)</source>
-            <translation>正在加载权重（{precision}，{count} 块 GPU）</translation>
+            <translation>正在加载权重（{precision}，{count} 个 GPU）</translation>
         </message>
         <message>
             <source>Loading weights ({precision} on {device})</source>
@@ -924,11 +924,11 @@ Load anyway?</source>
         </message>
         <message>
             <source>Needs about {need}: more than the first GPU has free, so it goes on {gpu} alone ({room} {words}).</source>
-            <translation>约需 {need}：超过第一块 GPU 的可用量，因此单独放在 {gpu} 上（{room} {words}）。</translation>
+            <translation>约需 {need}：超过第一个 GPU 的可用量，因此单独放在 {gpu} 上（{room} {words}）。</translation>
         </message>
         <message>
             <source>Needs about {need}, more than one GPU has free: it will be spread over {names} ({rooms} {words}).</source>
-            <translation>约需 {need}，超过任何一块 GPU 的可用量：将分布在 {names} 上（{rooms} {words}）。</translation>
+            <translation>约需 {need}，超过任何一个 GPU 的可用量：将分布在 {names} 上（{rooms} {words}）。</translation>
         </message>
         <message>
             <source>unknown</source>
@@ -936,7 +936,7 @@ Load anyway?</source>
         </message>
         <message>
             <source>Needs about {need} but the {count} chosen GPUs have only {rooms} {words}: it will not fit, not even spread over them.</source>
-            <translation>约需 {need}，但所选的 {count} 块 GPU 只有 {rooms} {words}：放不下，即使分布到它们上也不行。</translation>
+            <translation>约需 {need}，但所选的 {count} 个 GPU 只有 {rooms} {words}：放不下，即使分布到它们上也不行。</translation>
         </message>
         <message>
             <source>Needs about {need} but the device has only {total} of {where}: it will not fit.</source>
@@ -1130,7 +1130,7 @@ Load anyway?</source>
         </message>
         <message>
             <source>PyTorch is not installed in the workload Python: install PyTorch from the PyTorch tab (its plan picks the build for this GPU).</source>
-            <translation>工作负载 Python 中未安装 PyTorch：请在 PyTorch 标签页安装 PyTorch（其方案会为此 GPU 选择合适的构建）。</translation>
+            <translation>工作负载 Python 中未安装 PyTorch：请在“PyTorch”标签页安装 PyTorch（其安装计划会为此 GPU 选择合适的版本）。</translation>
         </message>
         <message>
             <source>The button “Install missing packages” installs them.</source>
@@ -1169,15 +1169,15 @@ Load anyway?</source>
         </message>
         <message>
             <source>vLLM splits the model over {count} GPUs (tensor parallel) and answers many requests at once; rocmpanel serves on one device, one request at a time.</source>
-            <translation>vLLM 将模型拆分到 {count} 块 GPU 上（张量并行），并能同时处理多个请求；rocmpanel 在一个设备上服务，一次处理一个请求。</translation>
+            <translation>vLLM 将模型拆分到 {count} 个 GPU 上（张量并行），并能同时处理多个请求；rocmpanel 在一个设备上服务，一次处理一个请求。</translation>
         </message>
         <message>
             <source>With one GPU this serves on one device, as rocmpanel does, but answers many requests at once; select more GPUs to split the model over them.</source>
-            <translation>只有一块 GPU 时，它和 rocmpanel 一样在一个设备上服务，但能同时处理多个请求；选择更多 GPU 即可把模型拆分到它们上。</translation>
+            <translation>只有一个 GPU 时，它和 rocmpanel 一样在一个设备上服务，但能同时处理多个请求；选择更多 GPU 即可把模型拆分到它们上。</translation>
         </message>
         <message>
             <source>It serves the folder's own weights in their dtype (usually bf16): about 2 bytes per parameter, spread over the GPUs, plus the KV cache; vLLM takes 90% of each GPU's memory by default (--gpu-memory-utilization). rocmpanel's 4-bit and 8-bit (bitsandbytes) do not carry over: vLLM loads bitsandbytes on ROCm only on Radeon GPUs, not on Instinct.</source>
-            <translation>它以文件夹中权重本身的 dtype（通常为 bf16）提供服务：每个参数约 2 字节，分布在各 GPU 上，另加 KV 缓存；vLLM 默认占用每块 GPU 90% 的显存（--gpu-memory-utilization）。rocmpanel 的 4 位和 8 位（bitsandbytes）不适用：vLLM 在 ROCm 上只在 Radeon GPU 上加载 bitsandbytes，Instinct 上不行。</translation>
+            <translation>它以文件夹中权重本身的 dtype（通常为 bf16）提供服务：每个参数约 2 字节，分布在各 GPU 上，另加 KV 缓存；vLLM 默认占用每个 GPU 90% 的显存（--gpu-memory-utilization）。rocmpanel 的 4 位和 8 位（bitsandbytes）不适用：vLLM 在 ROCm 上只在 Radeon GPU 上加载 bitsandbytes，Instinct 上不行。</translation>
         </message>
         <message>
             <source>vLLM on ROCm supports {targets}.</source>

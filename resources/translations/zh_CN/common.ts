@@ -89,7 +89,7 @@
         </message>
         <message>
             <source>The interpreter that runs GPU jobs (PyTorch checks, chat). Empty: the panel's own Python. Making an environment active in the PyTorch tab sets it.</source>
-            <translation>运行 GPU 任务（PyTorch 检查、对话）的解释器。留空：使用面板自带的 Python。在 PyTorch 标签页中将某个环境设为活动环境时会设置此项。</translation>
+            <translation>运行 GPU 任务（PyTorch 检查、对话）的解释器。留空：使用面板自带的 Python。在“PyTorch”标签页中将某个环境设为当前环境时会设置此项。</translation>
         </message>
         <message>
             <source>the panel's own Python</source>
@@ -101,7 +101,7 @@
         </message>
         <message>
             <source>The id of the tuning preset every job runs under (chosen in the Tuning tab). Empty: no preset.</source>
-            <translation>所有任务运行时使用的调优预设的 id（在调优标签页中选择）。留空：不使用预设。</translation>
+            <translation>所有任务运行时使用的调优预设的 id（在“调优”标签页中选择）。留空：不使用预设。</translation>
         </message>
         <message>
             <source>GPUs for jobs</source>
@@ -141,7 +141,7 @@
         </message>
         <message>
             <source>Window geometry</source>
-            <translation>窗口几何</translation>
+            <translation>窗口位置和大小</translation>
         </message>
         <message>
             <source>Window state</source>
@@ -153,7 +153,7 @@
         </message>
         <message>
             <source>Log open</source>
-            <translation>日志已打开</translation>
+            <translation>日志面板已打开</translation>
         </message>
         <message>
             <source>Read the GPUs every</source>
@@ -173,11 +173,11 @@
         </message>
         <message>
             <source>Alert when this close to the critical temperature</source>
-            <translation>距临界温度多近时警报</translation>
+            <translation>距临界温度不足此值时警报</translation>
         </message>
         <message>
             <source>Warn when a GPU temperature comes this close to the critical limit its driver reports.</source>
-            <translation>当 GPU 温度接近其驱动报告的临界值到此程度时发出警告。</translation>
+            <translation>当 GPU 温度与驱动报告的临界温度相差不超过此值时发出警告。</translation>
         </message>
         <message>
             <source>Alert when VRAM use stays above</source>
@@ -249,7 +249,7 @@
         </message>
         <message>
             <source>Temperature</source>
-            <translation>Temperature（温度）</translation>
+            <translation>温度</translation>
         </message>
         <message>
             <source>Top-p</source>
@@ -285,7 +285,7 @@
         </message>
         <message>
             <source>The port the Chat tab's OpenAI-compatible server listens on (127.0.0.1); 0: any free port.</source>
-            <translation>对话标签页的 OpenAI 兼容服务器监听的端口（127.0.0.1）；0：任意空闲端口。</translation>
+            <translation>“对话”标签页的 OpenAI 兼容服务器监听的端口（127.0.0.1）；0：任意空闲端口。</translation>
         </message>
         <message>
             <source>PyTorch wheel index</source>
@@ -387,7 +387,7 @@
         </message>
         <message>
             <source>4-bit on the GPU: not available with a torch built without ROCm (a CPU or CUDA build), so bitsandbytes is not installed. Chat still works on the CPU.</source>
-            <translation>GPU 上的 4 位：对不含 ROCm 的 torch（CPU 或 CUDA 版本）不可用，因此不安装 bitsandbytes。对话仍可在 CPU 上运行。</translation>
+            <translation>GPU 上的 4 位量化：对不含 ROCm 的 torch（CPU 或 CUDA 版本）不可用，因此不安装 bitsandbytes。对话仍可在 CPU 上运行。</translation>
         </message>
         <message>
             <source>an unknown GPU</source>
@@ -399,7 +399,7 @@
         </message>
         <message>
             <source>4-bit on the GPU: not available for {gfx} with torch built for ROCm {series} on {system}, so bitsandbytes is not installed: {reason}. Chat still works in bf16/fp16 on the GPU if the model fits its memory, or on the CPU.</source>
-            <translation>GPU 上的 4 位：在 {system} 上使用为 ROCm {series} 构建的 torch 时，{gfx} 不可用，因此不安装 bitsandbytes：{reason}。如果模型能放入显存，对话仍可在 GPU 上以 bf16/fp16 运行，否则在 CPU 上运行。</translation>
+            <translation>GPU 上的 4 位量化：在 {system} 上使用为 ROCm {series} 构建的 torch 时，{gfx} 不可用，因此不安装 bitsandbytes：{reason}。如果模型能放入显存，对话仍可在 GPU 上以 bf16/fp16 运行，否则在 CPU 上运行。</translation>
         </message>
         <message>
             <source>{why}; its {system} wheels include ROCm {series} kernels for {gfx}</source>
@@ -407,7 +407,7 @@
         </message>
         <message>
             <source>4-bit on the GPU: available ({gfx}, torch built for ROCm {series}).</source>
-            <translation>GPU 上的 4 位：可用（{gfx}，torch 为 ROCm {series} 构建）。</translation>
+            <translation>GPU 上的 4 位量化：可用（{gfx}，torch 为 ROCm {series} 构建）。</translation>
         </message>
     </context>
     <context>

@@ -89,7 +89,7 @@
         </message>
         <message>
             <source>Mem bandwidth {value}</source>
-            <translation>内存带宽 {value}</translation>
+            <translation>显存带宽 {value}</translation>
         </message>
         <message>
             <source>Power {value} / {cap}</source>
@@ -112,11 +112,11 @@
         </message>
         <message>
             <source>memory bandwidth</source>
-            <translation>内存带宽</translation>
+            <translation>显存带宽</translation>
         </message>
         <message>
             <source>Memory</source>
-            <translation>内存</translation>
+            <translation>GPU 内存</translation>
         </message>
         <message>
             <source>Temperature</source>
@@ -128,7 +128,7 @@
         </message>
         <message>
             <source>junction</source>
-            <translation>结点</translation>
+            <translation>热点</translation>
         </message>
         <message>
             <source>mem</source>
@@ -220,7 +220,7 @@
         </message>
         <message>
             <source>Still working: host CPU and memory telemetry above, and the Setup tab's checklist.</source>
-            <translation>仍可使用：上方的主机 CPU 和内存遥测，以及环境检测页的检查清单。</translation>
+            <translation>仍可使用：上方的主机 CPU 和内存遥测，以及“环境检测”标签页的检查清单。</translation>
         </message>
         <message>
             <source>Show a &amp;demo</source>
@@ -457,7 +457,7 @@
         </message>
         <message>
             <source>&amp;URL:</source>
-            <translation>&amp;URL：</translation>
+            <translation>URL(&amp;U)：</translation>
         </message>
         <message>
             <source>Keys are saved with the list in {path}, readable only by you (mode 0600); they are sent only to their own node.</source>
@@ -629,7 +629,7 @@
         </message>
         <message>
             <source>junction</source>
-            <translation>结点</translation>
+            <translation>热点</translation>
         </message>
         <message>
             <source>mem</source>
@@ -731,7 +731,7 @@
         <name>pdh_source</name>
         <message>
             <source>Not shown: {adapters} (integrated; a discrete AMD GPU is present).</source>
-            <translation>未显示：{adapters}（集成显卡；本机有独立 AMD GPU）。</translation>
+            <translation>未显示：{adapters}（集成 GPU；本机有独立 AMD GPU）。</translation>
         </message>
     </context>
     <context>
@@ -762,7 +762,7 @@
         </message>
         <message>
             <source>The node runs rocmpanel but has no AMD GPU to report (its Monitor says why).</source>
-            <translation>该节点运行着 rocmpanel，但没有可报告的 AMD GPU（其监控页会说明原因）。</translation>
+            <translation>该节点运行着 rocmpanel，但没有可报告的 AMD GPU（其“监控”标签页会说明原因）。</translation>
         </message>
         <message>
             <source>The page is Prometheus metrics but has no GPU metrics of AMD's GPU metrics exporter or of rocmpanel on it (is it the right port?).</source>

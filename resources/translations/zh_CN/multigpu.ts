@@ -64,7 +64,7 @@
         </message>
         <message>
             <source>One failed to start or is stuck (see the job's log): check that every chosen GPU works on its own (PyTorch tab, Validate) and that no other job holds it.</source>
-            <translation>某个进程启动失败或卡住了（见任务日志）：请检查每个所选 GPU 单独都能工作（PyTorch 页的验证），并且没有其他任务占用它。</translation>
+            <translation>某个进程启动失败或卡住了（见任务日志）：请检查每个所选 GPU 单独都能工作（“PyTorch”标签页中的验证），并且没有其他任务占用它。</translation>
         </message>
         <message>
             <source>Out of memory during the all-reduce.</source>
@@ -88,7 +88,7 @@
         </message>
         <message>
             <source>Install a ROCm build of PyTorch in the PyTorch tab, or test on the CPU (gloo).</source>
-            <translation>请在 PyTorch 页安装 ROCm 版 PyTorch，或在 CPU 上测试（gloo）。</translation>
+            <translation>请在“PyTorch”标签页安装 ROCm 版 PyTorch，或在 CPU 上测试（gloo）。</translation>
         </message>
         <message>
             <source>torch in the workload Python does not see the chosen GPUs.</source>
@@ -96,7 +96,7 @@
         </message>
         <message>
             <source>Validate the workload Python in the PyTorch tab (a ROCm build, /dev/kfd access), or test on the CPU.</source>
-            <translation>请在 PyTorch 页验证工作负载 Python（ROCm 版本、/dev/kfd 访问权限），或在 CPU 上测试。</translation>
+            <translation>请在“PyTorch”标签页验证工作负载 Python（ROCm 版本、/dev/kfd 访问权限），或在 CPU 上测试。</translation>
         </message>
         <message>
             <source>This PyTorch was built without torch.distributed.</source>
@@ -104,7 +104,7 @@
         </message>
         <message>
             <source>Install an official PyTorch build (the PyTorch tab does) in the workload Python.</source>
-            <translation>请在工作负载 Python 中安装官方 PyTorch 版本（PyTorch 页可以完成）。</translation>
+            <translation>请在工作负载 Python 中安装官方 PyTorch 版本（“PyTorch”标签页可以完成）。</translation>
         </message>
         <message>
             <source>PyTorch is not installed in the workload Python.</source>
@@ -112,7 +112,7 @@
         </message>
         <message>
             <source>Install it in the PyTorch tab, or pick another workload Python (--python).</source>
-            <translation>请在 PyTorch 页安装它，或选择另一个工作负载 Python（--python）。</translation>
+            <translation>请在“PyTorch”标签页安装它，或选择另一个工作负载 Python（--python）。</translation>
         </message>
     </context>
     <context>
@@ -449,7 +449,7 @@
         </message>
         <message>
             <source>One GPU is chosen for jobs. The topology shows how it is attached; the all-reduce test needs two (choose them with the GPU button in the status bar).</source>
-            <translation>任务只选择了一个 GPU。拓扑页显示它的连接方式；all-reduce 测试需要两个（用状态栏中的 GPU 按钮选择）。</translation>
+            <translation>任务只选择了一个 GPU。“拓扑”页显示它的连接方式；all-reduce 测试需要两个（用状态栏中的 GPU 按钮选择）。</translation>
         </message>
         <message>
             <source>&amp;Topology</source>
@@ -547,15 +547,15 @@
         </message>
         <message>
             <source>PCIe now</source>
-            <translation>PCIe 当前</translation>
+            <translation>当前 PCIe</translation>
         </message>
         <message>
             <source>PCIe max</source>
-            <translation>PCIe 最大</translation>
+            <translation>最大 PCIe</translation>
         </message>
         <message>
             <source>Read at</source>
-            <translation>读取位置</translation>
+            <translation>读取自</translation>
         </message>
         <message>
             <source>full</source>
@@ -990,7 +990,7 @@
         </message>
         <message>
             <source>{gpu} ({name}) is integrated: it shares system memory and is much slower than a discrete GPU.</source>
-            <translation>{gpu}（{name}）是集成显卡：它共享系统内存，比独立 GPU 慢得多。</translation>
+            <translation>{gpu}（{name}）是集成 GPU：它共享系统内存，比独立 GPU 慢得多。</translation>
         </message>
         <message>
             <source>Leave it out of multi-GPU jobs (the default GPU choice does).</source>

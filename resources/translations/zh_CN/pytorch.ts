@@ -21,11 +21,11 @@
     </message>
     <message>
         <source>torch, torchvision and torchaudio: validation and your own scripts</source>
-        <translation>torch、torchvision 和 torchaudio：用于验证和您自己的脚本</translation>
+        <translation>torch、torchvision 和 torchaudio：用于验证和你自己的脚本</translation>
     </message>
     <message>
         <source>Also transformers, accelerate, safetensors, tokenizers and, where it works on this GPU, bitsandbytes for 4-bit models: what the Chat tab needs</source>
-        <translation>另加 transformers、accelerate、safetensors、tokenizers，以及在此 GPU 上可用时用于 4 位模型的 bitsandbytes：对话标签页所需的包</translation>
+        <translation>另加 transformers、accelerate、safetensors、tokenizers，以及在此 GPU 上可用时用于 4 位模型的 bitsandbytes：“对话”标签页所需的包</translation>
     </message>
     <message>
         <source>Removing the partial environment</source>
@@ -97,7 +97,7 @@
     </message>
     <message>
         <source>Installed {versions} into the active environment.</source>
-        <translation>已将 {versions} 安装到活动环境中。</translation>
+        <translation>已将 {versions} 安装到当前环境中。</translation>
     </message>
     <message>
         <source>Cancelled. Packages pip had already installed stay; run it again to finish.</source>
@@ -125,15 +125,15 @@
     </message>
     <message>
         <source>Making the new environment active</source>
-        <translation>将新环境设为活动环境</translation>
+        <translation>将新环境设为当前环境</translation>
     </message>
     <message>
         <source>Installed {name} ({versions}); it is now active.</source>
-        <translation>已安装 {name}（{versions}）；它现在是活动环境。</translation>
+        <translation>已安装 {name}（{versions}）；它现在是当前环境。</translation>
     </message>
     <message>
         <source>PyTorch environment {name} installed and active.</source>
-        <translation>PyTorch 环境 {name} 已安装并设为活动环境。</translation>
+        <translation>PyTorch 环境 {name} 已安装并设为当前环境。</translation>
     </message>
     <message>
         <source>Cancelled.</source>
@@ -141,7 +141,7 @@
     </message>
     <message>
         <source>{what} The partial environment was removed; the active environment is unchanged.</source>
-        <translation>{what}未完成的环境已删除；活动环境未改变。</translation>
+        <translation>{what}未完成的环境已删除；当前环境未改变。</translation>
     </message>
 </context>
 <context>
@@ -164,7 +164,7 @@
     </message>
     <message>
         <source>Install from this index instead, e.g. your own mirror of it</source>
-        <translation>改从此索引安装，例如您自己的镜像</translation>
+        <translation>改从此索引安装，例如你自己的镜像</translation>
     </message>
     <message>
         <source>&amp;Detect again</source>
@@ -306,11 +306,11 @@
     </message>
     <message>
         <source>Adding packages to the active environment</source>
-        <translation>向活动环境添加包</translation>
+        <translation>向当前环境添加包</translation>
     </message>
     <message>
         <source>The active environment has every package of this profile already.</source>
-        <translation>活动环境已包含此配置的全部包。</translation>
+        <translation>当前环境已包含此配置的全部包。</translation>
     </message>
     <message>
         <source>Starting the install</source>
@@ -333,7 +333,7 @@
     </message>
     <message>
         <source>Make &amp;active</source>
-        <translation>设为活动(&amp;A)</translation>
+        <translation>设为当前(&amp;A)</translation>
     </message>
     <message>
         <source>GPU jobs (probe, validation, chat) will use this Python</source>
@@ -401,7 +401,7 @@ index: {url}</source>
     </message>
     <message>
         <source>Active: GPU jobs run in this Python</source>
-        <translation>活动：GPU 任务在此 Python 中运行</translation>
+        <translation>当前：GPU 任务在此 Python 中运行</translation>
     </message>
     <message>
         <source>deleting…</source>
@@ -413,7 +413,7 @@ index: {url}</source>
     </message>
     <message>
         <source>Saving the active Python</source>
-        <translation>保存活动 Python</translation>
+        <translation>保存当前 Python</translation>
     </message>
     <message>
         <source>GPU jobs now use {python}.</source>
@@ -462,11 +462,11 @@ index: {url}</source>
     <name>TorchValidationPanel</name>
     <message>
         <source>&amp;Validate active Python</source>
-        <translation>验证活动 Python(&amp;V)</translation>
+        <translation>验证当前 Python(&amp;V)</translation>
     </message>
     <message>
         <source>Run the checks (build, GPU, GEMM vs CPU, SDPA, memory, bandwidth, TFLOPS) in the active workload Python</source>
-        <translation>在活动的工作负载 Python 中运行检查（版本、GPU、GEMM 与 CPU 对比、SDPA、内存、带宽、TFLOPS）</translation>
+        <translation>在当前的工作负载 Python 中运行检查（版本、GPU、GEMM 与 CPU 对比、SDPA、显存、带宽、TFLOPS）</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -526,7 +526,7 @@ index: {url}</source>
     </message>
     <message>
         <source>Saving the validation run</source>
-        <translation>保存验证运行结果</translation>
+        <translation>保存验证记录</translation>
     </message>
     <message>
         <source>{cause}
@@ -591,11 +591,11 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Compare validation runs</source>
-        <translation>比较验证运行</translation>
+        <translation>比较验证记录</translation>
     </message>
     <message>
         <source>Export validation run</source>
-        <translation>导出验证运行</translation>
+        <translation>导出验证记录</translation>
     </message>
     <message>
         <source>Markdown (*.md)</source>
@@ -603,7 +603,7 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Exporting the validation run</source>
-        <translation>导出验证运行</translation>
+        <translation>导出验证记录</translation>
     </message>
     <message>
         <source>Saved {path}</source>
@@ -615,18 +615,18 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Delete {count} validation run(s) from the history?</source>
-        <translation>从历史中删除 {count} 条验证运行记录？</translation>
+        <translation>从历史中删除 {count} 条验证记录？</translation>
     </message>
     <message>
         <source>Deleting validation runs</source>
-        <translation>删除验证运行记录</translation>
+        <translation>删除验证记录</translation>
     </message>
 </context>
 <context>
     <name>add_packages</name>
     <message>
         <source>torch is not installed in {python}, so its chat packages cannot be added: pip would fetch a torch without ROCm support with them. Install PyTorch first (the install plan makes a new environment with the chat packages), or make an environment with torch active.</source>
-        <translation>{python} 中未安装 torch，因此无法添加对话所需的包：pip 会连带获取一个不支持 ROCm 的 torch。请先安装 PyTorch（安装计划会创建一个包含对话所需包的新环境），或将一个已有 torch 的环境设为活动环境。</translation>
+        <translation>{python} 中未安装 torch，因此无法添加对话所需的包：pip 会连带获取一个不支持 ROCm 的 torch。请先安装 PyTorch（安装计划会创建一个包含对话所需包的新环境），或将一个已有 torch 的环境设为当前环境。</translation>
     </message>
     <message>
         <source>Nothing to install: every package of the profile is there already.</source>
@@ -736,7 +736,7 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Install the planned ROCm build of PyTorch into a managed environment and make it active.</source>
-        <translation>将计划的 ROCm 版 PyTorch 安装到托管环境中，并将其设为活动环境。</translation>
+        <translation>将计划的 ROCm 版 PyTorch 安装到托管环境中，并将其设为当前环境。</translation>
     </message>
     <message>
         <source>This torch is not a ROCm build (torch.version.hip is None): it is a CPU or CUDA build, which cannot use an AMD GPU.</source>
@@ -760,11 +760,11 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>The GPU ran out of memory (other programs, including the desktop, hold VRAM).</source>
-        <translation>GPU 内存不足（其他程序，包括桌面，占用了显存）。</translation>
+        <translation>GPU 显存不足（其他程序，包括桌面，占用了显存）。</translation>
     </message>
     <message>
         <source>Close other GPU programs or use smaller sizes; the Monitor tab shows VRAM users.</source>
-        <translation>关闭其他 GPU 程序或使用更小的规模；监控标签页会显示显存的使用者。</translation>
+        <translation>关闭其他 GPU 程序或使用更小的规模；“监控”标签页会显示哪些进程占用显存。</translation>
     </message>
     <message>
         <source>torch is not installed in this Python.</source>
@@ -788,7 +788,7 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Set HIP_VISIBLE_DEVICES to the GPU you mean, and check HSA_OVERRIDE_GFX_VERSION.</source>
-        <translation>将 HIP_VISIBLE_DEVICES 设为您要使用的 GPU，并检查 HSA_OVERRIDE_GFX_VERSION。</translation>
+        <translation>将 HIP_VISIBLE_DEVICES 设为你要使用的 GPU，并检查 HSA_OVERRIDE_GFX_VERSION。</translation>
     </message>
     <message>
         <source>GPU results disagree with the CPU: kernels for {gpu} are missing or broken even though torch.cuda.is_available() is True.</source>
@@ -937,7 +937,7 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Device memory bandwidth</source>
-        <translation>设备内存带宽</translation>
+        <translation>显存带宽</translation>
     </message>
     <message>
         <source>GEMM TFLOPS float16</source>
@@ -957,7 +957,7 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Suite finished</source>
-        <translation>套件完成</translation>
+        <translation>全部检查完成</translation>
     </message>
     <message>
         <source>completed</source>
@@ -989,7 +989,7 @@ Fix: {fix}</source>
     </message>
     <message>
         <source>Validation run #{id} is damaged ({problem}), so it cannot be shown. Delete it in the PyTorch tab&apos;s run history.</source>
-        <translation>验证运行 #{id} 已损坏（{problem}），无法显示。请在 PyTorch 标签页的运行历史中删除它。</translation>
+        <translation>验证记录 #{id} 已损坏（{problem}），无法显示。请在“PyTorch”标签页的运行历史中删除它。</translation>
     </message>
     <message>
         <source>#{id} damaged run: {problem}</source>

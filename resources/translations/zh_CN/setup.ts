@@ -109,15 +109,15 @@
         <name>EnvEditor</name>
         <message>
             <source>Reading the environment stores</source>
-            <translation>正在读取环境变量存储</translation>
+            <translation>读取环境变量存储</translation>
         </message>
         <message>
             <source>Applying the changes</source>
-            <translation>正在应用更改</translation>
+            <translation>应用更改</translation>
         </message>
         <message>
             <source>Undoing the last apply</source>
-            <translation>正在撤销上一次应用</translation>
+            <translation>撤销上一次应用</translation>
         </message>
         <message>
             <source>Read-only in demo mode: the panel shows recorded GPUs, not this machine, so nothing is staged or written here. Close the demo to edit this machine's variables.</source>
@@ -239,7 +239,7 @@
         </message>
         <message>
             <source>Previewing the changes</source>
-            <translation>正在预览更改</translation>
+            <translation>预览更改</translation>
         </message>
         <message>
             <source>Changes to be written</source>
@@ -452,15 +452,15 @@
         </message>
         <message>
             <source>ROCm/HIP {version} build</source>
-            <translation>ROCm/HIP {version} 构建</translation>
+            <translation>ROCm/HIP {version} 版</translation>
         </message>
         <message>
             <source>CUDA {version} build (not for AMD GPUs)</source>
-            <translation>CUDA {version} 构建（不适用于 AMD GPU）</translation>
+            <translation>CUDA {version} 版（不适用于 AMD GPU）</translation>
         </message>
         <message>
             <source>CPU-only build</source>
-            <translation>仅 CPU 构建</translation>
+            <translation>仅 CPU 版</translation>
         </message>
         <message>
             <source>GPU visible to torch: no</source>
@@ -784,7 +784,7 @@
         </message>
         <message>
             <source>a GPU</source>
-            <translation>一块 GPU</translation>
+            <translation>一个 GPU</translation>
         </message>
         <message>
             <source>model unknown</source>
@@ -820,7 +820,7 @@
         </message>
         <message>
             <source>{p} lists {np} discrete GPU(s), {q} lists {nq}: {a} against {b}</source>
-            <translation>{p} 列出 {np} 块独立 GPU，{q} 列出 {nq} 块：{a} 对比 {b}</translation>
+            <translation>{p} 列出 {np} 个独立 GPU，{q} 列出 {nq} 个：{a} 对比 {b}</translation>
         </message>
         <message>
             <source>{p} shows {a} and {q} shows {b}: no GPU in common</source>
@@ -868,7 +868,7 @@
         </message>
         <message>
             <source>{input} lists more than {count} GPUs; the outputs after part {part} were not read.</source>
-            <translation>{input} 列出了超过 {count} 块 GPU；第 {part} 部分之后的输出未读取。</translation>
+            <translation>{input} 列出了超过 {count} 个 GPU；第 {part} 部分之后的输出未读取。</translation>
         </message>
         <message>
             <source>{input}, part {part} ({kind})</source>
@@ -876,7 +876,7 @@
         </message>
         <message>
             <source>{input} lists {count} GPUs; only the first {most} were read.</source>
-            <translation>{input} 列出了 {count} 块 GPU；只读取了前 {most} 块。</translation>
+            <translation>{input} 列出了 {count} 个 GPU；只读取了前 {most} 个。</translation>
         </message>
         <message>
             <source>{input} looks cut short: {why}. What it shows is used, but GPUs or values may be missing; paste the whole output.</source>
@@ -884,7 +884,7 @@
         </message>
         <message>
             <source>More than {count} GPUs were listed; inputs from {input} on were not read.</source>
-            <translation>列出的 GPU 超过 {count} 块；从 {input} 开始的输入未读取。</translation>
+            <translation>列出的 GPU 超过 {count} 个；从 {input} 开始的输入未读取。</translation>
         </message>
         <message>
             <source>machine {number}: {inputs}</source>
@@ -1210,7 +1210,7 @@
         </message>
         <message>
             <source>Set to {value}, which names the GPU's own target ({target}): it changes nothing. Unset it, so a later GPU or build is not affected.</source>
-            <translation>已设置为 {value}，即该 GPU 自身的目标（{target}）：不会产生任何变化。请取消设置，以免影响以后的 GPU 或构建。</translation>
+            <translation>已设置为 {value}，即该 GPU 自身的目标（{target}）：不会产生任何变化。请取消设置，以免影响以后换用的 GPU 或 torch 版本。</translation>
         </message>
         <message>
             <source>it</source>
@@ -1222,7 +1222,7 @@
         </message>
         <message>
             <source>One GPU needs HSA_OVERRIDE_GFX_VERSION={value}, but the variable applies to every GPU: use the per-node form HSA_OVERRIDE_GFX_VERSION_&lt;node&gt; (ROCm 6.2+) or hide the other GPUs with HIP_VISIBLE_DEVICES.</source>
-            <translation>有一块 GPU 需要 HSA_OVERRIDE_GFX_VERSION={value}，但该变量会作用于所有 GPU：请使用按节点的形式 HSA_OVERRIDE_GFX_VERSION_&lt;node&gt;（ROCm 6.2+），或用 HIP_VISIBLE_DEVICES 隐藏其他 GPU。</translation>
+            <translation>有一个 GPU 需要 HSA_OVERRIDE_GFX_VERSION={value}，但该变量会作用于所有 GPU：请使用按节点的形式 HSA_OVERRIDE_GFX_VERSION_&lt;node&gt;（ROCm 6.2+），或用 HIP_VISIBLE_DEVICES 隐藏其他 GPU。</translation>
         </message>
         <message>
             <source>Not set, but this GPU needs HSA_OVERRIDE_GFX_VERSION={value} (community workaround).</source>
@@ -1286,15 +1286,15 @@
         </message>
         <message>
             <source>torch is not installed there; the PyTorch tab installs the right build.</source>
-            <translation>那里没有安装 torch；PyTorch 标签页可安装合适的构建。</translation>
+            <translation>那里没有安装 torch；“PyTorch”标签页可安装合适的版本。</translation>
         </message>
         <message>
             <source>torch {version} is a CPU-only build; install a ROCm build.</source>
-            <translation>torch {version} 是仅 CPU 构建；请安装 ROCm 构建。</translation>
+            <translation>torch {version} 是仅 CPU 版；请安装 ROCm 版。</translation>
         </message>
         <message>
             <source>torch {version} is a CUDA build, useless on AMD GPUs.</source>
-            <translation>torch {version} 是 CUDA 构建，在 AMD GPU 上无法使用。</translation>
+            <translation>torch {version} 是 CUDA 版，在 AMD GPU 上无法使用。</translation>
         </message>
         <message>
             <source>torch {version} (ROCm {hip}) sees no GPU.</source>
@@ -1306,7 +1306,7 @@
         </message>
         <message>
             <source>torch {version} ({hip}) sees {gpus}.</source>
-            <translation>torch {version}（{hip}）可见 {gpus}。</translation>
+            <translation>torch {version}（{hip}）能看到 {gpus}。</translation>
         </message>
         <message>
             <source>the GPU</source>
@@ -1481,7 +1481,7 @@
         </message>
         <message>
             <source>ROCm {span} on {os} would support {gfx}.</source>
-            <translation>{os} 上的 ROCm {span} 支持 {gfx}。</translation>
+            <translation>{os} 上的 ROCm {span} 可支持 {gfx}。</translation>
         </message>
         <message>
             <source>No ROCm release in the panel's data supports {gfx} on {os}.</source>
@@ -1513,7 +1513,7 @@
         </message>
         <message>
             <source>{gfx} is not in AMD's list for {where}, but the PyTorch wheels ({build}) carry kernels for it, so no override is needed; AMD does not promise the libraries they bundle, so run the PyTorch tab's validation.</source>
-            <translation>{gfx} 不在 AMD 针对 {where} 的列表中，但 PyTorch wheel（{build}）带有它的内核，因此无需覆盖；AMD 不保证其捆绑的库，请运行 PyTorch 标签页中的验证。</translation>
+            <translation>{gfx} 不在 AMD 针对 {where} 的列表中，但 PyTorch wheel（{build}）带有它的内核，因此无需覆盖；AMD 不保证其捆绑的库，请运行“PyTorch”标签页中的验证。</translation>
         </message>
         <message>
             <source>{gfx} is not in AMD's list for {where}; users run it as {target} with HSA_OVERRIDE_GFX_VERSION={value} (community knowledge, not an AMD promise).</source>
@@ -1525,7 +1525,7 @@
         </message>
         <message>
             <source>{gfx} is not supported by {where}, no PyTorch build in the panel's data has kernels for it, and no known override works.</source>
-            <translation>{where} 不支持 {gfx}，面板数据中没有任何 PyTorch 构建带有它的内核，也没有已知可行的覆盖。</translation>
+            <translation>{where} 不支持 {gfx}，面板数据中没有任何 PyTorch 版本带有它的内核，也没有已知可行的覆盖。</translation>
         </message>
         <message>
             <source>'{version}' is not a ROCm version the panel can read.</source>

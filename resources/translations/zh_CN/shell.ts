@@ -66,7 +66,7 @@
     </message>
     <message>
         <source>The PyTorch tab: the right build for your GPU into an environment of its own (Install).</source>
-        <translation>PyTorch 标签页：把适合你的 GPU 的版本装进一个独立的环境（“安装”）。</translation>
+        <translation>“PyTorch”标签页：把适合你的 GPU 的版本装进一个独立的环境（“安装”）。</translation>
     </message>
     <message>
         <source>3  Validate it</source>
@@ -74,7 +74,7 @@
     </message>
     <message>
         <source>The PyTorch tab: Validate active Python runs the checks on the GPU and shows pass or fail with measured figures.</source>
-        <translation>PyTorch 标签页：“验证当前 Python”在 GPU 上运行检查，并显示通过或失败及实测数据。</translation>
+        <translation>“PyTorch”标签页：“验证当前 Python”在 GPU 上运行检查，并显示通过或失败及实测数据。</translation>
     </message>
     <message>
         <source>Getting started</source>
@@ -132,7 +132,7 @@
     <name>GpuPicker</name>
     <message>
         <source>integrated</source>
-        <translation>集成显卡</translation>
+        <translation>集成</translation>
     </message>
     <message>
         <source>GPUs for jobs</source>
@@ -176,11 +176,11 @@
     </message>
     <message>
         <source>Default: the discrete GPUs</source>
-        <translation>默认：独立显卡</translation>
+        <translation>默认：独立 GPU</translation>
     </message>
     <message>
         <source>An integrated GPU next to a discrete one is left out.</source>
-        <translation>同时存在独立显卡时，不使用集成显卡。</translation>
+        <translation>同时存在独立 GPU 时，不使用集成 GPU。</translation>
     </message>
     <message>
         <source>All GPUs</source>
@@ -354,7 +354,7 @@
     </message>
     <message>
         <source>Remove from the strip</source>
-        <translation>从任务栏移除</translation>
+        <translation>从任务列表中移除</translation>
     </message>
     <message>
         <source>Stopping…</source>
@@ -562,7 +562,7 @@
     </message>
     <message>
         <source>Installing packages needs the PyTorch tab, which this build lacks.</source>
-        <translation>安装软件包需要 PyTorch 标签页，但此版本没有。</translation>
+        <translation>安装软件包需要“PyTorch”标签页，但此版本没有。</translation>
     </message>
     <message>
         <source>Choosing a tuning preset needs the Tuning tab, which this build lacks.</source>
@@ -763,7 +763,7 @@
     </message>
     <message>
         <source>integrated</source>
-        <translation>集成显卡</translation>
+        <translation>集成</translation>
     </message>
 </context>
 <context>

@@ -17,7 +17,7 @@
         </message>
         <message>
             <source>{where} ran on {device} with torch {version}, the earlier runs on {earlier_device} with torch {earlier_version}; its figures were not used.</source>
-            <translation>{where}运行于 {device}（torch {version}），而之前的运行位于 {earlier_device}（torch {earlier_version}）；其数据未被采用。</translation>
+            <translation>{where}运行于 {device}（torch {version}），而之前的运行在 {earlier_device} 上（torch {earlier_version}）；其数据未被采用。</translation>
         </message>
         <message>
             <source>{where} did not run under the same settings as run {first} of {side}: {changed} changed in between (the preset or the panel's job variables were edited during the benchmark); its figures were not used. Run the benchmark again to compare.</source>
@@ -124,7 +124,7 @@
         </message>
         <message>
             <source>Listing the presets</source>
-            <translation>正在列出预设</translation>
+            <translation>列出预设</translation>
         </message>
         <message>
             <source>Decode tok/s of {model}</source>
@@ -136,7 +136,7 @@
         </message>
         <message>
             <source>Starting the benchmark</source>
-            <translation>正在启动基准测试</translation>
+            <translation>启动基准测试</translation>
         </message>
         <message>
             <source>Running A: {a} vs B: {b}…</source>
@@ -148,7 +148,7 @@
         </message>
         <message>
             <source>Starting a benchmark run</source>
-            <translation>正在启动一次基准测试运行</translation>
+            <translation>启动一次基准测试运行</translation>
         </message>
         <message>
             <source>it sent a result the panel cannot read ({problem}).</source>
@@ -214,7 +214,7 @@
         </message>
         <message>
             <source>Reading the tuning items</source>
-            <translation>正在读取调优条目</translation>
+            <translation>读取调优条目</translation>
         </message>
         <message>
             <source>{title} — not useful on ROCm</source>
@@ -449,7 +449,7 @@
         </message>
         <message>
             <source>Dupli&amp;cate</source>
-            <translation>复制副本(&amp;C)</translation>
+            <translation>创建副本(&amp;C)</translation>
         </message>
         <message>
             <source>&amp;Edit…</source>
@@ -473,7 +473,7 @@
         </message>
         <message>
             <source>Reading the presets</source>
-            <translation>正在读取预设</translation>
+            <translation>读取预设</translation>
         </message>
         <message>
             <source>The presets could not be read.</source>
@@ -499,7 +499,7 @@
         </message>
         <message>
             <source>Checking the preset's effects</source>
-            <translation>正在检查预设的效果</translation>
+            <translation>检查预设的效果</translation>
         </message>
         <message>
             <source>Jobs run under the preset “{name}”.</source>
@@ -511,7 +511,7 @@
         </message>
         <message>
             <source>Saving the active preset</source>
-            <translation>正在保存当前预设</translation>
+            <translation>保存当前预设</translation>
         </message>
         <message>
             <source>Preset for other GPUs</source>
@@ -527,7 +527,7 @@
         </message>
         <message>
             <source>Saving the preset</source>
-            <translation>正在保存预设</translation>
+            <translation>保存预设</translation>
         </message>
         <message>
             <source>Saved “{name}” ({path}).</source>
@@ -539,7 +539,7 @@
         </message>
         <message>
             <source>Duplicating the preset</source>
-            <translation>正在复制预设</translation>
+            <translation>复制预设</translation>
         </message>
         <message>
             <source>Added “{name}” ({path}).</source>
@@ -555,7 +555,7 @@
         </message>
         <message>
             <source>Deleting the preset</source>
-            <translation>正在删除预设</translation>
+            <translation>删除预设</translation>
         </message>
         <message>
             <source>Deleted “{name}”.</source>
@@ -567,11 +567,11 @@
         </message>
         <message>
             <source>Importing the preset</source>
-            <translation>正在导入预设</translation>
+            <translation>导入预设</translation>
         </message>
         <message>
             <source>Exporting the preset</source>
-            <translation>正在导出预设</translation>
+            <translation>导出预设</translation>
         </message>
         <message>
             <source>Exported “{name}” to {path}.</source>
@@ -605,11 +605,11 @@
         </message>
         <message>
             <source>Saving the benchmark result</source>
-            <translation>正在保存基准测试结果</translation>
+            <translation>保存基准测试结果</translation>
         </message>
         <message>
             <source>Listing the saved benchmark results</source>
-            <translation>正在列出已保存的基准测试结果</translation>
+            <translation>列出已保存的基准测试结果</translation>
         </message>
         <message>
             <source>Export the benchmark result</source>
@@ -617,7 +617,7 @@
         </message>
         <message>
             <source>Exporting the benchmark result</source>
-            <translation>正在导出基准测试结果</translation>
+            <translation>导出基准测试结果</translation>
         </message>
         <message>
             <source>Benchmark result exported to {path}.</source>
@@ -939,7 +939,7 @@
         </message>
         <message>
             <source>Has an effect on</source>
-            <translation>起作用于</translation>
+            <translation>作用于</translation>
         </message>
         <message>
             <source>Torch</source>
@@ -973,7 +973,7 @@ On this machine: {here}</source>
         <name>preset_editor</name>
         <message>
             <source>Reading the tuning items</source>
-            <translation>正在读取调优条目</translation>
+            <translation>读取调优条目</translation>
         </message>
     </context>
     <context>
