@@ -14,14 +14,20 @@ marked with :func:`QT_TRANSLATE_NOOP` and translated where it is shown.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
+from collections.abc import Iterator
+
+# Set by english(): this thread (context) writes English whatever the window's language.
+_ENGLISH: contextvars.ContextVar[bool] = contextvars.ContextVar("rocmpanel_english", default=False)
 
 
 def translate(context: str, text: str, disambiguation: str | None = None, n: int = -1) -> str:
     """``text`` in the window's language (English where no translation is loaded)."""
     qtcore = sys.modules.get("PySide6.QtCore")
-    if qtcore is None:  # a headless command: no translator can be installed
-        return text
+    if qtcore is None or _ENGLISH.get():  # headless (no translator can be installed), or
+        return text  # English asked for (english())
     return str(qtcore.QCoreApplication.translate(context, text, disambiguation, n))
 
 
@@ -30,3 +36,15 @@ def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # the name lupdate looks
     the code that shows it calls ``translate(context, text)``."""
     del context
     return text
+
+
+@contextlib.contextmanager
+def english() -> Iterator[None]:
+    """Within it, :func:`translate` answers English in this thread only (text meant for
+    others whatever the window's language: the health report). Other threads, the GUI
+    thread among them, keep the window's language."""
+    token = _ENGLISH.set(True)
+    try:
+        yield
+    finally:
+        _ENGLISH.reset(token)

@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from rocmpanel import __version__
 from rocmpanel.base.enums import CheckStatus
+from rocmpanel.base.i18n import english
 from rocmpanel.base.units import format_gib
 from rocmpanel.machine.inventory import Inventory
 from rocmpanel.setup.probe_report import ProbeReport
@@ -322,6 +323,7 @@ NO_TELEMETRY = (
 )
 
 
+@english()  # in a translated window too: the features' messages it reads are English
 def gather_report(
     *,
     inventory: Inventory | None = None,
