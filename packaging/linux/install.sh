@@ -32,6 +32,10 @@ while [ $# -gt 0 ]; do
         *) echo "install.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
 done
+# A relative prefix is taken from the current folder, made absolute: the link, Exec= and
+# TryExec= must name the bundle from anywhere.
+if [ -z "$prefix" ]; then echo "install.sh: --prefix needs a folder" >&2; exit 2; fi
+case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
 if [ -z "$bundle" ]; then
     if [ -x "$here/$APP" ] && [ -d "$here/_internal" ]; then
         bundle="$here"

@@ -21,6 +21,9 @@ while [ $# -gt 0 ]; do
         *) echo "uninstall.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
 done
+# A relative prefix is made absolute, as install.sh does (its link names the absolute path).
+if [ -z "$prefix" ]; then echo "uninstall.sh: --prefix needs a folder" >&2; exit 2; fi
+case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
 data="${XDG_DATA_HOME:-$prefix/share}"
 opt="$prefix/opt/$APP"
 

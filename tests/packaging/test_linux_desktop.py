@@ -194,3 +194,32 @@ def test_install_honours_prefix_and_xdg_data_home(bundle: Path, tmp_path: Path) 
     assert (tmp_path / "pfx" / "opt" / "rocmpanel" / "rocmpanel").is_file()
     assert (tmp_path / "data" / "applications" / "rocmpanel.desktop").is_file()
     assert not (tmp_path / "home").exists()
+
+
+@pytestmark_linux
+def test_a_relative_prefix_installs_absolute_links_and_entries(
+    bundle: Path, tmp_path: Path
+) -> None:
+    """--prefix rel (from the current folder): the link and the menu entry still work from
+    anywhere, and uninstall.sh given the same relative prefix removes it all."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    done = subprocess.run(
+        ["bash", str(LINUX / "install.sh"), "--bundle", str(bundle), "--prefix", "pfx"],
+        env=env, cwd=work, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    opt = work / "pfx" / "opt" / "rocmpanel"
+    link = work / "pfx" / "bin" / "rocmpanel"
+    assert os.readlink(link) == str(opt / "rocmpanel")
+    ran = subprocess.run([str(link)], capture_output=True, text=True, check=False)
+    assert ran.stdout.strip() == "rocmpanel 0.0-test"
+    entry = desktop_entry(work / "pfx" / "share" / "applications" / "rocmpanel.desktop")
+    assert entry["Exec"] == f'"{opt / "rocmpanel"}"'
+    done = subprocess.run(
+        ["bash", str(LINUX / "uninstall.sh"), "--prefix", "pfx"],
+        env=env, cwd=work, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not opt.exists() and not link.is_symlink()
