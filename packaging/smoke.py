@@ -54,12 +54,14 @@ class Smoke:
             env["LD_LIBRARY_PATH"] = MARKER_LIB_DIR
         return env
 
-    def run(self, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    def run(
+        self, *args: str, extra: dict[str, str] | None = None
+    ) -> tuple[subprocess.CompletedProcess[str], float]:
         argv = [str(self.exe), *args]
         started = time.monotonic()
         done = subprocess.run(
             argv,
-            env=self.env(),
+            env={**self.env(), **(extra or {})},
             capture_output=True,
             text=True,
             timeout=TIMEOUT_S,
@@ -101,6 +103,19 @@ class Smoke:
         elif done.stderr.strip():
             self.fail("--smoke-test wrote to stderr", done)
         print(f"--smoke-test: exit {done.returncode} in {seconds:.2f} s: {done.stdout.strip()}")
+
+    def chinese(self) -> None:
+        """The window in Chinese from the system's language, with the bundle's own .qm."""
+        log = self.home / "data" / "logs" / "rocmpanel.log"
+        before = log.read_text("utf-8", errors="replace") if log.exists() else ""
+        done, seconds = self.run("--smoke-test", extra={"LANGUAGE": "zh_CN"})
+        after = log.read_text("utf-8", errors="replace") if log.exists() else ""
+        loaded = [line for line in after[len(before) :].splitlines() if "language: zh_CN" in line]
+        if done.returncode != 0 or done.stderr.strip():
+            self.fail("--smoke-test in zh_CN failed", done)
+        elif not loaded or str(self.bundle) not in loaded[-1]:
+            self.fail("--smoke-test in zh_CN did not load the bundle's translation", done)
+        print(f"--smoke-test (zh_CN): exit {done.returncode} in {seconds:.2f} s: {loaded[-1:]}")
 
     def doctor(self) -> None:
         """A headless command end to end: its JSON report (exit 1 = problems found, as on
@@ -155,7 +170,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="rocmpanel-smoke-") as tmp:
         smoke = Smoke(bundle.resolve(), Path(tmp))
-        for check in (smoke.version, smoke.help, smoke.window, smoke.doctor, smoke.worker):
+        for check in (
+            smoke.version,
+            smoke.help,
+            smoke.window,
+            smoke.chinese,
+            smoke.doctor,
+            smoke.worker,
+        ):
             try:
                 check()
             except subprocess.TimeoutExpired as exc:

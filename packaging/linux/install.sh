@@ -72,6 +72,9 @@ mkdir -p "$data/applications" "$data/metainfo" "$data/icons/hicolor/scalable/app
 # quotes; both values are then escaped for sed's replacement text.
 exe="$opt/$APP"
 exec_value="\"$(printf '%s' "$exe" | sed 's/[\\"`$]/\\&/g')\""
+# Exec is also a string value: its backslashes are escaped once more, and a field code
+# starts with %, so a literal % is written %%.
+exec_value="$(printf '%s' "$exec_value" | sed -e 's/\\/\\\\/g' -e 's/%/%%/g')"
 for_sed() { printf '%s' "$1" | sed 's/[\\|&]/\\&/g'; }
 sed -e "s|^Exec=.*|Exec=$(for_sed "$exec_value")|" -e "s|^\(Exec=.*\)|\1\nTryExec=$(for_sed "$exe")|" \
     "$res/$APP.desktop" > "$data/applications/$APP.desktop.tmp"

@@ -26,7 +26,8 @@ def own_python(platform: str = sys.platform) -> str:
     names = ("python", "py") if platform == "win32" else ("python3", "python")
     for name in names:
         found = shutil.which(name)
-        if found:
+        # Windows' "App execution alias" python.exe in WindowsApps only opens the Store.
+        if found and "\\windowsapps\\" not in found.lower():
             return found
     return names[0]
 

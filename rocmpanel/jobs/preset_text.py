@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from rocmpanel.base.i18n import translate
 from rocmpanel.jobs.preset_schema import ALLOC_KEYS, Effect, Item, Preset
 
 
@@ -24,12 +25,8 @@ def source_text(source: str) -> str:
     return "; ".join(known.get(part, part) for part in parts if part) if source.strip() else ""
 
 
+#: How an effect note says it was not checked (rules write it; the text is matched here).
 NOT_CHECKED = "not checked: "
-NO_EFFECT = "no effect here: "
-#: Said when an effect was not checked and the rule gave no reason.
-UNKNOWN_HERE = "what it depends on is not known here"
-#: Said when an item has no effect and the rule gave no reason.
-NO_REASON = "it does not apply on this machine"
 
 
 def effect_text(effect: Effect) -> str:
@@ -38,10 +35,14 @@ def effect_text(effect: Effect) -> str:
     depends on is not known here (``applies`` is then a guess, never shown as a fact)."""
     note = effect.note.removeprefix(NOT_CHECKED)
     if not effect.checked or effect.note.startswith(NOT_CHECKED):
-        return f"{NOT_CHECKED}{note or UNKNOWN_HERE}"
+        why = note or translate("PresetText", "what it depends on is not known here")
+        return translate("PresetText", "not checked: {why}").format(why=why)
     if not effect.applies:
-        return f"{NO_EFFECT}{effect.note or NO_REASON}"
-    return f"applies ({effect.note})" if effect.note else "applies"
+        why = effect.note or translate("PresetText", "it does not apply on this machine")
+        return translate("PresetText", "no effect here: {why}").format(why=why)
+    if effect.note:
+        return translate("PresetText", "applies ({note})").format(note=effect.note)
+    return translate("PresetText", "applies")
 
 
 def _number(value: float | int) -> str:
@@ -53,7 +54,7 @@ def _number(value: float | int) -> str:
 
 def _word(value: Any) -> str:
     if isinstance(value, bool):
-        return "on" if value else "off"
+        return translate("PresetText", "on") if value else translate("PresetText", "off")
     if isinstance(value, (int, float)):
         return _number(value)
     return str(value)
@@ -69,8 +70,10 @@ def value_text(item: Item) -> str:
         return str(value)
     if item.key == "tunableop" and isinstance(value, dict):
         if not value.get("enabled"):
-            return "off"
-        return "on, tuning new shapes" if value.get("tuning", True) else "on, saved results only"
+            return translate("PresetText", "off")
+        if value.get("tuning", True):
+            return translate("PresetText", "on, tuning new shapes")
+        return translate("PresetText", "on, saved results only")
     if item.key == "alloc" and isinstance(value, dict):
         order = [key for key in ALLOC_KEYS if key in value]
         order += sorted(key for key in value if key not in ALLOC_KEYS)
@@ -113,5 +116,5 @@ def archs_text(archs: Iterable[str]) -> str:
     """A preset's archs for a reader: "any GPU" or "RDNA3, CDNA3"."""
     names = list(archs)
     if not names or "any" in names:
-        return "any GPU"
+        return translate("PresetText", "any GPU")
     return ", ".join(name.upper() for name in names)

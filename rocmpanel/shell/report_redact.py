@@ -45,6 +45,9 @@ _OTHER_HOMES = re.compile(
 )
 
 
+_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@")
+
+
 def _word(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", re.IGNORECASE)
 
@@ -98,6 +101,8 @@ class Redactor:
         """``value`` with secrets, the host name and (unless kept) user names replaced."""
         for secret in self.secrets:  # first: a secret may contain anything below
             value = value.replace(secret, SECRET)
+        # A password in an address (https://user:password@host) in any variable.
+        value = _URL_PASSWORD.sub(lambda m: m.group("head") + SECRET + "@", value)
         for host in self.hosts:
             if host.lower() not in GENERIC and len(host) >= MIN_WORD:
                 value = _word(host).sub(HOST, value)

@@ -223,3 +223,26 @@ def test_a_relative_prefix_installs_absolute_links_and_entries(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert not opt.exists() and not link.is_symlink()
+
+
+@pytestmark_linux
+def test_exec_escapes_a_prefix_with_percent_dollar_quote_and_backslash(
+    bundle: Path, tmp_path: Path
+) -> None:
+    """The Desktop Entry spec: inside Exec's quotes ", `, $ and \\ get a backslash, the
+    string value escapes backslashes again, and a literal % is %%."""
+    prefix = tmp_path / 'odd %u $HOME "q" \\b'
+    done = run_script(bundle / "install.sh", tmp_path / "home", "--prefix", str(prefix))
+    assert done.returncode == 0, done.stderr
+    entry = (prefix / "share" / "applications" / "rocmpanel.desktop").read_text("utf-8")
+    exe = str(prefix / "opt" / "rocmpanel" / "rocmpanel")
+    quoted = "".join("\\" + c if c in '"`$\\' else c for c in exe)
+    expected = '"' + quoted.replace("\\", "\\\\").replace("%", "%%") + '"'
+    assert f"Exec={expected}\n" in entry
+    if shutil.which("desktop-file-validate"):
+        check = subprocess.run(
+            ["desktop-file-validate", str(prefix / "share" / "applications" / "rocmpanel.desktop")],
+            capture_output=True,
+            text=True,
+        )
+        assert check.returncode == 0 and not check.stdout.strip(), check.stdout

@@ -144,3 +144,14 @@ def test_markdown_escapes_markup() -> None:
     assert "\\<user\\>" in text  # renders as <user>, not as a swallowed tag
     assert re.search(r"(?<!\\)<", text) is None
     assert md_escape("HSA_OVERRIDE_GFX_VERSION") == "HSA_OVERRIDE_GFX_VERSION"
+
+
+def test_a_password_in_an_address_is_left_out_whatever_the_variable_is_called() -> None:
+    from rocmpanel.shell.report_redact import Redactor
+
+    redactor = Redactor.for_this_machine(keep_paths=True)
+    text = "HF_ENDPOINT=https://alice:s3cr3t-pa55@hub.example.org/api and ftp://bob:pw@h/x"
+    shown = redactor.text(text)
+    assert "s3cr3t-pa55" not in shown and ":pw@" not in shown
+    assert "https://alice:<secret>@hub.example.org/api" in shown
+    assert redactor.text("https://hub.example.org/a:b@c") == "https://hub.example.org/a:b@c"

@@ -82,6 +82,54 @@
         </message>
     </context>
     <context>
+        <name>PresetText</name>
+        <message>
+            <source>what it depends on is not known here</source>
+            <extracomment>How an effect note says it was not checked (rules write it; the text is matched here).</extracomment>
+            <translation>此处无法得知它依赖的条件</translation>
+        </message>
+        <message>
+            <source>not checked: {why}</source>
+            <translation>未检查：{why}</translation>
+        </message>
+        <message>
+            <source>it does not apply on this machine</source>
+            <translation>在这台机器上不适用</translation>
+        </message>
+        <message>
+            <source>no effect here: {why}</source>
+            <translation>此处无效：{why}</translation>
+        </message>
+        <message>
+            <source>applies ({note})</source>
+            <translation>生效（{note}）</translation>
+        </message>
+        <message>
+            <source>applies</source>
+            <translation>生效</translation>
+        </message>
+        <message>
+            <source>on</source>
+            <translation>开</translation>
+        </message>
+        <message>
+            <source>off</source>
+            <translation>关</translation>
+        </message>
+        <message>
+            <source>on, tuning new shapes</source>
+            <translation>开，调优新形状</translation>
+        </message>
+        <message>
+            <source>on, saved results only</source>
+            <translation>开，仅用已保存的结果</translation>
+        </message>
+        <message>
+            <source>any GPU</source>
+            <translation>任意 GPU</translation>
+        </message>
+    </context>
+    <context>
         <name>Settings</name>
         <message>
             <source>Python for GPU jobs</source>

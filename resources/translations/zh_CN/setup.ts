@@ -178,8 +178,8 @@
             <translation>预览更改(&amp;P)…</translation>
         </message>
         <message>
-            <source>A&amp;pply</source>
-            <translation>应用(&amp;P)</translation>
+            <source>Appl&amp;y</source>
+            <translation>应用(&amp;Y)</translation>
         </message>
         <message>
             <source>&amp;Undo last apply</source>

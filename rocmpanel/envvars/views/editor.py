@@ -170,7 +170,7 @@ class EnvEditor(QWidget):
         self.preview_button = self._button(
             translate("EnvEditor", "&Preview changes…"), self.show_preview, buttons
         )
-        self.apply_button = self._button(translate("EnvEditor", "A&pply"), self.apply, buttons)
+        self.apply_button = self._button(translate("EnvEditor", "Appl&y"), self.apply, buttons)
         self.undo_button = self._button(
             translate("EnvEditor", "&Undo last apply"), self.undo, buttons
         )

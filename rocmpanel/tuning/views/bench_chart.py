@@ -9,6 +9,7 @@ tab does not pay for it.
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from rocmpanel.base.i18n import translate
 from rocmpanel.tuning.bench import BenchResult, CaseResult
+from rocmpanel.tuning.views.bench_table import side_name
 
 #: The colours of side A and side B (the monitor's first two, so the panel looks one).
 A_COLOUR = "#e4572e"
@@ -105,8 +107,8 @@ class BenchChart(QWidget):
         plot.getAxis("bottom").setTicks([[(i, case.case) for i, case in enumerate(cases)]])
         title = chart_title(unit, cases[0].higher_is_better, result.device_label)
         legend = (
-            f"<span style='color:{A_COLOUR}'>■ A: {result.a_name}</span>  "
-            f"<span style='color:{B_COLOUR}'>■ B: {result.b_name}</span>"
+            f"<span style='color:{A_COLOUR}'>■ A: {html.escape(side_name(result.a_name))}</span>  "
+            f"<span style='color:{B_COLOUR}'>■ B: {html.escape(side_name(result.b_name))}</span>"
         )
         plot.setTitle(f"<b>{title}</b><br>{legend}", color=self._foreground.name(), size="9pt")
         self.titles.append(title)

@@ -293,6 +293,10 @@ class BenchPanel(QWidget):
         )
 
     # -- running -----------------------------------------------------------------------
+    @staticmethod
+    def _saved_name(combo: QComboBox) -> str:
+        return NO_PRESET if combo.currentData() == NO_PRESET else combo.currentText()
+
     @Slot()
     def start(self) -> None:
         """Start an A/B run with the chosen presets and workload."""
@@ -300,7 +304,8 @@ class BenchPanel(QWidget):
             return
         plan = self.plan()
         try:
-            run = ABRun(plan, self.a_combo.currentText(), self.b_combo.currentText())
+            # Saved with the result: "none" (as the CLI saves it), not the translated label.
+            run = ABRun(plan, self._saved_name(self.a_combo), self._saved_name(self.b_combo))
         except (PanelError, ValueError) as exc:
             report(exc, translate("BenchPanel", "Starting the benchmark"), label=self.error_label)
             self.error_label.show()

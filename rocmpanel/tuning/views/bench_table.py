@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.i18n import QT_TRANSLATE_NOOP, translate
+from rocmpanel.jobs.presets import NO_PRESET
 from rocmpanel.tuning import bench_stats
 from rocmpanel.tuning.bench import BenchResult, CaseResult
 from rocmpanel.tuning.bench_stats import Judgement, figure, ratio_text, spread_text
@@ -140,6 +141,14 @@ def workload_label(key: str) -> str:
     return translate("bench_table", label) if label is not None else key
 
 
+def side_name(name: str) -> str:
+    """A side's preset as saved with the result, for the reader: "none" (no preset, as the
+    CLI and the panel save it) in the window's language."""
+    if name == NO_PRESET:
+        return translate("BenchPanel", "No preset")
+    return name
+
+
 def _device(result: BenchResult) -> str:
     return result.device_label or translate("bench_table", "an unknown device")
 
@@ -148,8 +157,8 @@ def summary_text(result: BenchResult) -> str:
     """The lines over the table: what ran, then each case's verdict (or that no case
     differs)."""
     head = translate("bench_table", "A: {a} vs B: {b} — {workload} on {device}, {runs}.").format(
-        a=result.a_name,
-        b=result.b_name,
+        a=side_name(result.a_name),
+        b=side_name(result.b_name),
         workload=workload_label(result.plan.workload),
         device=_device(result),
         runs=runs_text(result),
@@ -177,7 +186,10 @@ def result_label(result: BenchResult) -> str:
     :func:`result_tooltip`)."""
     when = time.strftime("%m-%d %H:%M", time.localtime(result.started))
     return translate("bench_table", "{when} {a} vs {b}, {workload}").format(
-        when=when, a=result.a_name, b=result.b_name, workload=workload_label(result.plan.workload)
+        when=when,
+        a=side_name(result.a_name),
+        b=side_name(result.b_name),
+        workload=workload_label(result.plan.workload),
     )
 
 
@@ -186,8 +198,8 @@ def result_tooltip(result: BenchResult) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(result.started))
     return translate("bench_table", "{when}: A {a} vs B {b}\n{workload} on {device}").format(
         when=when,
-        a=result.a_name,
-        b=result.b_name,
+        a=side_name(result.a_name),
+        b=side_name(result.b_name),
         workload=workload_label(result.plan.workload),
         device=_device(result),
     )

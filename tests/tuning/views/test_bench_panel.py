@@ -336,7 +336,7 @@ def test_a_job_that_cannot_start_ends_the_run_with_the_reason(qtbot, make_panel)
         release_sink(status_bar.append)
     assert status_bar == ["The workload Python '/nowhere/python3' does not exist."]
     assert panel.error_label.text() == (
-        "Run 1 of A (No preset) failed: The workload Python '/nowhere/python3' does not exist."
+        "Run 1 of A (none) failed: The workload Python '/nowhere/python3' does not exist."
     )
     assert panel.run_button.isEnabled()
 

@@ -331,7 +331,8 @@ def test_delete_asks_then_removes_and_an_active_preset_becomes_none(qtbot, ctx, 
     )
     assert ctx.messages == [message]
     assert ctx.active_preset.label() == "Preset: none"
-    assert Settings.load().general.active_preset == ""
+    # the setting is saved in the background (its lock may wait on another writer)
+    qtbot.waitUntil(lambda: Settings.load().general.active_preset == "", timeout=10_000)
 
 
 def test_duplicate_export_and_import_through_the_store(qtbot, ctx, folder, tmp_path, monkeypatch):
