@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import logging
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -34,9 +34,9 @@ from rocmpanel.gui.inventory import InventoryHolder
 from rocmpanel.gui.tab import Tab, TabFactory
 from rocmpanel.jobs.runner import JobManager
 from rocmpanel.shell import heap
-from rocmpanel.shell import shortcuts as keys
 from rocmpanel.shell.jobs_strip import JobsStrip
 from rocmpanel.shell.tabs import TABS, TabEntry
+from rocmpanel.shell.window_menus import WindowMenus
 
 if TYPE_CHECKING:  # the log view is built after the first paint, the job modules at the first job
     from rocmpanel.gui.log_view import LogView
@@ -162,7 +162,7 @@ class _TabSlot(QWidget):
         return tab
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowMenus, QMainWindow):
     """The one window of rocmpanel.
 
     ``inventory``: the machine inventory the tabs share (default: detect this machine,
@@ -438,152 +438,6 @@ class MainWindow(QMainWindow):
             early, self._early_log = self._early_log.take(), None
             view.append_lines([view.handler.format(record) for record in early])
         return dock
-
-    # -- menus: the bar is in the first frame, the menus' actions follow it --------------
-    def _add_menus(self) -> None:
-        bar = self.menuBar()
-        self._file_menu = bar.addMenu(translate("MainWindow", "&File"))
-        self._view_menu = bar.addMenu(translate("MainWindow", "&View"))
-        self._help_menu = bar.addMenu(translate("MainWindow", "&Help"))
-        self._menus_filled = False
-
-    def _action(self, text: str, shortcut: str, slot: Callable[[], object]) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            keys.set_keys(action, shortcut)
-        action.triggered.connect(lambda _=False: slot())
-        return action
-
-    def _fill_menus(self) -> None:
-        """The menus' entries and the window's shortcuts (see shell/shortcuts.py)."""
-        if self._menus_filled:
-            return
-        self._menus_filled = True
-        file_menu = self._file_menu
-        file_menu.addAction(
-            self._action(translate("MainWindow", "&Settings…"), keys.SETTINGS, self.open_settings)
-        )
-        self.export_report_action = self._action(
-            translate("MainWindow", "&Export health report…"),
-            keys.EXPORT_REPORT,
-            self.export_health_report,
-        )
-        file_menu.addAction(self.export_report_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self._action(translate("MainWindow", "&Quit"), keys.QUIT, self.close))
-
-        view_menu = self._view_menu
-        toggle_log = self.log_dock.toggleViewAction()
-        toggle_log.setText(translate("MainWindow", "&Log"))
-        keys.set_keys(toggle_log, keys.LOG)
-        view_menu.addAction(toggle_log)
-        view_menu.addSeparator()
-        for index, slot in enumerate(self._slots()):
-            action = self._action(
-                translate("Tabs", slot.title),
-                keys.tab_key(index),
-                partial(self.tabs.setCurrentWidget, slot),
-            )
-            view_menu.addAction(action)
-            self._tab_actions[slot] = action
-        view_menu.addSeparator()
-        view_menu.addAction(
-            self._action(translate("MainWindow", "&Next tab"), keys.NEXT_TAB, self.next_tab)
-        )
-        view_menu.addAction(
-            self._action(
-                translate("MainWindow", "&Previous tab"), keys.PREVIOUS_TAB, self.previous_tab
-            )
-        )
-
-        help_menu = self._help_menu
-        help_menu.addAction(
-            self._action(
-                translate("MainWindow", "&Keyboard shortcuts"), keys.SHORTCUTS, self.open_shortcuts
-            )
-        )
-        help_menu.addAction(
-            self._action(translate("MainWindow", "&First-run guide"), "", self.show_guide)
-        )
-        help_menu.addSeparator()
-        help_menu.addAction(
-            self._action(translate("MainWindow", "&About rocmpanel"), "", self.open_about)
-        )
-
-    @Slot()
-    def next_tab(self) -> None:
-        if self.tabs.count():
-            self.tabs.setCurrentIndex((self.tabs.currentIndex() + 1) % self.tabs.count())
-
-    @Slot()
-    def previous_tab(self) -> None:
-        if self.tabs.count():
-            self.tabs.setCurrentIndex((self.tabs.currentIndex() - 1) % self.tabs.count())
-
-    def shortcut_rows(self) -> list[tuple[str, str]]:
-        """(what, keys) of every menu action with a key, read from the actions."""
-        menus = [self._file_menu, self._view_menu, self._help_menu]
-        return keys.shortcut_rows(keys.menu_actions(menus))
-
-    @Slot()
-    def open_shortcuts(self) -> keys.ShortcutsDialog:
-        dialog = keys.ShortcutsDialog(self.shortcut_rows(), self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        return dialog
-
-    # -- the first-run guide -------------------------------------------------------------
-    @Slot()
-    def show_guide(self, focus: bool = True) -> FirstRunGuide:
-        """Show the first-run guide at the top of the window (Help → First-run guide)."""
-        if self.guide is None:
-            from rocmpanel.shell.first_run import FirstRunGuide
-
-            self.guide = FirstRunGuide(self.ctx)
-            self.guide.step_requested.connect(self.go_to_step)
-            self.guide.dismissed.connect(self._on_guide_dismissed)
-            at = 1 if self.demo_banner is not None else 0
-            self._central_layout.insertWidget(at, self.guide)
-        self.guide.show()
-        self.guide.refresh()
-        if focus:
-            self.guide.focus_first_step()
-        return self.guide
-
-    @Slot(int)
-    def go_to_step(self, step: int) -> None:
-        """Bring the place of a guide's step to the front, its button focused."""
-        from rocmpanel.shell.first_run import CHECK, INSTALL
-
-        title = "Setup" if step == CHECK else "PyTorch"
-        tab = self.tab(title)
-        if tab is None:
-            self.notify(
-                translate("MainWindow", "This build has no {tab} tab.").format(
-                    tab=translate("Tabs", title)
-                )
-            )
-            return
-        self.tabs.setCurrentIndex(self.tab_titles().index(title))
-        if step == CHECK:
-            tab.setFocus(Qt.FocusReason.OtherFocusReason)
-            return
-        # The PyTorch tab's buttons, found by name: a tab without them still opens.
-        panel = getattr(tab, "installer" if step == INSTALL else "validation", None)
-        button = getattr(panel, "install_button" if step == INSTALL else "validate_button", None)
-        if isinstance(button, QWidget):
-            button.setFocus(Qt.FocusReason.OtherFocusReason)
-
-    @Slot()
-    def _on_guide_dismissed(self) -> None:
-        self.settings.general.guide_dismissed = True
-        run_in_background(
-            self.settings.save, self._on_guide_setting_saved, owner=self, what="saving the guide"
-        )
-
-    def _on_guide_setting_saved(self, _notices: object, error: BaseException | None) -> None:
-        if error is not None:
-            reports.report(error, translate("MainWindow", "Saving the settings"))
 
     def _restore_state(self) -> None:
         geometry = self.settings.window.geometry
