@@ -61,5 +61,6 @@ def save_report(path: Path, text: str) -> Path:
     file written. PanelError with a sentence for the user when it cannot."""
     check_target(path)
     if os.path.lexists(path):
-        backup_file(resolved(path), paths.backups_dir() / "reports", BACKUPS_KEPT)
+        # Named by the absolute path: "report.md" of two folders are two files' backups.
+        backup_file(resolved(path).absolute(), paths.backups_dir() / "reports", BACKUPS_KEPT)
     return write_atomic(path, text.encode("utf-8"))

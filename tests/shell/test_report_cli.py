@@ -96,6 +96,27 @@ def test_an_existing_file_is_backed_up_before_it_is_replaced(tmp_path: Path, tre
     assert [b.read_text() for b in backups] == ["my own notes\n"]
 
 
+def test_backups_of_same_named_reports_in_two_folders_are_told_apart(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A relative --out named the backup by "report.md" alone: the notes of two folders
+    shared one rotation, and the backup did not say which folder it came from."""
+    from rocmpanel.base import paths
+    from rocmpanel.shell.report_file import save_report
+
+    monkeypatch.setenv("ROCMPANEL_HOME", str(tmp_path / "rp"))
+    for folder in ("alpha", "beta"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "report.md").write_text(f"notes of {folder}\n")
+        monkeypatch.chdir(tmp_path / folder)
+        save_report(Path("report.md"), "## report\n")
+    backups = sorted((paths.backups_dir() / "reports").iterdir())
+    assert len(backups) == 2
+    for backup in backups:
+        folder = "alpha" if "alpha" in backup.name else "beta"
+        assert backup.read_text() == f"notes of {folder}\n"
+
+
 def test_a_bad_suffix_is_refused(tmp_path: Path, capsys) -> None:
     assert main(["report", "--out", str(tmp_path / "r.txt")]) == 2
     err = capsys.readouterr().err
