@@ -11,7 +11,8 @@ Every check runs the bundle's console executable with a fresh temporary ROCMPANE
 3. ``--smoke-test`` builds every tab, paints the window and prints its JSON line; exit 0,
    no torch imported, and nothing on stderr;
 4. ``doctor --json`` prints its report (a headless command, as a frozen user runs it);
-5. ``probe --python <this interpreter> --json`` runs a worker script *by path* in another
+5. ``report --demo`` writes the demo's health report with its telemetry (numpy loads);
+6. ``probe --python <this interpreter> --json`` runs a worker script *by path* in another
    Python: the script must be a real file in the bundle, and the child must get the
    user's LD_LIBRARY_PATH back (packaging/pyi_rth_rocmpanel_env.py), not the bundle's.
 
@@ -32,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WINDOWS = sys.platform == "win32"
 TIMEOUT_S = 120.0
-#: A value the bundle's start-up must hand back to children unchanged (see check 5).
+#: A value the bundle's start-up must hand back to children unchanged (see check 6).
 MARKER_LIB_DIR = "/nonexistent/rocmpanel-smoke-lib"
 
 
@@ -129,6 +130,17 @@ class Smoke:
             self.fail("doctor --json", done)
         print(f"doctor --json: exit {done.returncode} in {seconds:.2f} s")
 
+    def report(self) -> None:
+        """``report --demo``: the health report of the recorded GPUs with their replayed
+        telemetry, which loads numpy (as the Monitor's history and plots do after the first
+        paint, where --smoke-test does not reach): a stripped numpy.libs fails here."""
+        out = self.home / "report.md"
+        done, seconds = self.run("report", "--demo", "--out", str(out))
+        text = out.read_text(encoding="utf-8") if out.is_file() else ""
+        if done.returncode != 0 or "DEMO:" not in text or "telemetry peaks (" not in text:
+            self.fail("report --demo", done)
+        print(f"report --demo: exit {done.returncode} in {seconds:.2f} s")
+
     def worker(self) -> None:
         """A worker run by path in another interpreter (here: the one running this)."""
         python = sys.executable
@@ -176,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             smoke.window,
             smoke.chinese,
             smoke.doctor,
+            smoke.report,
             smoke.worker,
         ):
             try:

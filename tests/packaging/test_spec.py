@@ -143,7 +143,7 @@ def test_executables_per_platform(tree: Path, monkeypatch) -> None:
     names = spec_names()
     linux = run_spec(tree, monkeypatch, "linux")
     assert [(e["name"], e["console"], e["strip"]) for e in linux.exes] == [
-        (names["cli"], True, True)
+        (names["cli"], True, False)  # strip breaks patchelf'd libraries (numpy.libs)
     ]
     assert linux.collect["name"] == names["app"]
     windows = run_spec(tree, monkeypatch, "win32")
