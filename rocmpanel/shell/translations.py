@@ -37,7 +37,10 @@ def language_for(tags: Iterable[str]) -> str | None:
     """The translation for the first of the user's languages (BCP 47 tags in order of
     preference, as ``QLocale.uiLanguages()`` gives them) that has one or is English; None
     means English. Chinese in the Simplified script (zh-Hans, zh-CN, zh-SG, zh) maps to
-    zh_CN; Traditional (zh-Hant, zh-TW, zh-HK, zh-MO) has no translation yet."""
+    zh_CN; Traditional (zh-Hant, zh-TW, zh-HK, zh-MO) has no translation yet. Qt ends a
+    Traditional locale's list with a bare "zh" (zh_TW: zh-Hant-TW, zh-TW, zh-Hant, zh): that
+    fallback is the Traditional one's, not a wish for Simplified."""
+    traditional = False
     for tag in tags:
         parts = tag.replace("_", "-").split("-")
         lang = parts[0].lower()
@@ -46,6 +49,9 @@ def language_for(tags: Iterable[str]) -> str | None:
             return None
         if lang == "zh":
             if rest & {"hant", "tw", "hk", "mo"}:
+                traditional = True
+                continue
+            if traditional and not rest:
                 continue
             return Language.CHINESE_SIMPLIFIED.value
     return None

@@ -32,6 +32,8 @@ TS_DIR = resource_path("translations") / "zh_CN"
         (["zh-Hant-TW", "zh-CN"], "zh_CN"),  # the first language with a translation
         (["zh-TW"], None),
         (["zh-HK", "en"], None),
+        (["zh-Hant-TW", "zh-TW", "zh-Hant", "zh"], None),  # Qt's list for LANG=zh_TW
+        (["zh-Hant-HK", "zh-HK", "zh-Hant", "zh", "zh-Hans-CN"], "zh_CN"),
         (["en-GB", "zh-CN"], None),  # English comes first
         (["de-DE", "fr-FR"], None),
         (["de-DE", "zh-CN"], "zh_CN"),
@@ -40,6 +42,14 @@ TS_DIR = resource_path("translations") / "zh_CN"
 )
 def test_the_system_language_picks_a_translation(tags: list[str], expected: str | None) -> None:
     assert language_for(tags) == expected
+
+
+@pytest.mark.parametrize("name", ["zh_TW", "zh_HK", "zh_MO"])
+def test_a_traditional_chinese_system_stays_english(name: str) -> None:
+    """QLocale's own list for these ends in a bare "zh", which once meant zh_CN."""
+    from PySide6.QtCore import QLocale
+
+    assert language_for(QLocale(name).uiLanguages()) is None
 
 
 def test_the_setting_overrides_the_system() -> None:
