@@ -7,7 +7,9 @@ in it goes through a :class:`Redactor`:
   ``C:\\Users\\<name>`` becomes ``.../<user>``; the user's name becomes ``<user>`` wherever
   it stands as a word — unless the user asked to keep user names (``--keep-paths``, the
   dialog's "Include user names in paths"), which keeps these;
-- the host name becomes ``<host>`` (always: it is never needed to diagnose a GPU);
+- the host name becomes ``<host>`` (always: it is never needed to diagnose a GPU), unless
+  it is an installer's default that names the distribution ("debian", "ubuntu");
+- the user and password in a URL (``https://name:token@host``) become ``<secret>``;
 - the value of any variable of this process whose name looks like a secret (KEY, TOKEN,
   SECRET, PASS, AUTH, CREDENTIAL) becomes ``<secret>`` wherever it appears (always). The
   report never lists such values in the first place (``report.env_lines``); this catches
@@ -37,15 +39,19 @@ SECRET = "<secret>"
 MIN_WORD = 3  # shorter names are replaced in paths only
 MIN_SECRET = 6  # shorter "secrets" (PASS=1) would take digits out of every figure
 GENERIC = frozenset({"root", "user", "admin", "administrator", "localhost", "localdomain"})
+#: Host names installers give by default: they name the distribution in the OS line, not
+#: the machine, and identify no one ("<host> GNU/Linux 12" helps no reader).
+DEFAULT_HOSTS = frozenset(
+    {"debian", "ubuntu", "fedora", "kali", "archlinux", "archiso", "raspberrypi", "linux"}
+)
+# The user and password of a URL (https://name:token@mirror/): always a secret.
+_URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
 
 _OTHER_HOMES = re.compile(
     r"(?P<base>/home/|/Users/|[A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/])"
     r"(?P<name>[^/\\\s:;'\"<>|]+)",
     re.IGNORECASE,
 )
-
-
-_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@")
 
 
 def _word(name: str) -> re.Pattern[str]:
@@ -101,10 +107,9 @@ class Redactor:
         """``value`` with secrets, the host name and (unless kept) user names replaced."""
         for secret in self.secrets:  # first: a secret may contain anything below
             value = value.replace(secret, SECRET)
-        # A password in an address (https://user:password@host) in any variable.
-        value = _URL_PASSWORD.sub(lambda m: m.group("head") + SECRET + "@", value)
+        value = _URL_USERINFO.sub(SECRET + "@", value)
         for host in self.hosts:
-            if host.lower() not in GENERIC and len(host) >= MIN_WORD:
+            if host.lower() not in GENERIC | DEFAULT_HOSTS and len(host) >= MIN_WORD:
                 value = _word(host).sub(HOST, value)
         if self.keep_paths:
             return value

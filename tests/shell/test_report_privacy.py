@@ -146,12 +146,22 @@ def test_markdown_escapes_markup() -> None:
     assert md_escape("HSA_OVERRIDE_GFX_VERSION") == "HSA_OVERRIDE_GFX_VERSION"
 
 
-def test_a_password_in_an_address_is_left_out_whatever_the_variable_is_called() -> None:
-    from rocmpanel.shell.report_redact import Redactor
+def test_a_distributions_default_host_name_keeps_the_os_line() -> None:
+    """Debian's installer names the machine "debian", Ubuntu's cloud images "ubuntu": taking
+    that word out made the OS line "<host> GNU/Linux 12"."""
+    r = Redactor.for_this_machine(environ={"HOSTNAME": "debian", "USER": "alicebob"})
+    assert r.text("Debian GNU/Linux 12 (bookworm)") == "Debian GNU/Linux 12 (bookworm)"
+    other = Redactor.for_this_machine(environ={"HOSTNAME": "forge-7", "USER": "alicebob"})
+    assert other.text("Debian GNU/Linux 12 on forge-7") == f"Debian GNU/Linux 12 on {HOST}"
 
-    redactor = Redactor.for_this_machine(keep_paths=True)
-    text = "HF_ENDPOINT=https://alice:s3cr3t-pa55@hub.example.org/api and ftp://bob:pw@h/x"
-    shown = redactor.text(text)
-    assert "s3cr3t-pa55" not in shown and ":pw@" not in shown
-    assert "https://alice:<secret>@hub.example.org/api" in shown
-    assert redactor.text("https://hub.example.org/a:b@c") == "https://hub.example.org/a:b@c"
+
+def test_the_user_and_password_of_a_url_are_secrets() -> None:
+    """A mirror's credentials in a listed variable (HF_ENDPOINT), with and without a user."""
+    for r in (
+        Redactor.for_this_machine(environ=ENV),
+        Redactor.for_this_machine(keep_paths=True, environ=ENV),
+    ):
+        text = r.text("https://bob:s3cretpw@mirror.example/x and https://ghp_abc123@github.com")
+        assert text == f"https://{SECRET}@mirror.example/x and https://{SECRET}@github.com"
+    report = _report(env=tuple(env_lines({"HF_ENDPOINT": "https://bob:s3cretpw@m.example"}, bool)))
+    assert "s3cretpw" not in to_markdown(redact(report, Redactor.for_this_machine(environ=ENV)))
