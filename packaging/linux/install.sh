@@ -63,7 +63,16 @@ if [ "$bundle" != "$opt" ]; then
     mv "$opt.new" "$opt"
     rm -rf "$opt.old"
 fi
-ln -sfn "$opt/$APP" "$prefix/bin/$APP"
+# The command: a link into the bundle. Anything else there (pip's entry point of a
+# `pip install --user`, another program) is the user's: left alone and said, never replaced.
+link="$prefix/bin/$APP"
+ours() { [ -L "$link" ] && [ "$(readlink "$link")" = "$opt/$APP" ]; }
+if { [ ! -e "$link" ] && [ ! -L "$link" ]; } || ours; then
+    ln -sfn "$opt/$APP" "$link"
+else
+    echo "install.sh: leaving $link: it is not the link install.sh makes (remove it and run" \
+        "this again to get the command; the menu entry works all the same)" >&2
+fi
 
 # Desktop integration. The Exec and TryExec lines point at the bundle: ~/.local/bin is not
 # on every desktop session's PATH.

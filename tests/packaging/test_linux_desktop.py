@@ -246,3 +246,35 @@ def test_exec_escapes_a_prefix_with_percent_dollar_quote_and_backslash(
             text=True,
         )
         assert check.returncode == 0 and not check.stdout.strip(), check.stdout
+
+
+def test_install_keeps_a_bin_entry_it_did_not_make(bundle: Path, tmp_path: Path) -> None:
+    """pip's entry point of a `pip install --user` was replaced by the link, then removed
+    with it by uninstall.sh: the user's file was gone without a word."""
+    home = tmp_path / "home"
+    mine = home / ".local" / "bin" / "rocmpanel"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("#!/bin/sh\n# pip\n", encoding="utf-8")
+    done = run_script(bundle / "install.sh", home)
+    assert done.returncode == 0, done.stderr
+    assert not mine.is_symlink() and mine.read_text(encoding="utf-8") == "#!/bin/sh\n# pip\n"
+    assert "not the link install.sh makes" in done.stderr
+    assert (home / ".local" / "share" / "applications" / "rocmpanel.desktop").is_file()
+    done = run_script(home / ".local" / "opt" / "rocmpanel" / "uninstall.sh", home)
+    assert done.returncode == 0 and mine.is_file()
+
+
+@pytestmark_linux
+@pytest.mark.skipif(not shutil.which("desktop-file-validate"), reason="desktop-file-utils absent")
+def test_the_installed_entry_validates_in_a_home_with_odd_characters(
+    bundle: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / 'it\'s "q" $x 100%'  # a % is a field code in Exec unless doubled
+    home.mkdir()
+    done = run_script(bundle / "install.sh", home)
+    assert done.returncode == 0, done.stderr
+    entry = home / ".local" / "share" / "applications" / "rocmpanel.desktop"
+    checked = subprocess.run(
+        ["desktop-file-validate", str(entry)], capture_output=True, text=True, check=False
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
