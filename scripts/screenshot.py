@@ -183,12 +183,14 @@ def _grab_demo(args: argparse.Namespace, session: object) -> int:
     wait(args.wait_ms)
     window.build_all_tabs()
     titles = window.tab_titles()
-    wanted = titles if args.all_tabs else [args.tab or titles[0]]
+    wanted = titles if args.all_tabs or args.tab == "all" else [args.tab or titles[0]]
     out_dir = Path(args.out_dir) if args.out_dir else None
+    unknown = [title for title in wanted if title not in titles]
+    if unknown:
+        print(f"no tab {unknown[0]!r}; tabs are {titles}", file=sys.stderr)
+        window.close()  # ends the sampler thread before the application goes
+        return 2
     for title in wanted:
-        if title not in titles:
-            print(f"no tab {title!r}; tabs are {titles}", file=sys.stderr)
-            return 2
         window.tabs.setCurrentIndex(titles.index(title))
         if title == "Monitor" and not _monitor_ready(window.tab(title), wait):
             print("the Monitor showed no GPU plots within 30 s", file=sys.stderr)

@@ -26,6 +26,7 @@ bundle=""
 usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
+        --prefix|--bundle) [ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value" >&2; exit 2; } ;;&
         --bundle) bundle="$2"; shift 2 ;;
         --prefix) prefix="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;

@@ -16,6 +16,7 @@ prefix="${HOME}/.local"
 
 while [ $# -gt 0 ]; do
     case "$1" in
+        --prefix|--bundle) [ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value" >&2; exit 2; } ;;&
         --prefix) prefix="$2"; shift 2 ;;
         -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "uninstall.sh: unknown argument: $1" >&2; exit 2 ;;
