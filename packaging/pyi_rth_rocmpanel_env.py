@@ -7,8 +7,15 @@ bundle's libstdc++, libz or libssl instead of their own, which breaks ROCm's tor
 system tools in ways that never happen outside the build. This process has already loaded
 its libraries when this hook runs (the dynamic loader reads LD_LIBRARY_PATH only at
 start-up), so undoing the change here affects only the children.
+
+It also does what CPython's own start-up does for a program run by ``python`` (PEP 538)
+and the frozen interpreter skips: where the locale is C or POSIX (LANG unset, or naming a
+locale that is not generated on the machine), LC_CTYPE becomes C.UTF-8. Qt needs a UTF-8
+locale and otherwise warns on stderr; the language of the window (LANGUAGE, LC_MESSAGES,
+LANG) is left as the user set it.
 """
 
+import locale
 import os
 import sys
 
@@ -32,3 +39,22 @@ def _restore(env: "os._Environ[str]", bundle: str) -> None:
 _bundle = getattr(sys, "_MEIPASS", None)
 if _bundle:
     _restore(os.environ, _bundle)
+
+
+def _utf8_ctype(env: "os._Environ[str]") -> None:
+    if not sys.platform.startswith("linux") or env.get("LC_ALL"):
+        return  # LC_ALL is the user's explicit choice, as PEP 538 respects it
+    try:
+        current = locale.setlocale(locale.LC_CTYPE, "")
+    except locale.Error:  # LANG names a locale this machine does not have
+        current = "C"
+    if current in ("C", "POSIX"):
+        try:
+            locale.setlocale(locale.LC_CTYPE, "C.UTF-8")
+        except locale.Error:
+            return  # no C.UTF-8 either (very old C libraries): Qt says so itself
+        env["LC_CTYPE"] = "C.UTF-8"
+
+
+if _bundle:
+    _utf8_ctype(os.environ)

@@ -109,7 +109,7 @@ class Smoke:
         """The window in Chinese from the system's language, with the bundle's own .qm."""
         log = self.home / "data" / "logs" / "rocmpanel.log"
         before = log.read_text("utf-8", errors="replace") if log.exists() else ""
-        done, seconds = self.run("--smoke-test", extra={"LANGUAGE": "zh_CN"})
+        done, seconds = self.run("--smoke-test", extra={"LANGUAGE": "zh_CN", "LANG": "zh_CN.UTF-8"})
         after = log.read_text("utf-8", errors="replace") if log.exists() else ""
         loaded = [line for line in after[len(before) :].splitlines() if "language: zh_CN" in line]
         if done.returncode != 0 or done.stderr.strip():

@@ -166,9 +166,7 @@ def describe_missing(
         names = ", ".join(m.describe() for m in others)
         if gui:
             if can_install:
-                fix = translate(
-                    "requirements", "The button “Install missing packages” installs them."
-                )
+                fix = translate("requirements", "The install button below installs them.")
             else:
                 fix = translate("requirements", "Install them into the workload Python.")
             lacks = (

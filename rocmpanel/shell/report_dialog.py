@@ -1,7 +1,7 @@
 """File → Export health report…: the report gathered in the background, previewed, saved.
 
 The dialog shows the report as it will be shared, with user names in paths taken out
-unless the user ticks "Include user names in paths" (the host name and secrets are always
+unless the user ticks "Include &user names in paths" (the host name and secrets are always
 taken out). Save as… writes an HTML page or Markdown (by the name's suffix); Copy Markdown
 puts the Markdown on the clipboard for a forum post. Gathering (detection, stores) and
 saving run off the GUI thread; the telemetry peaks are read here, on the GUI thread, from
@@ -123,7 +123,7 @@ class HealthReportDialog(QDialog):
         self.busy.setTextVisible(False)
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
-        self.keep_paths = QCheckBox(translate("HealthReportDialog", "Include user names in paths"))
+        self.keep_paths = QCheckBox(translate("HealthReportDialog", "Include &user names in paths"))
         self.keep_paths.setToolTip(
             translate(
                 "HealthReportDialog",
@@ -132,11 +132,11 @@ class HealthReportDialog(QDialog):
             )
         )
         self.view_kind = QComboBox()
-        self.view_kind.addItem(translate("HealthReportDialog", "Formatted"), "html")
-        self.view_kind.addItem(translate("HealthReportDialog", "Markdown text"), "md")
-        self.save_button = QPushButton(translate("HealthReportDialog", "Save as…"))
-        self.copy_button = QPushButton(translate("HealthReportDialog", "Copy Markdown"))
-        close_button = QPushButton(translate("HealthReportDialog", "Close"))
+        self.view_kind.addItem(translate("HealthReportDialog", "&Formatted"), "html")
+        self.view_kind.addItem(translate("HealthReportDialog", "&Markdown text"), "md")
+        self.save_button = QPushButton(translate("HealthReportDialog", "&Save as…"))
+        self.copy_button = QPushButton(translate("HealthReportDialog", "&Copy Markdown"))
+        close_button = QPushButton(translate("HealthReportDialog", "Cl&ose"))
         for button in (self.save_button, self.copy_button):
             button.setEnabled(False)
         options = QHBoxLayout()

@@ -44,6 +44,14 @@ GENERIC = frozenset({"root", "user", "admin", "administrator", "localhost", "loc
 DEFAULT_HOSTS = frozenset(
     {"debian", "ubuntu", "fedora", "kali", "archlinux", "archiso", "raspberrypi", "linux"}
 )
+#: Words the report itself is written with: a user or host called so ("gpu", "rocm") is
+#: taken out of paths only, or "AMD GPU" would read "AMD <user>" all through the report.
+REPORT_WORDS = frozenset(
+    {"amd", "gpu", "gpus", "cpu", "rocm", "hip", "cuda", "linux", "python", "torch",
+     "pytorch", "radeon", "instinct", "driver", "kernel", "report", "data", "test", "dev"}
+)  # fmt: skip
+# Where a path may start: not inside another path (/srv/home/alice is not ~ for /home/alice).
+_PATH_START = r"(?<![^\s:;=,'\"(\[])"
 # The user and password of a URL (https://name:token@mirror/): always a secret.
 _URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
 
@@ -109,15 +117,15 @@ class Redactor:
             value = value.replace(secret, SECRET)
         value = _URL_USERINFO.sub(SECRET + "@", value)
         for host in self.hosts:
-            if host.lower() not in GENERIC | DEFAULT_HOSTS and len(host) >= MIN_WORD:
+            if host.lower() not in GENERIC | DEFAULT_HOSTS | REPORT_WORDS and len(host) >= MIN_WORD:
                 value = _word(host).sub(HOST, value)
         if self.keep_paths:
             return value
         if self.home:
-            value = re.sub(rf"{re.escape(self.home)}(?=$|[/\\\s:;'\"]|\Z)", "~", value)
+            value = re.sub(rf"{_PATH_START}{re.escape(self.home)}(?=$|[/\\\s:;'\"]|\Z)", "~", value)
         value = _OTHER_HOMES.sub(lambda m: m.group("base") + USER, value)
         for user in self.users:
-            if user.lower() not in GENERIC and len(user) >= MIN_WORD:
+            if user.lower() not in GENERIC | REPORT_WORDS and len(user) >= MIN_WORD:
                 value = _word(user).sub(USER, value)
         return value
 

@@ -124,7 +124,7 @@ class ShortcutsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.resize(460, 420)
+        self.resize(480, 520)  # every row of the window's keys without scrolling
 
     def rows(self) -> list[tuple[str, str]]:
         rows = []

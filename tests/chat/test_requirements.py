@@ -132,7 +132,7 @@ def test_missing_server_packages_get_the_same_fix() -> None:
     missing = missing_for_serve({"fastapi": "0.100.0"})
     assert describe_missing(missing) == (
         "The workload Python lacks fastapi 0.100.0 (needs 0.110 or newer), uvicorn. "
-        "The button “Install missing packages” installs them."
+        "The install button below installs them."
     )
     assert describe_missing(missing, gui=False) == (
         "The workload Python lacks fastapi 0.100.0 (needs 0.110 or newer), uvicorn. "
@@ -156,7 +156,7 @@ def test_the_fix_for_the_other_packages_is_the_install_button() -> None:
     missing = (Missing("transformers", None, None), Missing("bitsandbytes", "0.50", "0.49.2"))
     assert describe_missing(missing) == (
         "The workload Python lacks transformers, bitsandbytes 0.49.2 (needs 0.50 or newer). "
-        "The button “Install missing packages” installs them."
+        "The install button below installs them."
     )
     assert describe_missing(missing, can_install=False) == (
         "The workload Python lacks transformers, bitsandbytes 0.49.2 (needs 0.50 or newer). "
@@ -172,8 +172,8 @@ def test_torch_and_others_missing_say_both() -> None:
     missing = (Missing("torch", None, None), Missing("accelerate", None, None))
     assert describe_missing(missing) == (
         "PyTorch is not installed in the workload Python: install PyTorch from the PyTorch "
-        "tab (its plan picks the build for this GPU). It also lacks accelerate. The button "
-        "“Install missing packages” installs them."
+        "tab (its plan picks the build for this GPU). It also lacks accelerate. The install "
+        "button below installs them."
     )
     assert describe_missing(()) == ""
 

@@ -300,7 +300,7 @@ MISSING = WorkerError(
 @pytest.mark.parametrize(
     ("gui", "can_install", "fix"),
     [
-        (True, True, "The button “Install missing packages” installs them."),
+        (True, True, "The install button below installs them."),
         (True, False, "Install them into the workload Python."),
         (False, False, "Install them: pip install -U transformers."),
     ],

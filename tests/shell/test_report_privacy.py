@@ -165,3 +165,11 @@ def test_the_user_and_password_of_a_url_are_secrets() -> None:
         assert text == f"https://{SECRET}@mirror.example/x and https://{SECRET}@github.com"
     report = _report(env=tuple(env_lines({"HF_ENDPOINT": "https://bob:s3cretpw@m.example"}, bool)))
     assert "s3cretpw" not in to_markdown(redact(report, Redactor.for_this_machine(environ=ENV)))
+
+
+def test_a_user_named_like_a_word_of_the_report_leaves_the_text_alone() -> None:
+    """USER=gpu made every "AMD GPU" read "AMD <user>"; the name still leaves the paths."""
+    r = Redactor.for_this_machine(environ={"HOME": "/home/gpu", "USER": "gpu", "HOSTNAME": "rocm"})
+    assert r.text("AMD GPU found; ROCm 7.2") == "AMD GPU found; ROCm 7.2"
+    assert r.text("/home/gpu/envs/t1 and /home/gpu") == "~/envs/t1 and ~"
+    assert r.text("/srv/home/gpu/x") == f"/srv/home/{USER}/x"

@@ -1133,8 +1133,8 @@ Load anyway?</source>
             <translation>工作负载 Python 中未安装 PyTorch：请在“PyTorch”标签页安装 PyTorch（其安装计划会为此 GPU 选择合适的版本）。</translation>
         </message>
         <message>
-            <source>The button “Install missing packages” installs them.</source>
-            <translation>按钮“安装缺少的软件包”会安装它们。</translation>
+            <source>The install button below installs them.</source>
+            <translation>下方的安装按钮会安装它们。</translation>
         </message>
         <message>
             <source>Install them into the workload Python.</source>

@@ -419,7 +419,7 @@ def test_missing_fastapi_is_said_and_the_install_offered(qtbot, make_tab) -> Non
     box.checked.emit(True)
     expected = (
         "Serving needs packages the workload Python lacks. The workload Python lacks fastapi. "
-        "The button “Install missing packages” installs them."
+        "The install button below installs them."
     )
     assert panel.message_label.text() == expected
     assert not panel.switch.isEnabled() and panel.switch.toolTip() == expected
@@ -443,7 +443,7 @@ def test_missing_fastapi_is_said_and_the_install_offered(qtbot, make_tab) -> Non
     )
     assert panel.message_label.text() == (
         "Serving needs packages the workload Python lacks. The workload Python lacks "
-        "fastapi, uvicorn. The button “Install missing packages” installs them."
+        "fastapi, uvicorn. The install button below installs them."
     )
     assert panel.state is State.OFF and tab.session.loaded is not None
 

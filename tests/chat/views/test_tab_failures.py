@@ -75,7 +75,7 @@ def test_load_names_what_is_missing_and_starts_no_worker(
     assert tab.job is None and tab.ctx.jobs.jobs == []  # no worker was started
     problem = (
         f"The chat cannot load a model yet. {TORCH_FIX} {OTHERS} "
-        "The button “Install missing packages” installs them."
+        "The install button below installs them."
     )
     assert box.label.text() == problem
     assert panel.status_label.text() == coloured(problem, ERROR_COLOUR)
