@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -418,22 +417,7 @@ class ABRun:
                     )
                 )
                 continue
-            ratio, low, high = bench_stats.ratio_and_spread(a, b, higher)
-            cases.append(
-                CaseResult(
-                    case=name,
-                    unit=unit,
-                    higher_is_better=higher,
-                    a=a,
-                    b=b,
-                    a_median=statistics.median(a),
-                    b_median=statistics.median(b),
-                    ratio=ratio,
-                    ratio_low=low,
-                    ratio_high=high,
-                    verdict=bench_stats.verdict(ratio, low, high, unit, (len(a), len(b))),
-                )
-            )
+            cases.append(CaseResult.measured(name, unit, higher, a, b))
         return BenchResult(
             plan=self.plan,
             a_name=self.a_name,

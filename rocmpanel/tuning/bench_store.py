@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import math
+import statistics
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -64,6 +65,26 @@ class CaseResult:
     #: "B faster by 12 %" | "B 3.2× as fast" (above 2×) | "A faster by …" | "no measurable
     #: difference" | "too few runs to name a winner (N per side; 5 needed)" (bench_stats.verdict)
     verdict: str
+
+    @classmethod
+    def measured(
+        cls, case: str, unit: str, higher: bool, a: tuple[float, ...], b: tuple[float, ...]
+    ) -> CaseResult:
+        """The case from both sides' figures: medians, ratio, its spread and the verdict."""
+        ratio, low, high = bench_stats.ratio_and_spread(a, b, higher)
+        return cls(
+            case=case,
+            unit=unit,
+            higher_is_better=higher,
+            a=a,
+            b=b,
+            a_median=statistics.median(a),
+            b_median=statistics.median(b),
+            ratio=ratio,
+            ratio_low=low,
+            ratio_high=high,
+            verdict=bench_stats.verdict(ratio, low, high, unit, (len(a), len(b))),
+        )
 
 
 @dataclass

@@ -111,23 +111,6 @@ def test_a_damaged_recording_is_said_in_one_line(
     )
 
 
-@pytest.fixture
-def demo_window(qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
-    session = demo.DemoSession(base=tmp_path)
-    for name, value in session.environ().items():
-        monkeypatch.setenv(name, value)
-    settings = Settings()
-    settings.monitor.interval_ms = 100
-    win = app.demo_window(settings, session)
-    win.save_on_close = False
-    qtbot.addWidget(win)
-    win.resize(1280, 820)
-    win.show()
-    yield win
-    win.close()
-    session.close()
-
-
 def test_the_demo_window_on_every_tab(demo_window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     win = demo_window
     assert win.windowTitle() == DEMO_TITLE

@@ -35,9 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from rocmpanel.base.resources import resource_path
-from rocmpanel.base.settings import Settings
-from rocmpanel.machine import demo
-from rocmpanel.shell import app
 from rocmpanel.shell.main_window import MainWindow
 from rocmpanel.shell.tabs import TABS
 
@@ -184,21 +181,17 @@ def untranslated(window: MainWindow, widgets: list[QWidget]) -> list[str]:
 
 
 @pytest.fixture
-def pseudo_window(qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
+def pseudo_translator(qapp):  # type: ignore[no-untyped-def]
     translator = PseudoTranslator()
     QCoreApplication.installTranslator(translator)
-    session = demo.DemoSession(base=tmp_path)
-    for name, value in session.environ().items():
-        monkeypatch.setenv(name, value)
-    win = app.demo_window(Settings(), session)
-    win.save_on_close = False
-    qtbot.addWidget(win)
-    win.resize(1280, 820)
-    win.show()
-    yield win
-    win.close()
-    session.close()
+    yield translator
     QCoreApplication.removeTranslator(translator)
+
+
+@pytest.fixture
+def pseudo_window(pseudo_translator, demo_window: MainWindow) -> MainWindow:  # type: ignore[no-untyped-def]
+    """The demo window built under the pseudo-translator (installed first)."""
+    return demo_window
 
 
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

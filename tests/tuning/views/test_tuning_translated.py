@@ -8,7 +8,6 @@ name."""
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Iterator
 
 import pytest
@@ -62,21 +61,7 @@ def test_the_torch_form_writes_the_same_values_in_any_language(qtbot) -> None:  
 
 
 def _case(a: tuple[float, ...], b: tuple[float, ...], unit: str = "ms") -> CaseResult:
-    higher = unit not in ("ms", "s")
-    ratio, low, high = bench_stats.ratio_and_spread(a, b, higher)
-    return CaseResult(
-        case="alloc churn",
-        unit=unit,
-        higher_is_better=higher,
-        a=a,
-        b=b,
-        a_median=statistics.median(a),
-        b_median=statistics.median(b),
-        ratio=ratio,
-        ratio_low=low,
-        ratio_high=high,
-        verdict=bench_stats.verdict(ratio, low, high, unit, (len(a), len(b))),
-    )
+    return CaseResult.measured("alloc churn", unit, unit not in ("ms", "s"), a, b)
 
 
 CASES = [
