@@ -449,10 +449,35 @@ class GpuPanel(QFrame):
             widget = widget.parentWidget()
         return None
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_palette()
+
+    def _apply_palette(self) -> None:
+        """The plots in the window's colours again: the system or the user switched
+        between light and dark while the panel runs (gui/palette.py)."""
+        palette = self.palette()
+        foreground = palette.color(QPalette.ColorRole.Text)
+        self.graphics.setBackground(palette.color(QPalette.ColorRole.Base))
+        self._title_colour = foreground.name()
+        pen = pg.mkPen(foreground)
+        for plot_id, plot in self.plots.items():
+            for name in ("left", "bottom"):
+                plot.getAxis(name).setPen(pen)
+                plot.getAxis(name).setTextPen(pen)
+            self._show_title(plot_id)
+        for line in self.cursor_lines:
+            line.setPen(pg.mkPen(foreground, width=0.8))
+
     def _mark_missing(self, plot_id: str, missing: bool) -> None:
         if self._missing.get(plot_id) == missing:
             return
         self._missing[plot_id] = missing
+        self._show_title(plot_id)
+
+    def _show_title(self, plot_id: str) -> None:
+        missing = self._missing.get(plot_id, False)
         title = self._titles[plot_id]
         if missing:
             missing_text = translate("GpuPanel", "not reported by this GPU")

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -68,15 +69,28 @@ class BenchChart(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
         self.plots: list[pg.PlotItem] = []
+        self._result: BenchResult | None = None
         self.bars: list[pg.BarGraphItem] = []
         self.error_bars: list[pg.ErrorBarItem] = []
         self.titles: list[str] = []
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Light and dark switched while the panel runs: the chart is drawn again in the
+        new colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            palette = self.palette()
+            self._foreground = palette.color(QPalette.ColorRole.Text)
+            self.graphics.setBackground(palette.color(QPalette.ColorRole.Base))
+            if self._result is not None:
+                self.show_result(self._result)
 
     def bar_count(self) -> int:
         """Bars drawn over all plots (two per case with runs on both sides)."""
         return sum(len(item.opts["x"]) for item in self.bars)
 
     def clear(self) -> None:
+        self._result = None
         self.graphics.clear()
         self.plots.clear()
         self.bars.clear()
@@ -86,6 +100,7 @@ class BenchChart(QWidget):
     def show_result(self, result: BenchResult) -> None:
         """Draw ``result`` (replacing what was shown)."""
         self.clear()
+        self._result = result
         for column, unit in enumerate(units_in_order(result.cases)):
             cases = [case for case in result.cases if case.unit == unit]
             self._add_plot(column, unit, cases, result)
