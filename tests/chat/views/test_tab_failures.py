@@ -89,8 +89,8 @@ def test_load_names_what_is_missing_and_starts_no_worker(
     panel.set_precision(Precision.NF4)
     assert box.label.text() == (
         f"The chat cannot load a model yet. {TORCH_FIX} It also lacks transformers, "
-        "accelerate, safetensors, tokenizers, bitsandbytes. The button “Install missing "
-        "packages” installs them."
+        "accelerate, safetensors, tokenizers, bitsandbytes. The install button below "
+        "installs them."
     )
 
 
