@@ -141,3 +141,17 @@ def test_the_monitor_tabs_history_gives_the_peaks(qtbot, window: QWidget, monkey
     tab.history.add(Sample(time.time() - 5, (GpuSample(ident, False, busy_percent=64.0),), None))
     peaks = monitor_peaks(window)
     assert peaks is not None and peaks.gpus[0].busy == "64 %"
+
+
+def test_the_preview_takes_out_the_host_and_the_user_as_a_word(
+    qtbot, ctx: AppContext, window: QWidget, monkeypatch
+) -> None:
+    """Not only /home/<name>: the dialog redacts with this machine's user and host (a
+    redactor that knows neither still rewrote /home/alicebob, so the test above passed)."""
+    monkeypatch.setenv("HOSTNAME", "forge-7")
+    monkeypatch.setenv("HIP_WHO", "built by alicebob on forge-7")
+    dialog = export_health_report(window, ctx)
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20_000)
+    shown = dialog.preview.toPlainText()
+    assert "HIP_WHO" in shown and "built by <user> on <host>" in shown
+    assert "alicebob" not in shown and "forge-7" not in shown
