@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from rocmpanel.base.enums import Theme
@@ -134,3 +134,21 @@ def test_plots_imported_later_get_the_colours_at_their_import(
         assert background == pal.dark_palette().color(Role.Base)
     finally:
         assert not any(isinstance(f, pal._PlotConfigOnImport) for f in sys.meta_path)
+
+
+def _luminance(colour: QColor) -> float:
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in (colour.red(), colour.green(), colour.blue()))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("make", [pal.light_palette, pal.dark_palette])
+def test_selected_text_is_readable_on_the_highlight(make) -> None:  # type: ignore[no-untyped-def]
+    palette = make()
+    a = _luminance(palette.color(Role.Highlight))
+    b = _luminance(palette.color(Role.HighlightedText))
+    ratio = (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    assert ratio >= 4.5  # WCAG AA for normal text
