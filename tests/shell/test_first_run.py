@@ -188,3 +188,31 @@ def test_read_progress_sees_an_environment_and_a_passed_run(
     assert first_run.read_progress() == GuideProgress(installed=True, validated=False)
     runs.append(Run(RunVerdict.PASS))
     assert first_run.read_progress() == GuideProgress(installed=True, validated=True)
+
+
+def test_the_check_is_not_ticked_while_the_machine_is_unknown(qtbot: QtBot) -> None:
+    def fails() -> Inventory:
+        raise OSError("no /sys here")
+
+    inventory = InventoryHolder(detector=fails)
+    win = MainWindow(Settings.load(), tabs=(SetupTab, PyTorchTab), inventory=inventory)
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(inventory.failed, timeout=5000):
+        win.show()
+    assert win.guide is not None and inventory.current is None
+    assert win.guide.done_labels[CHECK].text() == ""
+
+
+def test_a_finished_job_reads_the_ticks_again(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An install finishing while the guide is open ticks step 2 without a restart."""
+    state = {"installed": False}
+    monkeypatch.setattr(first_run, "read_progress", lambda: GuideProgress(state["installed"]))
+    win = _window(qtbot)
+    assert win.guide is not None
+    qtbot.wait(200)
+    assert win.guide.done_labels[INSTALL].text() == ""
+    state["installed"] = True
+    win.guide._on_job_finished(object())  # what ctx.jobs.job_finished calls
+    qtbot.waitUntil(lambda: win.guide.done_labels[INSTALL].text() == DONE_MARK, timeout=5000)  # type: ignore[union-attr]
