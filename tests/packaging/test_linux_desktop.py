@@ -194,6 +194,11 @@ def test_install_honours_prefix_and_xdg_data_home(bundle: Path, tmp_path: Path) 
     assert (tmp_path / "pfx" / "opt" / "rocmpanel" / "rocmpanel").is_file()
     assert (tmp_path / "data" / "applications" / "rocmpanel.desktop").is_file()
     assert not (tmp_path / "home").exists()
+    argv = ["bash", str(LINUX / "uninstall.sh"), "--prefix", str(tmp_path / "pfx")]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    left = [p for p in (tmp_path / "data").rglob("*") if p.is_file()]
+    assert left == [] and not (tmp_path / "pfx" / "opt" / "rocmpanel").exists()
 
 
 @pytestmark_linux
@@ -231,7 +236,7 @@ def test_exec_escapes_a_prefix_with_percent_dollar_quote_and_backslash(
 ) -> None:
     """The Desktop Entry spec: inside Exec's quotes ", `, $ and \\ get a backslash, the
     string value escapes backslashes again, and a literal % is %%."""
-    prefix = tmp_path / 'odd %u $HOME "q" \\b'
+    prefix = tmp_path / 'odd %u $HOME "q" `x` & \\b'
     done = run_script(bundle / "install.sh", tmp_path / "home", "--prefix", str(prefix))
     assert done.returncode == 0, done.stderr
     entry = (prefix / "share" / "applications" / "rocmpanel.desktop").read_text("utf-8")

@@ -203,11 +203,40 @@ def test_the_sources_are_current(tmp_path: Path) -> None:
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     script.update(list(script.AREAS), out=tmp_path)
-    missing = []
+    missing, stale = [], []
     for fresh in sorted((tmp_path / "zh_CN").glob("*.ts")):
-        committed = {(c, s) for c, s in _keys(TS_DIR / fresh.name)}
-        missing += [f"{fresh.name} [{c}] {s!r}" for c, s in _keys(fresh) if (c, s) not in committed]
+        extracted = set(_keys(fresh))
+        committed = set(_keys(TS_DIR / fresh.name))
+        missing += [f"{fresh.name} [{c}] {s!r}" for c, s in sorted(extracted - committed)]
+        stale += [f"{fresh.name} [{c}] {s!r}" for c, s in sorted(committed - extracted)]
     assert not missing, "not in the .ts files:\n" + "\n".join(missing[:50])
+    # and nothing in them that the code no longer asks for (or that a folder left out of
+    # the extraction would lose)
+    assert not stale, "in the .ts files, not in the code:\n" + "\n".join(stale[:50])
+    assert {p.name for p in (tmp_path / "zh_CN").glob("*.ts")} == {
+        p.name for p in TS_DIR.glob("*.ts")
+    }
+
+
+def test_the_build_compiles_every_area(tmp_path: Path, qapp) -> None:  # type: ignore[no-untyped-def]
+    """One message of each area's .ts is translated by the .qm the build makes."""
+    import importlib.util
+
+    from PySide6.QtCore import QTranslator
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "translations_script", root / "scripts" / "translations.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    (qm,) = script.build(tmp_path)
+    translator = QTranslator()
+    assert translator.load(str(qm))
+    for ts in sorted(TS_DIR.glob("*.ts")):
+        context, source, text = next(m for m in _translated(ts))
+        assert translator.translate(context, source) == text, ts.name
 
 
 def _keys(ts: Path) -> list[tuple[str, str]]:
@@ -239,3 +268,20 @@ def test_what_was_being_done_reads_in_an_error_message() -> None:
         and text.startswith("正在")
     ]
     assert not wrong, "drop 正在 (it reads 正在…失败 in an error):\n" + "\n".join(wrong)
+
+
+def _translated(ts: Path) -> list[tuple[str, str, str]]:
+    found = []
+    for context in ET.parse(ts).getroot().iter("context"):
+        for message in context.iter("message"):
+            tr = message.find("translation")
+            if (
+                tr is not None
+                and tr.text
+                and tr.get("type") is None
+                and message.get("numerus") is None
+            ):
+                found.append(
+                    (context.findtext("name") or "", message.findtext("source") or "", tr.text)
+                )
+    return found
