@@ -213,3 +213,24 @@ def test_peaks_of_an_hour_at_the_fastest_interval_take_milliseconds() -> None:
     elapsed = time.perf_counter() - started
     assert peaks is not None and peaks.gpus[0].busy == "99 %"
     assert elapsed < 0.1, elapsed
+
+
+def test_a_spike_older_than_the_full_resolution_is_its_buckets_maximum() -> None:
+    """Past the full-resolution tier the history keeps 10 s buckets: the report takes each
+    bucket's maximum (a mean would halve a short spike), and each sensor its own."""
+    now = 10_000.0
+    history = TelemetryHistory(full_capacity=5, coarse_capacity=100)
+    ident = GpuIdentity("k", "card0", "k", "1002:744c", "RX 7900 XTX", "gfx1100")
+    for i in range(60):
+        busy = 95.0 if i == 3 else 5.0  # one short spike, long ago
+        gpu = GpuSample(
+            ident, False, busy_percent=busy, temp_edge_c=40.0, temp_junction_c=70.0 + (i == 3)
+        )
+        history.add(
+            Sample(now - 600 + i, (gpu,), HostSample(1.0, (), 1 << 30, 2 << 30, None, None, None))
+        )
+    peaks = peaks_from_history(history, now)
+    assert peaks is not None
+    (gpu,) = peaks.gpus
+    assert gpu.busy == "95 %"
+    assert gpu.temp_edge == "40 °C" and gpu.temp_junction == "71 °C"
