@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -39,19 +38,15 @@ AREAS: dict[str, tuple[str, ...]] = {
 
 
 def qt_tool(name: str) -> str:
-    """pyside6-<name> beside this interpreter, on PATH, or the binary inside PySide6."""
-    beside = Path(sys.executable).parent / f"pyside6-{name}"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which(f"pyside6-{name}")
-    if found:
-        return found
-    import PySide6
+    """Qt's ``name`` tool, as the window finds lrelease (rocmpanel.shell.translations)."""
+    if str(ROOT) not in sys.path:  # a checkout run with a Python that lacks the package
+        sys.path.insert(0, str(ROOT))
+    from rocmpanel.shell.translations import qt_tool as find
 
-    inside = Path(PySide6.__file__).parent / (name + (".exe" if sys.platform == "win32" else ""))
-    if inside.exists():
-        return str(inside)
-    raise SystemExit(f"pyside6-{name} not found: install PySide6-Essentials")
+    found = find(name)
+    if found is None:
+        raise SystemExit(f"pyside6-{name} not found: install PySide6-Essentials")
+    return found
 
 
 def area_sources(area: str) -> list[Path]:

@@ -82,22 +82,26 @@ def _fresh(qm: Path, sources: Sequence[Path]) -> bool:
         return False
 
 
-def _lrelease() -> str | None:
+def qt_tool(name: str) -> str | None:
+    """Qt's ``name`` tool (lrelease, lupdate): pyside6-<name> beside this interpreter, the
+    binary inside the PySide6 package, or pyside6-<name> on PATH; None when none is."""
     import shutil
 
-    beside = Path(sys.executable).parent / "pyside6-lrelease"
+    beside = Path(sys.executable).parent / f"pyside6-{name}"
     if beside.exists():
         return str(beside)
     try:
         import PySide6
     except ImportError:
         return None
-    inside = Path(PySide6.__file__).parent / (
-        "lrelease.exe" if sys.platform == "win32" else "lrelease"
-    )
+    inside = Path(PySide6.__file__).parent / (name + (".exe" if sys.platform == "win32" else ""))
     if inside.exists():
         return str(inside)
-    return shutil.which("pyside6-lrelease")
+    return shutil.which(f"pyside6-{name}")
+
+
+def _lrelease() -> str | None:
+    return qt_tool("lrelease")
 
 
 def qm_file(lang: str) -> Path | None:

@@ -193,15 +193,7 @@ def test_translations_keep_placeholders_tags_and_mnemonics() -> None:
 def test_the_sources_are_current(tmp_path: Path) -> None:
     """Every string marked in the code is in the committed .ts files (run
     ``python scripts/translations.py update`` after marking new ones)."""
-    import importlib.util
-
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location(
-        "translations_script", root / "scripts" / "translations.py"
-    )
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _script()
     script.update(list(script.AREAS), out=tmp_path)
     missing, stale = [], []
     for fresh in sorted((tmp_path / "zh_CN").glob("*.ts")):
@@ -220,17 +212,9 @@ def test_the_sources_are_current(tmp_path: Path) -> None:
 
 def test_the_build_compiles_every_area(tmp_path: Path, qapp) -> None:  # type: ignore[no-untyped-def]
     """One message of each area's .ts is translated by the .qm the build makes."""
-    import importlib.util
-
     from PySide6.QtCore import QTranslator
 
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location(
-        "translations_script", root / "scripts" / "translations.py"
-    )
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _script()
     (qm,) = script.build(tmp_path)
     translator = QTranslator()
     assert translator.load(str(qm))
@@ -285,3 +269,15 @@ def _translated(ts: Path) -> list[tuple[str, str, str]]:
                     (context.findtext("name") or "", message.findtext("source") or "", tr.text)
                 )
     return found
+
+
+def _script():  # type: ignore[no-untyped-def]
+    """scripts/translations.py as a module (it is a script, not part of the package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "translations.py"
+    spec = importlib.util.spec_from_file_location("translations_script", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script

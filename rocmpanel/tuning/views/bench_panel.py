@@ -39,7 +39,12 @@ from rocmpanel.jobs.process import JobOutcome, JobState
 from rocmpanel.jobs.runner import Job
 from rocmpanel.tuning.bench import MAX_REPS, MIN_REPS, ABRun, BenchPlan, BenchResult
 from rocmpanel.tuning.views.bench_saved import SavedResults
-from rocmpanel.tuning.views.bench_table import WORKLOAD_LABELS, ResultView, workload_label
+from rocmpanel.tuning.views.bench_table import (
+    NO_PRESET_LABEL,
+    WORKLOAD_LABELS,
+    ResultView,
+    workload_label,
+)
 
 if TYPE_CHECKING:  # pyqtgraph is imported with the chart, when the first result shows
     from rocmpanel.tuning.views.bench_chart import BenchChart
@@ -50,7 +55,6 @@ DEVICES = (
     ("auto", QT_TRANSLATE_NOOP("BenchPanel", "Auto (the GPU if torch sees one)")),
     ("cpu", "CPU"),
 )
-NO_PRESET_LABEL = QT_TRANSLATE_NOOP("BenchPanel", "No preset")
 DEMO_REASON = QT_TRANSLATE_NOOP(
     "BenchPanel", "This is a demo: benchmarks run on a real machine's workload Python."
 )

@@ -141,11 +141,15 @@ def workload_label(key: str) -> str:
     return translate("bench_table", label) if label is not None else key
 
 
+#: How "none" (no preset) reads on an A/B side: the combo's item and saved results alike.
+NO_PRESET_LABEL = QT_TRANSLATE_NOOP("BenchPanel", "No preset")
+
+
 def side_name(name: str) -> str:
     """A side's preset as saved with the result, for the reader: "none" (no preset, as the
     CLI and the panel save it) in the window's language."""
     if name == NO_PRESET:
-        return translate("BenchPanel", "No preset")
+        return translate("BenchPanel", NO_PRESET_LABEL)
     return name
 
 
